@@ -1,0 +1,104 @@
+//! The command line (SPEC §2). Only options whose capability exists are defined here.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sayso",
+    version,
+    about = "A terminal chat agent for any OpenAI-compatible model",
+    long_about = "sayso talks to any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, \
+                  llama.cpp, Ollama, LiteLLM, LM Studio…) and streams the answer.\n\n\
+                  Try it without a model: sayso --demo -p \"hello\"",
+    after_help = "Exit codes: 0 success, 1 the run failed, 2 bad usage or config, 130 interrupted.\n\
+                  Environment: OPENAI_API_KEY, OPENAI_BASE_URL, SAYSO_MODEL, SAYSO_CONFIG, XDG_CONFIG_HOME, XDG_STATE_HOME.",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// The message to send (with -p: read from stdin when omitted or "-")
+    pub prompt: Option<String>,
+
+    /// Headless: answer the prompt, print to stdout, exit
+    #[arg(short = 'p', long = "print")]
+    pub print: bool,
+
+    /// With -p: print JSON Lines events instead of text
+    #[arg(long, requires = "print")]
+    pub json: bool,
+
+    /// Talk to a built-in scripted endpoint instead of a real model
+    #[arg(long)]
+    pub demo: bool,
+
+    /// Model id
+    #[arg(short = 'm', long, value_name = "NAME")]
+    pub model: Option<String>,
+
+    /// Endpoint base URL, e.g. http://127.0.0.1:8080/v1
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Environment variable holding the API key [default: OPENAI_API_KEY]
+    #[arg(long, value_name = "NAME")]
+    pub api_key_env: Option<String>,
+
+    /// Use [providers.NAME] from the config
+    #[arg(long, value_name = "NAME")]
+    pub provider: Option<String>,
+
+    /// Config file [default: $XDG_CONFIG_HOME/sayso/config.toml]
+    #[arg(short = 'c', long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Working directory (where .sayso/config.toml is looked for)
+    #[arg(short = 'C', long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// More log detail in the log file (-v debug, -vv trace)
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Log level for the log file: error, warn, info, debug, trace, off
+    #[arg(long, value_name = "LEVEL")]
+    pub log_level: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show, create or check the configuration
+    Config {
+        #[command(subcommand)]
+        action: Option<ConfigAction>,
+    },
+    /// Print a shell completion script
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Print the config file paths and whether they exist
+    Path,
+    /// Write a commented config file to the user config path
+    Init,
+    /// Load the configuration and report what it resolves to
+    Check,
+}
+
+impl Cli {
+    /// The log level implied by `-v` / `--log-level`.
+    pub fn log_level(&self) -> Option<String> {
+        self.log_level.clone().or(match self.verbose {
+            0 => None,
+            1 => Some("debug".into()),
+            _ => Some("trace".into()),
+        })
+    }
+}

@@ -1,0 +1,17 @@
+//! sayso — a terminal chat agent for any OpenAI-compatible model.
+//!
+//! Module map (data flows top to bottom):
+//! - [`cli`]: the command line (clap).
+//! - [`config`]: layered TOML configuration (defaults → user → project → env → CLI).
+//! - [`provider`]: the OpenAI-compatible streaming client.
+//! - [`headless`]: `sayso -p`, printing text or JSON Lines events.
+//! - [`demo`]: the scripted in-process endpoint behind `--demo`.
+//! - [`logging`]: file logging (never to the terminal).
+
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod exit;
+pub mod headless;
+pub mod logging;
+pub mod provider;

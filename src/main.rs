@@ -1,0 +1,256 @@
+//! The `sayso` binary: parse the command line, load the configuration, run the chosen mode.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{CommandFactory, Parser};
+
+use sayso::cli::{Cli, Command, ConfigAction};
+use sayso::config::{self, Config, ConfigError, Overrides, ProcessEnv};
+use sayso::demo::{DEMO_MODEL, DemoServer};
+use sayso::exit;
+use sayso::headless::{self, JsonPrinter, Printer, TextPrinter};
+use sayso::provider::Client;
+
+const EXAMPLE_CONFIG: &str = include_str!("../config.example.toml");
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("sayso: error: cannot start the async runtime: {e}");
+            return ExitCode::from(exit::FAILED);
+        }
+    };
+    ExitCode::from(runtime.block_on(run(cli)))
+}
+
+fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
+    eprintln!("sayso: error: {message}");
+    code
+}
+
+async fn run(cli: Cli) -> u8 {
+    let cwd = match &cli.cwd {
+        Some(dir) => match std::fs::canonicalize(dir) {
+            Ok(d) if d.is_dir() => d,
+            _ => {
+                return fail(
+                    exit::USAGE,
+                    format!("-C {}: not a directory", dir.display()),
+                );
+            }
+        },
+        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+    };
+    let mut overrides = Overrides {
+        config_file: cli.config.clone(),
+        cwd,
+        model: cli.model.clone(),
+        base_url: cli.base_url.clone(),
+        api_key_env: cli.api_key_env.clone(),
+        provider: cli.provider.clone(),
+        log_level: cli.log_level(),
+    };
+
+    match &cli.command {
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(*shell, &mut Cli::command(), "sayso", &mut std::io::stdout());
+            return exit::OK;
+        }
+        Some(Command::Config { action }) => return config_command(action.as_ref(), &overrides),
+        None => {}
+    }
+
+    // The demo endpoint replaces whatever endpoint is configured; the rest of the config applies.
+    let demo = if cli.demo {
+        match DemoServer::start(Duration::from_millis(8)).await {
+            Ok(server) => {
+                overrides.base_url = Some(server.base_url());
+                overrides.provider = None;
+                overrides.model.get_or_insert_with(|| DEMO_MODEL.to_owned());
+                Some(server)
+            }
+            Err(e) => return fail(exit::FAILED, format!("cannot start the demo endpoint: {e}")),
+        }
+    } else {
+        None
+    };
+
+    let mut config = match Config::load(&overrides, &ProcessEnv) {
+        Ok(c) => c,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    if demo.is_some() {
+        config.provider.api_key = None;
+        config.provider.name = "demo".into();
+    }
+    for w in &config.warnings {
+        eprintln!("sayso: warning: {w}");
+    }
+    let _log_guard = sayso::logging::init(&config.dirs.log_file(), &config.log_level);
+    tracing::info!(provider = ?config.provider, model = %config.model, "starting");
+
+    if !cli.print {
+        return fail(
+            exit::USAGE,
+            "the interactive terminal UI is not part of this build yet; use -p/--print for \
+             headless mode, e.g. `sayso --demo -p \"hello\"`",
+        );
+    }
+
+    let prompt = match read_prompt(cli.prompt.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+
+    let client = match Client::new(config.provider.clone()) {
+        Ok(c) => c,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+
+    let stdout = std::io::stdout();
+    let mut printer: Box<dyn Printer> = if cli.json {
+        Box::new(JsonPrinter::new(std::io::BufWriter::with_capacity(
+            64 * 1024,
+            stdout.lock(),
+        )))
+    } else {
+        let dim = std::io::stderr().is_terminal();
+        Box::new(TextPrinter::new(
+            std::io::BufWriter::with_capacity(64 * 1024, stdout.lock()),
+            std::io::stderr(),
+            dim,
+        ))
+    };
+    let status = headless::run(
+        &client,
+        &config.model,
+        &config.system_prompt,
+        &prompt,
+        printer.as_mut(),
+        interrupted(),
+    )
+    .await;
+    drop(printer);
+    drop(demo);
+    status.exit_code()
+}
+
+/// The prompt from the argument, or from stdin when the argument is absent or `-`.
+fn read_prompt(arg: Option<&str>) -> Result<String, String> {
+    let prompt = match arg {
+        Some(p) if p != "-" => p.to_owned(),
+        _ => {
+            let stdin = std::io::stdin();
+            if stdin.is_terminal() {
+                eprintln!("sayso: reading the prompt from stdin (end it with Ctrl+D)");
+            }
+            let mut s = String::new();
+            stdin
+                .lock()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("cannot read the prompt from stdin: {e}"))?;
+            s
+        }
+    };
+    if prompt.trim().is_empty() {
+        return Err("no prompt given: pass it as an argument or on stdin".into());
+    }
+    Ok(prompt)
+}
+
+/// Resolves on SIGINT (Ctrl+C), SIGTERM or SIGHUP.
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+            _ = hup.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+fn config_command(action: Option<&ConfigAction>, o: &Overrides) -> u8 {
+    let (user, _, project) = config::config_paths(o, &ProcessEnv);
+    let exists = |p: &std::path::Path| if p.exists() { "exists" } else { "not found" };
+    match action {
+        None | Some(ConfigAction::Path) => {
+            println!("user:    {} ({})", user.display(), exists(&user));
+            println!("project: {} ({})", project.display(), exists(&project));
+            exit::OK
+        }
+        Some(ConfigAction::Init) => {
+            if user.exists() {
+                return fail(
+                    exit::USAGE,
+                    format!("{} already exists; not overwriting it", user.display()),
+                );
+            }
+            let written = user
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&user, EXAMPLE_CONFIG));
+            match written {
+                Ok(()) => {
+                    println!("wrote {}", user.display());
+                    exit::OK
+                }
+                Err(e) => fail(
+                    exit::FAILED,
+                    format!("cannot write {}: {e}", user.display()),
+                ),
+            }
+        }
+        Some(ConfigAction::Check) => match Config::load(o, &ProcessEnv) {
+            Ok(c) => {
+                for w in &c.warnings {
+                    eprintln!("sayso: warning: {w}");
+                }
+                let mut out = std::io::stdout().lock();
+                let files: Vec<String> = c.files.iter().map(|f| f.display().to_string()).collect();
+                let _ = writeln!(
+                    out,
+                    "config files: {}",
+                    if files.is_empty() {
+                        "(none)".into()
+                    } else {
+                        files.join(", ")
+                    }
+                );
+                let _ = writeln!(out, "provider:     {}", c.provider.name);
+                let _ = writeln!(out, "base_url:     {}", c.provider.base_url);
+                let _ = writeln!(out, "model:        {}", c.model);
+                let key = match (&c.api_key_env, &c.provider.api_key) {
+                    (Some(env), Some(_)) => format!("from ${env} (set)"),
+                    (Some(env), None) => format!("${env} is not set (fine for local servers)"),
+                    (None, _) => "none".into(),
+                };
+                let _ = writeln!(out, "api key:      {key}");
+                let _ = writeln!(out, "log file:     {}", c.dirs.log_file().display());
+                exit::OK
+            }
+            Err(e @ ConfigError::NoEndpoint { .. }) => fail(exit::USAGE, e),
+            Err(e) => fail(exit::USAGE, e),
+        },
+    }
+}

@@ -1,0 +1,128 @@
+//! Errors of the provider client, each with a sentence a user can act on, and whether a retry
+//! may help.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProviderError {
+    #[error("could not connect to {url}: {reason}")]
+    Connect { url: String, reason: String },
+    #[error("the server sent no data for {} s", .0.as_secs())]
+    IdleTimeout(Duration),
+    #[error("the request took longer than {} s", .0.as_secs())]
+    RequestTimeout(Duration),
+    #[error("the server answered {status}: {message}")]
+    Status {
+        status: u16,
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    #[error("the stream stopped before the reply was complete ({0})")]
+    Dropped(String),
+    #[error("the server reported an error in the stream: {message}")]
+    InStream { message: String, retryable: bool },
+    #[error("the server's response could not be read: {0}")]
+    Unreadable(String),
+    #[error("the server asked to wait {} s before retrying, longer than sayso waits", .0.as_secs())]
+    RetryAfterTooLong(Duration),
+}
+
+impl ProviderError {
+    /// Whether sending the same request again may succeed.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::Connect { .. } | Self::IdleTimeout(_) | Self::Dropped(_) => true,
+            Self::RequestTimeout(_) => true,
+            Self::Status { status, .. } => *status == 408 || *status == 429 || *status >= 500,
+            Self::InStream { retryable, .. } => *retryable,
+            Self::Unreadable(_) | Self::RetryAfterTooLong(_) => false,
+        }
+    }
+
+    /// The delay the server asked for, if any.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    pub(crate) fn from_reqwest(url: &str, e: &reqwest::Error) -> Self {
+        let mut reason = e.to_string();
+        let mut src = std::error::Error::source(e);
+        while let Some(s) = src {
+            reason = s.to_string();
+            src = s.source();
+        }
+        if e.is_body() || e.is_decode() {
+            Self::Dropped(reason)
+        } else {
+            Self::Connect {
+                url: url.to_owned(),
+                reason,
+            }
+        }
+    }
+}
+
+/// The readable message inside an error body: `{"error":{"message":…}}`, `{"error":"…"}`,
+/// `{"message":…}`, or the (shortened) text itself.
+pub fn error_body_message(body: &str) -> String {
+    if let Ok(v) = serde_json::from_str::<Value>(body)
+        && let Some(m) = error_value_message(&v)
+    {
+        return m;
+    }
+    let text = body.trim();
+    if text.is_empty() {
+        return "(no details)".to_owned();
+    }
+    shorten(text, 500)
+}
+
+/// The message of an error object (`{"error": …}` or the inner value).
+pub fn error_value_message(v: &Value) -> Option<String> {
+    let inner = v.get("error").unwrap_or(v);
+    match inner {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => o
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| Some(shorten(&inner.to_string(), 500))),
+        _ => None,
+    }
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_bodies_of_several_shapes() {
+        assert_eq!(
+            error_body_message(r#"{"error":{"message":"bad key","code":401}}"#),
+            "bad key"
+        );
+        assert_eq!(
+            error_body_message(r#"{"error":"overloaded"}"#),
+            "overloaded"
+        );
+        assert_eq!(error_body_message(r#"{"message":"nope"}"#), "nope");
+        assert_eq!(error_body_message("Bad Gateway"), "Bad Gateway");
+        assert_eq!(error_body_message(""), "(no details)");
+    }
+}

@@ -1,0 +1,23 @@
+//! The OpenAI-compatible client: request building, SSE framing, lenient chunk decoding, delta
+//! assembly, retries, and the models list.
+//!
+//! Flow: [`ChatRequest`] → [`Client::stream_chat`] → bytes → [`sse`] events → [`chunk`] types →
+//! [`assembly`] → [`StreamEvent`]s. The decoding half ([`decode::ReplyDecoder`]) is pure and
+//! synchronous, so it is property-tested and benchmarked without a network.
+
+pub mod assembly;
+pub mod chunk;
+pub mod client;
+pub mod decode;
+pub mod error;
+pub mod request;
+pub mod retry;
+pub mod sse;
+pub mod think;
+
+pub use assembly::{AssistantMessage, StreamDelta, ToolCall};
+pub use chunk::Usage;
+pub use client::{Client, ProviderSettings, StreamEvent};
+pub use error::ProviderError;
+pub use request::{ChatMessage, ChatRequest, ToolSpec};
+pub use retry::RetryPolicy;

@@ -1,0 +1,124 @@
+//! When and how long to wait before sending a failed request again.
+//!
+//! Exponential backoff without jitter (so a user — and a test — can predict the waits):
+//! `initial × 2^(n-1)`, capped at `max_delay`. A server's `retry-after-ms` or `Retry-After`
+//! (seconds or an HTTP date) replaces the computed wait; one longer than
+//! [`MAX_RETRY_AFTER`] ends the retries with a clear message instead of a silent hang.
+
+use std::time::{Duration, SystemTime};
+
+use reqwest::header::HeaderMap;
+
+use super::error::ProviderError;
+
+/// The longest server-requested wait sayso honours.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    pub max_retries: u32,
+    pub initial_delay: Duration,
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_retries: 4,
+            initial_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(30),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait before retry number `retry` (1-based) after `error`, or the error to give up
+    /// with.
+    pub fn delay(&self, retry: u32, error: &ProviderError) -> Result<Duration, ProviderError> {
+        if let Some(asked) = error.retry_after() {
+            if asked > MAX_RETRY_AFTER {
+                return Err(ProviderError::RetryAfterTooLong(asked));
+            }
+            return Ok(asked);
+        }
+        let factor = 2u32.saturating_pow(retry.saturating_sub(1));
+        Ok(self
+            .initial_delay
+            .saturating_mul(factor)
+            .min(self.max_delay))
+    }
+}
+
+/// The wait a response asks for: `retry-after-ms`, else `Retry-After` in seconds or as a date.
+pub fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let text = |name: &str| headers.get(name)?.to_str().ok().map(str::trim);
+    if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_millis(ms as u64));
+    }
+    let v = text("retry-after")?;
+    if let Ok(secs) = v.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let when = httpdate::parse_http_date(v).ok()?;
+    Some(
+        when.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dropped() -> ProviderError {
+        ProviderError::Dropped("x".into())
+    }
+
+    #[test]
+    fn backoff_doubles_and_caps() {
+        let p = RetryPolicy {
+            max_retries: 6,
+            initial_delay: Duration::from_millis(100),
+            max_delay: Duration::from_millis(500),
+        };
+        let waits: Vec<_> = (1..=5)
+            .map(|n| p.delay(n, &dropped()).unwrap().as_millis())
+            .collect();
+        assert_eq!(waits, [100, 200, 400, 500, 500]);
+    }
+
+    #[test]
+    fn server_wait_wins_and_too_long_gives_up() {
+        let p = RetryPolicy::default();
+        let e = |s| ProviderError::Status {
+            status: 429,
+            message: String::new(),
+            retry_after: Some(Duration::from_secs(s)),
+        };
+        assert_eq!(p.delay(1, &e(7)).unwrap(), Duration::from_secs(7));
+        assert!(matches!(
+            p.delay(1, &e(3600)),
+            Err(ProviderError::RetryAfterTooLong(_))
+        ));
+    }
+
+    #[test]
+    fn retry_after_header_forms() {
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", "2".parse().unwrap());
+        assert_eq!(parse_retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", "1500".parse().unwrap());
+        assert_eq!(parse_retry_after(&h), Some(Duration::from_millis(1500)));
+        let mut h = HeaderMap::new();
+        h.insert(
+            "retry-after",
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
+        assert_eq!(parse_retry_after(&h), Some(Duration::ZERO));
+        h.insert("retry-after", "soon".parse().unwrap());
+        assert_eq!(parse_retry_after(&h), None);
+    }
+}
