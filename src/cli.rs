@@ -13,8 +13,7 @@ use clap::{Parser, Subcommand};
                   llama.cpp, Ollama, LiteLLM, LM Studio…) and streams the answer.\n\n\
                   Try it without a model: sayso --demo -p \"hello\"",
     after_help = "Exit codes: 0 success, 1 the run failed, 2 bad usage or config, 130 interrupted.\n\
-                  Environment: OPENAI_API_KEY, OPENAI_BASE_URL, SAYSO_MODEL, SAYSO_CONFIG, XDG_CONFIG_HOME, XDG_STATE_HOME.",
-    args_conflicts_with_subcommands = true
+                  Environment: OPENAI_API_KEY, OPENAI_BASE_URL, SAYSO_MODEL, SAYSO_CONFIG, XDG_CONFIG_HOME, XDG_STATE_HOME."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -36,27 +35,27 @@ pub struct Cli {
     pub demo: bool,
 
     /// Model id
-    #[arg(short = 'm', long, value_name = "NAME")]
+    #[arg(short = 'm', long, value_name = "NAME", global = true)]
     pub model: Option<String>,
 
     /// Endpoint base URL, e.g. http://127.0.0.1:8080/v1
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", global = true)]
     pub base_url: Option<String>,
 
     /// Environment variable holding the API key [default: OPENAI_API_KEY]
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", global = true)]
     pub api_key_env: Option<String>,
 
     /// Use [providers.NAME] from the config
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", global = true)]
     pub provider: Option<String>,
 
     /// Config file [default: $XDG_CONFIG_HOME/sayso/config.toml]
-    #[arg(short = 'c', long, value_name = "PATH")]
+    #[arg(short = 'c', long, value_name = "PATH", global = true)]
     pub config: Option<PathBuf>,
 
     /// Working directory (where .sayso/config.toml is looked for)
-    #[arg(short = 'C', long, value_name = "DIR")]
+    #[arg(short = 'C', long, value_name = "DIR", global = true)]
     pub cwd: Option<PathBuf>,
 
     /// More log detail in the log file (-v debug, -vv trace)
@@ -64,7 +63,7 @@ pub struct Cli {
     pub verbose: u8,
 
     /// Log level for the log file: error, warn, info, debug, trace, off
-    #[arg(long, value_name = "LEVEL")]
+    #[arg(long, value_name = "LEVEL", global = true)]
     pub log_level: Option<String>,
 }
 

@@ -368,3 +368,36 @@ fn validate_url(url: &str) -> Result<(), String> {
         Err(e) => Err(format!("`{url}` is not a URL: {e}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::file::FileConfig;
+
+    /// config.example.toml documents real keys: uncommenting every `# key = value` and
+    /// `# [table]` line gives a file that parses.
+    #[test]
+    fn example_config_keys_are_all_real() {
+        let example = include_str!("../../config.example.toml");
+        let uncommented: String = example
+            .lines()
+            .filter_map(|l| {
+                let body = l.strip_prefix("# ")?;
+                let is_table = body.starts_with('[') && body.ends_with(']');
+                let is_key = body.split_once(" = ").is_some_and(|(k, _)| {
+                    !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+                (is_table || is_key).then(|| format!("{body}\n"))
+            })
+            .collect();
+        let parsed: FileConfig = toml::from_str(&uncommented).expect("example keys parse");
+        assert!(
+            parsed.provider.is_some()
+                && parsed.chat.is_some()
+                && parsed.providers.contains_key("local")
+        );
+        assert!(
+            toml::from_str::<FileConfig>(example).is_ok(),
+            "the example as shipped parses"
+        );
+    }
+}

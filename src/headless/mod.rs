@@ -13,7 +13,7 @@ mod printer;
 use futures_util::{FutureExt, StreamExt};
 
 use crate::exit;
-use crate::provider::{ChatMessage, ChatRequest, Client, StreamEvent};
+use crate::provider::{ChatMessage, ChatRequest, Client, StreamDelta, StreamEvent};
 pub use printer::{JsonPrinter, Printer, TextPrinter};
 
 /// How a headless run ended.
@@ -66,6 +66,7 @@ pub async fn run(
 
     let mut stream = std::pin::pin!(client.stream_chat(&request));
     let mut interrupt = std::pin::pin!(interrupt);
+    // What the user has seen of the current attempt: the final text even when interrupted.
     let mut text = String::new();
     let status = loop {
         // Take everything already available without waiting; flush only before waiting.
@@ -83,13 +84,21 @@ pub async fn run(
             break Status::Failed;
         };
         match event {
-            StreamEvent::Delta(d) => printer.delta(&d),
+            StreamEvent::Delta(d) => {
+                if let StreamDelta::Text(t) = &d {
+                    text.push_str(t);
+                }
+                printer.delta(&d);
+            }
             StreamEvent::Retrying {
                 retry,
                 max_retries,
                 delay,
                 error,
-            } => printer.retrying(&error, retry, max_retries, delay),
+            } => {
+                text.clear();
+                printer.retrying(&error, retry, max_retries, delay);
+            }
             StreamEvent::Finished(Ok(message)) => {
                 text = message.content.clone();
                 printer.turn_completed(&message);

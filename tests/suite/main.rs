@@ -1,0 +1,11 @@
+//! End-to-end tests: the real client and the real binary against a scripted server over TCP.
+
+mod support;
+
+mod config_errors;
+mod demo;
+mod headless;
+mod requests;
+mod retries;
+mod sse_property;
+mod stream_quirks;

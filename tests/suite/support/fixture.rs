@@ -1,0 +1,314 @@
+//! A scripted OpenAI-compatible server over real TCP, for tests.
+//!
+//! Each incoming request takes the next scripted [`Reply`] from a queue and is recorded (method,
+//! path, headers, JSON body). Streamed replies are real SSE inside HTTP/1.1 chunked transfer
+//! encoding, written step by step: bytes, pauses, gates the test opens, an abrupt connection
+//! drop, or a stall that never ends. The fixture notices when a client closes a connection, so
+//! tests can assert that cancelling really hangs up.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, mpsc};
+
+/// One step of a streamed reply.
+#[derive(Clone)]
+pub enum Step {
+    Bytes(Vec<u8>),
+    Sleep(Duration),
+    /// Wait until the test calls `notify_one` on this.
+    Gate(Arc<Notify>),
+    /// Close the socket without finishing the chunked body.
+    Drop,
+    /// Send nothing more, keep the connection open until the client leaves.
+    Stall,
+}
+
+#[derive(Clone)]
+pub enum Reply {
+    Stream(Vec<Step>),
+    Status {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    Json(Value),
+}
+
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+pub struct Fixture {
+    addr: SocketAddr,
+    script: Arc<Mutex<VecDeque<Reply>>>,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+    closed_rx: tokio::sync::Mutex<mpsc::UnboundedReceiver<()>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Fixture {
+    pub async fn start() -> Fixture {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("addr");
+        let script: Arc<Mutex<VecDeque<Reply>>> = Arc::default();
+        let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
+        let (closed_tx, closed_rx) = mpsc::unbounded_channel();
+        let (s, r) = (script.clone(), requests.clone());
+        let task = tokio::spawn(async move {
+            while let Ok((sock, _)) = listener.accept().await {
+                let (s, r, c) = (s.clone(), r.clone(), closed_tx.clone());
+                tokio::spawn(async move {
+                    let _ = serve(sock, s, r, c).await;
+                });
+            }
+        });
+        Fixture {
+            addr,
+            script,
+            requests,
+            closed_rx: tokio::sync::Mutex::new(closed_rx),
+            task,
+        }
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    pub fn push(&self, reply: Reply) -> &Self {
+        self.script.lock().unwrap().push_back(reply);
+        self
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    /// Waits until a client hangs up on a stalled or gated stream.
+    pub async fn client_hung_up(&self) {
+        self.closed_rx.lock().await.recv().await;
+    }
+}
+
+async fn serve(
+    mut sock: TcpStream,
+    script: Arc<Mutex<VecDeque<Reply>>>,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+    closed: mpsc::UnboundedSender<()>,
+) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    let mut tmp = [0u8; 16384];
+    loop {
+        // Keep-alive: serve requests on this connection until the client closes it.
+        let head_end = loop {
+            if let Some(i) = find(&buf, b"\r\n\r\n") {
+                break i + 4;
+            }
+            let n = sock.read(&mut tmp).await?;
+            if n == 0 {
+                return Ok(());
+            }
+            buf.extend_from_slice(&tmp[..n]);
+        };
+        let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+        let mut lines = head.split("\r\n");
+        let mut first = lines.next().unwrap_or_default().split(' ');
+        let method = first.next().unwrap_or_default().to_owned();
+        let path = first.next().unwrap_or_default().to_owned();
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+            .collect();
+        let len = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+            .unwrap_or(0);
+        while buf.len() < head_end + len {
+            let n = sock.read(&mut tmp).await?;
+            if n == 0 {
+                return Ok(());
+            }
+            buf.extend_from_slice(&tmp[..n]);
+        }
+        let body: Value =
+            serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null);
+        buf.drain(..head_end + len);
+        requests.lock().unwrap().push(Recorded {
+            method,
+            path,
+            headers,
+            body,
+        });
+        let reply = script.lock().unwrap().pop_front().unwrap_or(Reply::Status {
+            status: 500,
+            headers: vec![],
+            body: r#"{"error":{"message":"fixture: no scripted reply left"}}"#.into(),
+        });
+        match reply {
+            Reply::Status {
+                status,
+                headers,
+                body,
+            } => {
+                let mut head = format!(
+                    "HTTP/1.1 {status} Status\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+                    body.len()
+                );
+                for (k, v) in headers {
+                    head.push_str(&format!("{k}: {v}\r\n"));
+                }
+                head.push_str("\r\n");
+                sock.write_all(head.as_bytes()).await?;
+                sock.write_all(body.as_bytes()).await?;
+            }
+            Reply::Json(v) => {
+                let body = v.to_string();
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                sock.write_all(head.as_bytes()).await?;
+                sock.write_all(body.as_bytes()).await?;
+            }
+            Reply::Stream(steps) => {
+                sock.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n",
+                )
+                .await?;
+                for step in steps {
+                    match step {
+                        Step::Bytes(b) => {
+                            if b.is_empty() {
+                                continue;
+                            }
+                            let frame =
+                                [format!("{:x}\r\n", b.len()).as_bytes(), &b, b"\r\n"].concat();
+                            if sock.write_all(&frame).await.is_err() {
+                                let _ = closed.send(());
+                                return Ok(());
+                            }
+                        }
+                        Step::Sleep(d) => tokio::time::sleep(d).await,
+                        Step::Gate(n) => {
+                            tokio::select! {
+                                () = n.notified() => {}
+                                () = wait_for_close(&mut sock) => {
+                                    let _ = closed.send(());
+                                    return Ok(());
+                                }
+                            }
+                        }
+                        Step::Drop => return Ok(()),
+                        Step::Stall => {
+                            wait_for_close(&mut sock).await;
+                            let _ = closed.send(());
+                            return Ok(());
+                        }
+                    }
+                }
+                sock.write_all(b"0\r\n\r\n").await?;
+            }
+        }
+    }
+}
+
+async fn wait_for_close(sock: &mut TcpStream) {
+    let mut b = [0u8; 1024];
+    loop {
+        match sock.read(&mut b).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Builders for SSE bodies in the shapes real servers send.
+pub mod sse {
+    use super::*;
+
+    /// `data: <json>\n\n`
+    pub fn data(v: &Value) -> Vec<u8> {
+        format!("data: {v}\n\n").into_bytes()
+    }
+
+    pub fn done() -> Vec<u8> {
+        b"data: [DONE]\n\n".to_vec()
+    }
+
+    /// An OpenAI-shaped chunk with one choice.
+    pub fn chunk(delta: Value, finish: Option<&str>) -> Value {
+        json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    }
+
+    pub fn text(t: &str) -> Vec<u8> {
+        data(&chunk(json!({"content": t}), None))
+    }
+
+    pub fn finish(reason: &str) -> Vec<u8> {
+        data(&chunk(json!({}), Some(reason)))
+    }
+
+    pub fn usage(prompt: u64, completion: u64) -> Vec<u8> {
+        data(
+            &json!({"choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}}),
+        )
+    }
+
+    /// A complete text reply: role chunk, the pieces, finish, usage, `[DONE]`.
+    pub fn text_reply(pieces: &[&str]) -> Vec<Step> {
+        let mut steps = vec![Step::Bytes(data(&chunk(
+            json!({"role": "assistant", "content": ""}),
+            None,
+        )))];
+        steps.extend(pieces.iter().map(|p| Step::Bytes(text(p))));
+        steps.push(Step::Bytes(finish("stop")));
+        steps.push(Step::Bytes(usage(10, pieces.len() as u64)));
+        steps.push(Step::Bytes(done()));
+        steps
+    }
+
+    /// The same bytes re-cut into pieces of `size` bytes (a server writing at odd boundaries).
+    pub fn rechunk(steps: Vec<Step>, size: usize) -> Vec<Step> {
+        let all: Vec<u8> = steps
+            .into_iter()
+            .flat_map(|s| match s {
+                Step::Bytes(b) => b,
+                _ => Vec::new(),
+            })
+            .collect();
+        all.chunks(size).map(|c| Step::Bytes(c.to_vec())).collect()
+    }
+}

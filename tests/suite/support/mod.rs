@@ -1,0 +1,87 @@
+//! Shared test support: the fixture server, a client for it, and the real binary in isolation.
+
+pub mod fixture;
+
+use std::path::Path;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use sayso::provider::{
+    AssistantMessage, ChatMessage, ChatRequest, Client, ProviderError, ProviderSettings,
+    RetryPolicy, StreamEvent,
+};
+
+/// Client settings for `base_url` with short, test-friendly timings.
+pub fn settings(base_url: &str) -> ProviderSettings {
+    ProviderSettings {
+        name: "test".into(),
+        base_url: base_url.into(),
+        api_key: Some("sk-test".into()),
+        headers: vec![],
+        request_timeout: Duration::from_secs(30),
+        idle_timeout: Duration::from_secs(10),
+        retry: RetryPolicy {
+            max_retries: 3,
+            initial_delay: Duration::from_millis(20),
+            max_delay: Duration::from_millis(200),
+        },
+    }
+}
+
+pub fn client(base_url: &str) -> Client {
+    Client::new(settings(base_url)).expect("client")
+}
+
+pub fn user_request(text: &str) -> ChatRequest {
+    ChatRequest::new(
+        "test-model",
+        vec![ChatMessage::User {
+            content: text.into(),
+        }],
+    )
+}
+
+/// Every event of one streamed completion, and its result.
+pub async fn collect(
+    client: &Client,
+    req: &ChatRequest,
+) -> (Vec<StreamEvent>, Result<AssistantMessage, ProviderError>) {
+    let events: Vec<StreamEvent> = client.stream_chat(req).collect().await;
+    let result = match events.last() {
+        Some(StreamEvent::Finished(r)) => r.clone(),
+        other => panic!("stream did not end with Finished: {other:?}"),
+    };
+    (events, result)
+}
+
+/// The real `sayso` binary with a private home: empty XDG dirs, no key or endpoint from the
+/// developer's environment.
+pub fn sayso(home: &Path) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_sayso"));
+    cmd.env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("SAYSO_MODEL")
+        .env_remove("SAYSO_CONFIG")
+        .current_dir(home)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    cmd
+}
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub async fn run(mut cmd: tokio::process::Command) -> Output {
+    let out = cmd.output().await.expect("run sayso");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
