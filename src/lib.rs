@@ -15,3 +15,4 @@ pub mod exit;
 pub mod headless;
 pub mod logging;
 pub mod provider;
+pub mod tools;

@@ -1,0 +1,7 @@
+//! The tool engine's building blocks.
+//!
+//! - [`approval`]: the approval decision as a pure function of settings, mode, memory and gates.
+//! - [`command_safety`]: the deterministic `is_safe` gate for shell commands.
+
+pub mod approval;
+pub mod command_safety;
