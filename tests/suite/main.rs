@@ -5,6 +5,7 @@ mod support;
 mod config_errors;
 mod demo;
 mod headless;
+mod judge;
 mod requests;
 mod retries;
 mod sse_property;

@@ -1,0 +1,165 @@
+//! The LLM judge (SPEC §5.5): a separate, non-streaming request that vets one call in auto mode.
+//!
+//! It sees only the tool's name and its `judge_context` text — never tool output or the
+//! conversation — so text planted in files cannot argue with it. It asks for structured output
+//! (`json_schema`); a server that rejects that with a 4xx is asked again in JSON mode, then with
+//! no response format, and the answer is parsed leniently. It fails closed: a timeout, an HTTP
+//! error or an answer without a boolean `safe` is an unsafe verdict with a fixed reason.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::approval::Verdict;
+use crate::provider::request::{ResponseFormat, ResponseFormatJsonSchema};
+use crate::provider::{ChatMessage, ChatRequest, Client, ProviderError};
+
+const PROMPT: &str = include_str!("../../assets/judge_prompt.md");
+pub const UNREADABLE: &str = "The judge returned an unreadable response";
+pub const FAILED: &str = "The judge request failed";
+
+pub struct Judge {
+    client: Client,
+    model: String,
+    timeout: Duration,
+}
+
+impl Judge {
+    pub fn new(client: Client, model: impl Into<String>, timeout: Duration) -> Self {
+        Self {
+            client,
+            model: model.into(),
+            timeout,
+        }
+    }
+
+    /// The verdict on `tool` performing the action `context` describes.
+    pub async fn verdict(&self, tool: &str, context: &str) -> Verdict {
+        match tokio::time::timeout(self.timeout, self.ask(tool, context)).await {
+            Ok(v) => v,
+            Err(_) => {
+                tracing::warn!(tool, "the judge timed out");
+                unsafe_because(FAILED)
+            }
+        }
+    }
+
+    async fn ask(&self, tool: &str, context: &str) -> Verdict {
+        let mut request = ChatRequest::new(
+            self.model.clone(),
+            vec![
+                ChatMessage::System {
+                    content: PROMPT.trim().to_owned(),
+                },
+                ChatMessage::User {
+                    content: format!(
+                        "The `{tool}` tool wants to perform this action:\n\n{context}"
+                    ),
+                },
+            ],
+        );
+        let formats = [
+            Some(schema_format()),
+            Some(ResponseFormat::JsonObject),
+            None,
+        ];
+        for format in formats {
+            request.response_format = format;
+            match self.client.complete(&request).await {
+                Ok(message) => return parse_verdict(&message.content),
+                // The server does not support this response format: try a plainer one.
+                Err(ProviderError::Status { status, .. })
+                    if (400..500).contains(&status)
+                        && status != 401
+                        && status != 403
+                        && status != 429 =>
+                {
+                    continue;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "the judge request failed");
+                    return unsafe_because(FAILED);
+                }
+            }
+        }
+        unsafe_because(FAILED)
+    }
+}
+
+fn unsafe_because(reason: &str) -> Verdict {
+    Verdict {
+        safe: false,
+        reason: reason.to_owned(),
+    }
+}
+
+fn schema_format() -> ResponseFormat {
+    ResponseFormat::JsonSchema {
+        json_schema: ResponseFormatJsonSchema {
+            description: None,
+            name: "safety".into(),
+            schema: json!({
+                "type": "object",
+                "properties": {"safe": {"type": "boolean"}, "reason": {"type": "string"}},
+                "required": ["safe", "reason"],
+                "additionalProperties": false
+            }),
+            strict: Some(true),
+        },
+    }
+}
+
+/// Reads `{"safe": bool, "reason": string}` from the judge's answer: bare, in a code fence, or
+/// embedded in text. Anything else is unsafe.
+pub fn parse_verdict(content: &str) -> Verdict {
+    let trimmed = content.trim();
+    let candidates = [
+        Some(trimmed),
+        trimmed
+            .strip_prefix("```json")
+            .or_else(|| trimmed.strip_prefix("```"))
+            .and_then(|s| s.strip_suffix("```")),
+        trimmed
+            .find('{')
+            .zip(trimmed.rfind('}'))
+            .filter(|(a, b)| a < b)
+            .map(|(a, b)| &trimmed[a..=b]),
+    ];
+    for c in candidates.into_iter().flatten() {
+        if let Ok(v) = serde_json::from_str::<Value>(c.trim())
+            && let Some(safe) = v.get("safe").and_then(Value::as_bool)
+        {
+            let reason = v.get("reason").and_then(Value::as_str).unwrap_or_default();
+            return Verdict {
+                safe,
+                reason: reason.to_owned(),
+            };
+        }
+    }
+    unsafe_because(UNREADABLE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_are_read_leniently_and_fail_closed() {
+        let v = |s: &str| parse_verdict(s);
+        assert_eq!(
+            v(r#"{"safe":true,"reason":"read only"}"#),
+            Verdict {
+                safe: true,
+                reason: "read only".into()
+            }
+        );
+        assert_eq!(
+            v("```json\n{\"safe\": false, \"reason\": \"deletes\"}\n```").safe,
+            false
+        );
+        assert_eq!(v("Sure! {\"safe\": true} done").safe, true);
+        assert_eq!(v(r#"{"safe":"yes"}"#), unsafe_because(UNREADABLE));
+        assert_eq!(v("I think it is fine"), unsafe_because(UNREADABLE));
+        assert_eq!(v(""), unsafe_because(UNREADABLE));
+    }
+}
