@@ -2,9 +2,11 @@
 //!
 //! It owns the end-of-stream rules of SPEC §8.2: `[DONE]` ends the reply; a stream that ends
 //! after a `finish_reason` without `[DONE]` is complete; a stream that ends with neither was cut
-//! off. An in-stream `{"error": …}` (or an `event: error`) fails the reply. A `data:` line that is
-//! not JSON is skipped with a warning (LLMock's "malformed chunk"): one bad line must not lose
-//! the rest of the reply. Splitting the same bytes at any points gives the same result.
+//! off. An in-stream `{"error": …}` (or an `event: error`) fails the reply. A chunk that starts
+//! like JSON but does not parse was corrupted in transit (LLMock's "malformed chunk"): its text
+//! is lost, so the reply is treated as dropped and retried rather than shown with a hole in it.
+//! A payload that is not JSON at all (a stray status line) is skipped with a warning. Splitting
+//! the same bytes at any points gives the same result.
 
 use super::assembly::{Assembler, AssistantMessage, StreamDelta};
 use super::chunk::Chunk;
@@ -87,6 +89,9 @@ impl ReplyDecoder {
                         return Err(in_stream_error_value(err));
                     }
                     self.assembler.push(chunk, out);
+                }
+                Err(e) if data.starts_with('{') || data.starts_with('[') => {
+                    return Err(ProviderError::Dropped(format!("a chunk arrived corrupted: {e}")));
                 }
                 Err(e) => {
                     self.skipped += 1;
@@ -184,8 +189,14 @@ mod tests {
     }
 
     #[test]
-    fn malformed_line_is_skipped() {
-        let m = decode("data: {\"choices\":[{\"delta\":{\"content\":\"a\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"b\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n").unwrap();
+    fn corrupted_chunk_fails_the_attempt_so_no_text_goes_missing() {
+        let e = decode("data: {\"choices\":[{\"delta\":{\"content\":\"a\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"b\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n").unwrap_err();
+        assert!(matches!(e, ProviderError::Dropped(_)) && e.is_retryable(), "{e:?}");
+    }
+
+    #[test]
+    fn non_json_status_line_is_skipped() {
+        let m = decode("data: PROCESSING\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"b\"},\"finish_reason\":\"stop\"}]}\n\n").unwrap();
         assert_eq!(m.content, "b");
     }
 }
