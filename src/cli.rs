@@ -34,6 +34,23 @@ pub struct Cli {
     #[arg(long)]
     pub demo: bool,
 
+    /// Auto mode: run tools without asking, except protected ones (which pass the safety check
+    /// or the LLM judge first)
+    #[arg(long, global = true)]
+    pub auto: bool,
+
+    /// Comma-separated tools and groups offered to the model [default: chat.default_tools]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', global = true)]
+    pub tools: Option<Vec<String>>,
+
+    /// Comma-separated tools that never need approval, in any mode
+    #[arg(long, value_name = "LIST", value_delimiter = ',', global = true)]
+    pub allowed_tools: Vec<String>,
+
+    /// Cap on model round-trips per message [default: 50]
+    #[arg(long, value_name = "N", global = true)]
+    pub max_turns: Option<u32>,
+
     /// Model id
     #[arg(short = 'm', long, value_name = "NAME", global = true)]
     pub model: Option<String>,
@@ -74,6 +91,8 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<ConfigAction>,
     },
+    /// List the tools with their approval settings
+    Tools,
     /// Print a shell completion script
     Completions {
         #[arg(value_enum)]

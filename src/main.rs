@@ -13,6 +13,7 @@ use sayso::demo::{DEMO_MODEL, DemoServer};
 use sayso::exit;
 use sayso::headless::{self, JsonPrinter, Printer, TextPrinter};
 use sayso::provider::Client;
+use sayso::tools::approval::Interaction;
 
 const EXAMPLE_CONFIG: &str = include_str!("../config.example.toml");
 
@@ -57,6 +58,20 @@ async fn run(cli: Cli) -> u8 {
         api_key_env: cli.api_key_env.clone(),
         provider: cli.provider.clone(),
         log_level: cli.log_level(),
+        auto: cli.auto,
+        tools: cli.tools.clone().map(|list| {
+            list.into_iter()
+                .map(|t| t.trim().to_owned())
+                .filter(|t| !t.is_empty())
+                .collect()
+        }),
+        allowed_tools: cli
+            .allowed_tools
+            .iter()
+            .map(|t| t.trim().to_owned())
+            .filter(|t| !t.is_empty())
+            .collect(),
+        max_turns: cli.max_turns,
     };
 
     match &cli.command {
@@ -65,6 +80,7 @@ async fn run(cli: Cli) -> u8 {
             return exit::OK;
         }
         Some(Command::Config { action }) => return config_command(action.as_ref(), &overrides),
+        Some(Command::Tools) => return tools_command(&overrides),
         None => {}
     }
 
@@ -114,6 +130,30 @@ async fn run(cli: Cli) -> u8 {
         Ok(c) => c,
         Err(e) => return fail(exit::USAGE, e),
     };
+    let setup = match sayso::tools::setup::build(&config) {
+        Ok(s) => s,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    // The demo's scripted model creates files: give it a scratch directory unless -C says where.
+    let demo_dir = match (&demo, &cli.cwd) {
+        (Some(_), None) => match tempfile::Builder::new().prefix("sayso-demo-").tempdir() {
+            Ok(d) => {
+                eprintln!("sayso: the demo works in {}", d.path().display());
+                Some(d)
+            }
+            Err(e) => {
+                return fail(
+                    exit::FAILED,
+                    format!("cannot create the demo directory: {e}"),
+                );
+            }
+        },
+        _ => None,
+    };
+    let cwd = demo_dir
+        .as_ref()
+        .map_or(overrides.cwd.clone(), |d| d.path().to_path_buf());
+    let mut agent = sayso::agent::build(&config, client, setup, cwd, Interaction::Headless, None);
 
     let stdout = std::io::stdout();
     let mut printer: Box<dyn Printer> = if cli.json {
@@ -129,17 +169,10 @@ async fn run(cli: Cli) -> u8 {
             dim,
         ))
     };
-    let status = headless::run(
-        &client,
-        &config.model,
-        &config.system_prompt,
-        &prompt,
-        printer.as_mut(),
-        interrupted(),
-    )
-    .await;
+    let status = headless::run(&mut agent, &prompt, printer.as_mut(), interrupted()).await;
     drop(printer);
     drop(demo);
+    drop(demo_dir);
     status.exit_code()
 }
 
@@ -253,4 +286,65 @@ fn config_command(action: Option<&ConfigAction>, o: &Overrides) -> u8 {
             Err(e) => fail(exit::USAGE, e),
         },
     }
+}
+
+fn tools_command(o: &Overrides) -> u8 {
+    let config = match Config::load(o, &ProcessEnv) {
+        Ok(c) => c,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    let setup = match sayso::tools::setup::build(&config) {
+        Ok(s) => s,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{:<16} {:<10} {:<8} {:<7} APPROVAL",
+        "TOOL", "KIND", "SOURCE", "ACTIVE"
+    );
+    for (name, entry) in setup.registry.entries() {
+        let opts = entry.opts();
+        let mut approval = Vec::new();
+        approval.push(match opts.approval_setting() {
+            sayso::tools::opts::ApprovalSetting::Yes => "ask".to_owned(),
+            sayso::tools::opts::ApprovalSetting::No => "no approval".to_owned(),
+            sayso::tools::opts::ApprovalSetting::PromptCondition => {
+                "ask when its condition says so".to_owned()
+            }
+        });
+        if opts.require_cmd_approval() {
+            approval.push("remembers exact commands".into());
+        }
+        if opts.protect() {
+            approval.push("protect (always asks in auto mode)".into());
+        }
+        if opts.safe_commands.as_ref().is_some_and(|l| !l.is_empty()) {
+            approval.push("is_safe via safe_commands".into());
+        }
+        if opts.judge() && config.judge.enabled {
+            approval.push("judge in auto mode".into());
+        }
+        if setup.allowed.contains(name) {
+            approval = vec!["never asks (allowed)".into()];
+        }
+        let active = if setup.active.contains(name) {
+            "yes"
+        } else {
+            "no"
+        };
+        let _ = writeln!(
+            out,
+            "{:<16} {:<10} {:<8} {:<7} {}",
+            name,
+            entry.tool.kind().as_str(),
+            entry.source.as_str(),
+            active,
+            approval.join("; ")
+        );
+    }
+    for (name, g) in &setup.groups {
+        let _ = writeln!(out, "group {name}: {}", g.tools.join(", "));
+    }
+    exit::OK
 }

@@ -18,6 +18,12 @@ pub struct FileConfig {
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderFile>,
     pub chat: Option<ChatFile>,
+    pub judge: Option<JudgeFile>,
+    /// `[tools.NAME]`: opts for a tool, or a command tool (`extends = "cmd_tool"`).
+    #[serde(default)]
+    pub tools: BTreeMap<String, ToolFile>,
+    #[serde(default)]
+    pub groups: BTreeMap<String, GroupFile>,
     pub log_level: Option<String>,
 }
 
@@ -40,6 +46,58 @@ pub struct ProviderFile {
 #[serde(deny_unknown_fields)]
 pub struct ChatFile {
     pub system_prompt: Option<String>,
+    /// Tools and groups offered to the model (`--tools`).
+    pub default_tools: Option<Vec<String>>,
+    /// Tools that never need approval (`--allowed-tools`).
+    pub allowed_tools: Option<Vec<String>>,
+    pub auto_submit_success: Option<bool>,
+    pub auto_submit_errors: Option<bool>,
+    /// Model round-trips per user message (`--max-turns`).
+    pub max_turns: Option<u32>,
+    /// Start in auto mode (`--auto`).
+    pub auto: Option<bool>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeFile {
+    pub enabled: Option<bool>,
+    /// Empty = the chat model.
+    pub model: Option<String>,
+    pub timeout_s: Option<u64>,
+}
+
+/// A `[tools.NAME]` entry.
+#[derive(Debug, Default, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolFile {
+    /// `"cmd_tool"` defines a new command tool.
+    pub extends: Option<String>,
+    pub description: Option<String>,
+    /// The command template: `{name}` is the quoted argument, `{name?}` is dropped when absent.
+    pub build_cmd: Option<String>,
+    pub system_prompt: Option<String>,
+    pub schema: Option<CmdSchemaFile>,
+    pub opts: Option<crate::tools::opts::Opts>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CmdSchemaFile {
+    #[serde(default)]
+    pub properties: BTreeMap<String, serde_json::Value>,
+    #[serde(default)]
+    pub required: Vec<String>,
+    #[serde(rename = "additionalProperties")]
+    pub additional_properties: Option<bool>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupFile {
+    pub tools: Vec<String>,
+    /// Replaces an `@{group}` mention; `${tools}` is filled with the member names.
+    pub prompt: Option<String>,
 }
 
 fn pick<T>(low: Option<T>, high: Option<T>) -> Option<T> {
@@ -96,8 +154,32 @@ impl FileConfig {
             chat: match (self.chat, high.chat) {
                 (Some(a), Some(b)) => Some(ChatFile {
                     system_prompt: pick(a.system_prompt, b.system_prompt),
+                    default_tools: pick(a.default_tools, b.default_tools),
+                    allowed_tools: pick(a.allowed_tools, b.allowed_tools),
+                    auto_submit_success: pick(a.auto_submit_success, b.auto_submit_success),
+                    auto_submit_errors: pick(a.auto_submit_errors, b.auto_submit_errors),
+                    max_turns: pick(a.max_turns, b.max_turns),
+                    auto: pick(a.auto, b.auto),
                 }),
                 (a, b) => b.or(a),
+            },
+            judge: match (self.judge, high.judge) {
+                (Some(a), Some(b)) => Some(JudgeFile {
+                    enabled: pick(a.enabled, b.enabled),
+                    model: pick(a.model, b.model),
+                    timeout_s: pick(a.timeout_s, b.timeout_s),
+                }),
+                (a, b) => b.or(a),
+            },
+            tools: {
+                let mut tools = self.tools;
+                tools.extend(high.tools);
+                tools
+            },
+            groups: {
+                let mut groups = self.groups;
+                groups.extend(high.groups);
+                groups
             },
             log_level: pick(self.log_level, high.log_level),
         }

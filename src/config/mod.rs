@@ -57,6 +57,35 @@ pub struct Overrides {
     pub api_key_env: Option<String>,
     pub provider: Option<String>,
     pub log_level: Option<String>,
+    pub auto: bool,
+    /// `--tools`: replaces `chat.default_tools`.
+    pub tools: Option<Vec<String>>,
+    /// `--allowed-tools`: added to `chat.allowed_tools`.
+    pub allowed_tools: Vec<String>,
+    pub max_turns: Option<u32>,
+}
+
+/// Tool-related settings, validated against the registry by `tools::setup`.
+#[derive(Debug, Clone, Default)]
+pub struct ToolSettings {
+    pub default_tools: Vec<String>,
+    /// Where `default_tools` came from, for messages.
+    pub default_tools_origin: String,
+    pub allowed_tools: Vec<String>,
+    pub auto_submit_success: bool,
+    pub auto_submit_errors: bool,
+    pub max_turns: u32,
+    pub auto: bool,
+    pub entries: std::collections::BTreeMap<String, file::ToolFile>,
+    pub groups: std::collections::BTreeMap<String, file::GroupFile>,
+}
+
+#[derive(Debug, Clone)]
+pub struct JudgeSettings {
+    pub enabled: bool,
+    /// `None` = the chat model.
+    pub model: Option<String>,
+    pub timeout: Duration,
 }
 
 /// The resolved configuration.
@@ -75,6 +104,37 @@ pub struct Config {
     pub warnings: Vec<String>,
     /// The endpoint came from built-in defaults (nothing configured it).
     pub endpoint_is_default: bool,
+    pub tools: ToolSettings,
+    pub judge: JudgeSettings,
+    /// Each file's path and text, lowest layer first, to point errors at lines.
+    pub sources: Vec<(PathBuf, String)>,
+}
+
+impl Config {
+    /// The file and line where `table.key` is set (highest layer first), for error messages.
+    pub fn locate(&self, table: &str, key: &str) -> (PathBuf, Option<usize>) {
+        for (path, source) in self.sources.iter().rev() {
+            if let Some(line) = find_key_line(source, table, key) {
+                return (path.clone(), Some(line));
+            }
+        }
+        (PathBuf::from("(built-in defaults)"), None)
+    }
+
+    /// A validation error for `table.key`, located in the files.
+    pub fn invalid(&self, table: &str, key: &str, message: impl Into<String>) -> ConfigError {
+        let (origin, line) = self.locate(table, key);
+        ConfigError::Invalid {
+            origin,
+            line,
+            key: if table.is_empty() {
+                key.to_owned()
+            } else {
+                format!("{table}.{key}")
+            },
+            message: message.into(),
+        }
+    }
 }
 
 struct Layer {
@@ -142,6 +202,37 @@ impl Config {
             }
             for (name, p) in l.file.providers.iter_mut() {
                 strip(format!("providers.{name}"), p);
+            }
+            // Nor may it loosen approvals or define commands that run on your machine.
+            let mut dropped: Vec<(String, String)> = Vec::new();
+            if !l.file.tools.is_empty() {
+                dropped.extend(l.file.tools.keys().map(|k| ("tools".to_owned(), k.clone())));
+                l.file.tools.clear();
+            }
+            if let Some(chat) = l.file.chat.as_mut() {
+                if chat.allowed_tools.take().is_some() {
+                    dropped.push(("chat".into(), "allowed_tools".into()));
+                }
+                if chat.auto.take().is_some() {
+                    dropped.push(("chat".into(), "auto".into()));
+                }
+            }
+            if l.file.judge.take().is_some() {
+                dropped.push((String::new(), "judge".into()));
+            }
+            for (table, key) in dropped {
+                let line = find_key_line(&l.source, &table, &key)
+                    .map(|n| format!(":{n}"))
+                    .unwrap_or_default();
+                let dotted = if table.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{table}.{key}")
+                };
+                warnings.push(format!(
+                    "{}{line}: ignoring `{dotted}`: a project config may not define tools or change approvals; set it in your user config",
+                    l.path.display()
+                ));
             }
             layers.push(l);
         }
@@ -320,11 +411,37 @@ impl Config {
             return Err(e);
         }
 
-        let system_prompt = merged
-            .chat
-            .as_ref()
-            .and_then(|c| c.system_prompt.clone())
+        let chat = merged.chat.clone().unwrap_or_default();
+        let system_prompt = chat
+            .system_prompt
+            .clone()
             .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.trim().to_owned());
+        let (default_tools, default_tools_origin) = match &o.tools {
+            Some(list) => (list.clone(), "--tools".to_owned()),
+            None => (
+                chat.default_tools
+                    .clone()
+                    .unwrap_or_else(|| vec!["agent".to_owned()]),
+                "chat.default_tools".to_owned(),
+            ),
+        };
+        let mut allowed_tools = chat.allowed_tools.clone().unwrap_or_default();
+        allowed_tools.extend(o.allowed_tools.iter().cloned());
+        let max_turns = o.max_turns.or(chat.max_turns).unwrap_or(50);
+        if max_turns == 0 {
+            return Err(match o.max_turns {
+                Some(_) => ConfigError::Invalid {
+                    origin: PathBuf::from("--max-turns"),
+                    line: None,
+                    key: "max_turns".into(),
+                    message: "must be at least 1".into(),
+                },
+                None => invalid("chat", "max_turns", "must be at least 1".into()),
+            });
+        }
+        let judge_file = merged.judge.clone().unwrap_or_default();
+        let judge_timeout = positive(judge_file.timeout_s, "timeout_s", 30)
+            .map_err(|_| invalid("judge", "timeout_s", "must be greater than 0".into()))?;
 
         Ok(Config {
             model,
@@ -348,6 +465,26 @@ impl Config {
             files,
             warnings,
             endpoint_is_default,
+            tools: ToolSettings {
+                default_tools,
+                default_tools_origin,
+                allowed_tools,
+                auto_submit_success: chat.auto_submit_success.unwrap_or(true),
+                auto_submit_errors: chat.auto_submit_errors.unwrap_or(true),
+                max_turns,
+                auto: o.auto || chat.auto.unwrap_or(false),
+                entries: merged.tools.clone(),
+                groups: merged.groups.clone(),
+            },
+            judge: JudgeSettings {
+                enabled: judge_file.enabled.unwrap_or(true),
+                model: judge_file.model.clone().filter(|m| !m.trim().is_empty()),
+                timeout: Duration::from_secs(judge_timeout),
+            },
+            sources: layers
+                .iter()
+                .map(|l| (l.path.clone(), l.source.clone()))
+                .collect(),
         })
     }
 }

@@ -1,19 +1,22 @@
-//! Headless mode (`sayso -p`, SPEC §7): one prompt, the reply streamed to stdout, exit.
+//! Headless mode (`sayso -p`, SPEC §7): one prompt, run to completion, exit.
 //!
-//! Text mode prints the assistant's text to stdout as it arrives and everything else
-//! (reasoning, retries, errors) to stderr, one readable line each. `--json` prints JSON Lines
-//! events on stdout instead. Output is flushed whenever the stream has nothing more ready, so a
-//! fast stream is written in large blocks and a slow one token by token.
+//! The agent loop runs with the same engine as the TUI, but nobody can be asked: wherever the
+//! user would be asked, the call is rejected (SPEC §5.4). Text mode prints the assistant's text
+//! to stdout as it arrives and everything else (reasoning, tool activity, retries, errors) to
+//! stderr, one readable line each; `--json` prints JSON Lines events on stdout instead. Output
+//! is flushed whenever nothing more is ready, so a fast stream is written in large blocks and a
+//! slow one token by token.
 //!
-//! Exit status: 0 completed, 1 failed (error after retries, or a reply cut off by the token
-//! limit), 130 interrupted (SIGINT).
+//! Exit status: 0 completed; 1 failed (endpoint error after retries, a reply cut off by the
+//! token limit, max turns hit); 130 interrupted (SIGINT, SIGTERM, SIGHUP).
 
 mod printer;
 
-use futures_util::{FutureExt, StreamExt};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
+use crate::agent::{Agent, AgentEvent, TurnEnd};
 use crate::exit;
-use crate::provider::{ChatMessage, ChatRequest, Client, StreamDelta, StreamEvent};
 pub use printer::{JsonPrinter, Printer, TextPrinter};
 
 /// How a headless run ended.
@@ -42,83 +45,91 @@ impl Status {
     }
 }
 
-/// Runs one prompt to completion, reporting through `printer`. `interrupt` resolves when the
-/// user asks to stop.
+/// Runs one prompt to the end of its turn, reporting through `printer`. `interrupt` resolves
+/// when the user asks to stop.
 pub async fn run(
-    client: &Client,
-    model: &str,
-    system_prompt: &str,
+    agent: &mut Agent,
     prompt: &str,
     printer: &mut dyn Printer,
     interrupt: impl std::future::Future<Output = ()>,
 ) -> Status {
-    let mut messages = Vec::new();
-    if !system_prompt.is_empty() {
-        messages.push(ChatMessage::System {
-            content: system_prompt.to_owned(),
-        });
-    }
-    messages.push(ChatMessage::User {
-        content: prompt.to_owned(),
-    });
-    let request = ChatRequest::new(model, messages);
-    printer.session_started(model, &client.settings().name);
-
-    let mut stream = std::pin::pin!(client.stream_chat(&request));
-    let mut interrupt = std::pin::pin!(interrupt);
-    // What the user has seen of the current attempt: the final text even when interrupted.
+    printer.session_started(
+        &agent.settings.model,
+        &agent.client.settings().name,
+        agent.engine.mode == crate::tools::approval::Mode::Auto,
+    );
+    let (tx, mut rx) = mpsc::unbounded_channel::<AgentEvent>();
+    let cancel = CancellationToken::new();
     let mut text = String::new();
-    let status = loop {
-        // Take everything already available without waiting; flush only before waiting.
-        let event = match stream.next().now_or_never() {
-            Some(ev) => ev,
-            None => {
-                printer.flush();
-                tokio::select! {
-                    ev = stream.next() => ev,
-                    () = &mut interrupt => break Status::Interrupted,
+    let end = {
+        let send = agent.send(prompt, &tx, &cancel);
+        let mut send = std::pin::pin!(send);
+        let mut interrupt = std::pin::pin!(interrupt);
+        let mut interrupted = false;
+        loop {
+            tokio::select! {
+                biased;
+                Some(ev) = rx.recv() => {
+                    handle(printer, &mut text, &ev);
+                    while let Ok(ev) = rx.try_recv() {
+                        handle(printer, &mut text, &ev);
+                    }
+                    printer.flush();
                 }
-            }
-        };
-        let Some(event) = event else {
-            break Status::Failed;
-        };
-        match event {
-            StreamEvent::Delta(d) => {
-                if let StreamDelta::Text(t) = &d {
-                    text.push_str(t);
+                end = &mut send => break end,
+                () = &mut interrupt, if !interrupted => {
+                    interrupted = true;
+                    cancel.cancel();
                 }
-                printer.delta(&d);
-            }
-            StreamEvent::Retrying {
-                retry,
-                max_retries,
-                delay,
-                error,
-            } => {
-                text.clear();
-                printer.retrying(&error, retry, max_retries, delay);
-            }
-            StreamEvent::Finished(Ok(message)) => {
-                text = message.content.clone();
-                printer.turn_completed(&message);
-                break if message.hit_length_limit() {
-                    printer.error("the reply was cut off: the model reached its output token limit (finish_reason: length)");
-                    Status::Failed
-                } else {
-                    Status::Completed
-                };
-            }
-            StreamEvent::Finished(Err(e)) => {
-                printer.error(&e.to_string());
-                break Status::Failed;
             }
         }
     };
-    if status == Status::Interrupted {
-        printer.error("interrupted");
+    drop(tx);
+    while let Ok(ev) = rx.try_recv() {
+        handle(printer, &mut text, &ev);
     }
+    let status = match end {
+        TurnEnd::Completed => Status::Completed,
+        TurnEnd::Stopped => {
+            printer.error("interrupted");
+            Status::Interrupted
+        }
+        TurnEnd::LengthLimit => {
+            printer.error("the reply was cut off: the model reached its output token limit (finish_reason: length)");
+            Status::Failed
+        }
+        TurnEnd::MaxTurns(n) => {
+            printer.error(&format!(
+                "stopped after {n} model round-trips (--max-turns) without a final answer"
+            ));
+            Status::Failed
+        }
+        TurnEnd::Cancelled => {
+            printer.error("the tool calls were cancelled");
+            Status::Failed
+        }
+        TurnEnd::Failed(e) => {
+            printer.error(&e.to_string());
+            Status::Failed
+        }
+    };
     printer.session_finished(status, &text);
     printer.flush();
     status
+}
+
+/// Passes one event to the printer, tracking the text of the latest reply.
+fn handle(printer: &mut dyn Printer, text: &mut String, ev: &AgentEvent) {
+    match ev {
+        AgentEvent::Delta(crate::provider::StreamDelta::Text(t)) => text.push_str(t),
+        AgentEvent::Retrying { .. } => text.clear(),
+        _ => {}
+    }
+    printer.event(ev);
+    // The final text is the last reply's: a reply that only called tools starts a new one.
+    if let AgentEvent::ReplyDone(m) = ev
+        && !m.tool_calls.is_empty()
+    {
+        text.clear();
+    }
 }

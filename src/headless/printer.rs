@@ -1,25 +1,26 @@
 //! The two headless outputs: readable text, and JSON Lines events (SPEC §7).
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::Status;
-use crate::provider::{AssistantMessage, ProviderError, StreamDelta};
+use crate::agent::AgentEvent;
+use crate::provider::{ProviderError, StreamDelta};
+use crate::tools::events::{EngineEvent, ToolStatus};
 
 /// Receives what happens during a headless run.
 pub trait Printer {
-    fn session_started(&mut self, model: &str, provider: &str);
-    fn delta(&mut self, d: &StreamDelta);
-    fn retrying(&mut self, error: &ProviderError, retry: u32, max: u32, delay: Duration);
-    fn turn_completed(&mut self, message: &AssistantMessage);
+    fn session_started(&mut self, model: &str, provider: &str, auto: bool);
+    fn event(&mut self, ev: &AgentEvent);
     fn error(&mut self, message: &str);
     fn session_finished(&mut self, status: Status, text: &str);
     fn flush(&mut self);
 }
 
-/// Text on stdout; reasoning, retries and errors on stderr.
+/// Text on stdout; reasoning, tool activity, retries and errors on stderr.
 ///
 /// A retried attempt restarts the reply. Text already printed cannot be taken back, so the
 /// retried reply is compared with it: the part that repeats what is already on screen is not
@@ -27,12 +28,14 @@ pub trait Printer {
 pub struct TextPrinter<O: Write, E: Write> {
     out: O,
     err: E,
+    /// The text of the current reply printed so far.
     shown: String,
     /// During a retried attempt: how much of `shown` the new reply has repeated so far.
     replay: Option<usize>,
     in_reasoning: bool,
     ends_with_newline: bool,
     dim: bool,
+    cmd_strings: HashMap<String, String>,
 }
 
 impl<O: Write, E: Write> TextPrinter<O, E> {
@@ -45,6 +48,7 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
             in_reasoning: false,
             ends_with_newline: true,
             dim,
+            cmd_strings: HashMap::new(),
         }
     }
 
@@ -53,6 +57,20 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
             self.in_reasoning = false;
             let _ = writeln!(self.err, "{}", if self.dim { "\x1b[0m" } else { "" });
         }
+    }
+
+    /// Ends the current stdout line, so what follows starts on its own line.
+    fn end_line(&mut self) {
+        if !self.ends_with_newline {
+            let _ = writeln!(self.out);
+            self.ends_with_newline = true;
+        }
+    }
+
+    fn note(&mut self, line: &str) {
+        self.end_reasoning();
+        let _ = self.out.flush();
+        let _ = writeln!(self.err, "sayso: {line}");
     }
 
     fn text(&mut self, t: &str) {
@@ -87,26 +105,6 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
         self.shown.push_str(t);
         self.ends_with_newline = t.ends_with('\n');
     }
-}
-
-impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
-    fn session_started(&mut self, _model: &str, _provider: &str) {}
-
-    fn delta(&mut self, d: &StreamDelta) {
-        match d {
-            StreamDelta::Text(t) => self.text(t),
-            StreamDelta::Reasoning(r) => {
-                if !self.in_reasoning {
-                    self.in_reasoning = true;
-                    let _ = write!(self.err, "{}", if self.dim { "\x1b[2m" } else { "" });
-                }
-                let _ = self.err.write_all(r.as_bytes());
-            }
-            StreamDelta::ToolCallStarted { .. }
-            | StreamDelta::ToolCallArguments { .. }
-            | StreamDelta::Usage(_) => {}
-        }
-    }
 
     fn retrying(&mut self, error: &ProviderError, retry: u32, max: u32, delay: Duration) {
         self.end_reasoning();
@@ -122,11 +120,96 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
         self.replay = Some(0);
     }
 
-    fn turn_completed(&mut self, _message: &AssistantMessage) {
-        self.end_reasoning();
-        if !self.ends_with_newline {
-            let _ = writeln!(self.out);
-            self.ends_with_newline = true;
+    fn engine(&mut self, e: &EngineEvent) {
+        match e {
+            EngineEvent::ToolApprovalRequested {
+                call_id,
+                cmd_string,
+                ..
+            } => {
+                self.cmd_strings.insert(call_id.clone(), cmd_string.clone());
+            }
+            EngineEvent::ToolApprovalFinished {
+                name,
+                choice,
+                reason: Some(r),
+                ..
+            } if choice == "reject" => {
+                self.note(&format!("{name}: {r}"));
+            }
+            EngineEvent::ToolsJudgeFinished {
+                name, safe, reason, ..
+            } => {
+                let verdict = if *safe { "safe" } else { "unsafe" };
+                self.note(&format!("judge on {name}: {verdict} — {reason}"));
+            }
+            EngineEvent::ToolStarted {
+                call_id,
+                cmd_string,
+                ..
+            } => {
+                self.cmd_strings.insert(call_id.clone(), cmd_string.clone());
+                self.end_line();
+                self.note(&format!("running {cmd_string}"));
+            }
+            EngineEvent::ToolFinished {
+                call_id,
+                name,
+                status,
+            } => {
+                let what = self
+                    .cmd_strings
+                    .get(call_id)
+                    .cloned()
+                    .unwrap_or_else(|| name.clone());
+                let status = match status {
+                    ToolStatus::Success => "done",
+                    ToolStatus::Error => "failed",
+                    ToolStatus::Rejected => "rejected",
+                    ToolStatus::Cancelled => "cancelled",
+                };
+                self.end_line();
+                self.note(&format!("{status}: {what}"));
+            }
+            _ => {}
+        }
+    }
+}
+
+impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
+    fn session_started(&mut self, _model: &str, _provider: &str, auto: bool) {
+        if auto {
+            let _ = writeln!(
+                self.err,
+                "sayso: auto mode: tools run without asking, except protected ones"
+            );
+        }
+    }
+
+    fn event(&mut self, ev: &AgentEvent) {
+        match ev {
+            AgentEvent::Delta(StreamDelta::Text(t)) => self.text(t),
+            AgentEvent::Delta(StreamDelta::Reasoning(r)) => {
+                if !self.in_reasoning {
+                    self.in_reasoning = true;
+                    let _ = write!(self.err, "{}", if self.dim { "\x1b[2m" } else { "" });
+                }
+                let _ = self.err.write_all(r.as_bytes());
+            }
+            AgentEvent::Delta(_) => {}
+            AgentEvent::Retrying {
+                retry,
+                max_retries,
+                delay,
+                error,
+            } => self.retrying(error, *retry, *max_retries, *delay),
+            AgentEvent::ReplyDone(_) | AgentEvent::ReplyInterrupted { .. } => {
+                self.end_reasoning();
+                self.end_line();
+                self.shown.clear();
+                self.replay = None;
+            }
+            AgentEvent::Engine(e) => self.engine(e),
         }
     }
 
@@ -137,10 +220,7 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
     }
 
     fn session_finished(&mut self, _status: Status, _text: &str) {
-        if !self.ends_with_newline {
-            let _ = writeln!(self.out);
-            self.ends_with_newline = true;
-        }
+        self.end_line();
     }
 
     fn flush(&mut self) {
@@ -177,43 +257,116 @@ impl<O: Write> JsonPrinter<O> {
         let _ = serde_json::to_writer(&mut self.out, &v);
         let _ = self.out.write_all(b"\n");
     }
-}
 
-impl<O: Write> Printer for JsonPrinter<O> {
-    fn session_started(&mut self, model: &str, provider: &str) {
-        self.emit(json!({"type": "session_started", "model": model, "provider": provider}));
-    }
-
-    fn delta(&mut self, d: &StreamDelta) {
-        let v = match d {
-            StreamDelta::Text(t) => json!({"type": "message_delta", "text": t}),
-            StreamDelta::Reasoning(r) => json!({"type": "reasoning_delta", "text": r}),
-            // Tool-call events belong to the tool engine; a reply's usage is in turn_completed.
-            StreamDelta::ToolCallStarted { .. }
-            | StreamDelta::ToolCallArguments { .. }
-            | StreamDelta::Usage(_) => return,
+    fn engine(&mut self, e: &EngineEvent) {
+        let v = match e {
+            EngineEvent::ToolApprovalRequested {
+                call_id,
+                name,
+                cmd_string,
+                judge_reason,
+            } => json!({
+                "type": "approval_requested", "call_id": call_id, "name": name,
+                "cmd_string": cmd_string, "judge_reason": judge_reason,
+            }),
+            EngineEvent::ToolApprovalFinished {
+                call_id,
+                name,
+                choice,
+                reason,
+            } => json!({
+                "type": "approval_decided", "call_id": call_id, "name": name, "choice": choice, "reason": reason,
+            }),
+            EngineEvent::ToolsJudgeStarted {
+                call_id,
+                name,
+                context,
+            } => json!({
+                "type": "judge_started", "call_id": call_id, "name": name, "context": context,
+            }),
+            EngineEvent::ToolsJudgeFinished {
+                call_id,
+                name,
+                safe,
+                reason,
+            } => json!({
+                "type": "judge_finished", "call_id": call_id, "name": name, "safe": safe, "reason": reason,
+            }),
+            EngineEvent::ToolStarted {
+                call_id,
+                name,
+                cmd_string,
+                args,
+            } => json!({
+                "type": "tool_started", "call_id": call_id, "name": name, "cmd_string": cmd_string, "args": args,
+            }),
+            EngineEvent::ToolOutput {
+                call_id,
+                name,
+                content,
+                display,
+            } => json!({
+                "type": "tool_output", "call_id": call_id, "name": name, "content": content, "display": display,
+            }),
+            EngineEvent::ToolFinished {
+                call_id,
+                name,
+                status,
+            } => json!({
+                "type": "tool_finished", "call_id": call_id, "name": name, "status": status,
+            }),
+            EngineEvent::ToolsStarted { .. } | EngineEvent::ToolsFinished { .. } => return,
         };
         self.emit(v);
     }
+}
 
-    fn retrying(&mut self, error: &ProviderError, retry: u32, max: u32, delay: Duration) {
-        self.emit(json!({
-            "type": "error",
-            "message": error.to_string(),
-            "will_retry": true,
-            "retry": retry,
-            "max_retries": max,
-            "delay_ms": delay.as_millis() as u64,
-            "discard_partial": true,
-        }));
+impl<O: Write> Printer for JsonPrinter<O> {
+    fn session_started(&mut self, model: &str, provider: &str, auto: bool) {
+        self.emit(
+            json!({"type": "session_started", "model": model, "provider": provider, "auto": auto}),
+        );
     }
 
-    fn turn_completed(&mut self, message: &AssistantMessage) {
-        self.emit(json!({
-            "type": "turn_completed",
-            "usage": message.usage,
-            "finish_reason": message.finish_reason,
-        }));
+    fn event(&mut self, ev: &AgentEvent) {
+        let v = match ev {
+            AgentEvent::Delta(StreamDelta::Text(t)) => json!({"type": "message_delta", "text": t}),
+            AgentEvent::Delta(StreamDelta::Reasoning(r)) => {
+                json!({"type": "reasoning_delta", "text": r})
+            }
+            AgentEvent::Delta(StreamDelta::ToolCallStarted { index, id, name }) => {
+                json!({"type": "tool_call_start", "index": index, "call_id": id, "name": name})
+            }
+            AgentEvent::Delta(StreamDelta::ToolCallArguments { index, fragment }) => {
+                json!({"type": "tool_call_delta", "index": index, "arguments": fragment})
+            }
+            AgentEvent::Delta(StreamDelta::Usage(_)) => return,
+            AgentEvent::Retrying {
+                retry,
+                max_retries,
+                delay,
+                error,
+            } => json!({
+                "type": "error",
+                "message": error.to_string(),
+                "will_retry": true,
+                "retry": retry,
+                "max_retries": max_retries,
+                "delay_ms": delay.as_millis() as u64,
+                "discard_partial": true,
+            }),
+            AgentEvent::ReplyDone(m) => {
+                for (index, c) in m.tool_calls.iter().enumerate() {
+                    self.emit(json!({
+                        "type": "tool_call_end", "index": index, "call_id": c.id, "name": c.name, "arguments": c.arguments,
+                    }));
+                }
+                json!({"type": "turn_completed", "usage": m.usage, "finish_reason": m.finish_reason})
+            }
+            AgentEvent::ReplyInterrupted { .. } => return,
+            AgentEvent::Engine(e) => return self.engine(e),
+        };
+        self.emit(v);
     }
 
     fn error(&mut self, message: &str) {
@@ -233,20 +386,26 @@ impl<O: Write> Printer for JsonPrinter<O> {
 mod tests {
     use super::*;
 
-    fn text_run(events: &[Either]) -> (String, String) {
+    enum Step {
+        Text(&'static str),
+        Retry,
+    }
+    use Step::{Retry, Text};
+
+    fn text_run(steps: &[Step]) -> (String, String) {
         let mut out = Vec::new();
         let mut err = Vec::new();
         {
             let mut p = TextPrinter::new(&mut out, &mut err, false);
-            for e in events {
-                match e {
-                    Either::Text(t) => p.delta(&StreamDelta::Text((*t).into())),
-                    Either::Retry => p.retrying(
-                        &ProviderError::Dropped("x".into()),
-                        1,
-                        4,
-                        Duration::from_secs(2),
-                    ),
+            for s in steps {
+                match s {
+                    Text(t) => p.event(&AgentEvent::Delta(StreamDelta::Text((*t).into()))),
+                    Retry => p.event(&AgentEvent::Retrying {
+                        retry: 1,
+                        max_retries: 4,
+                        delay: Duration::from_secs(2),
+                        error: ProviderError::Dropped("x".into()),
+                    }),
                 }
             }
             p.session_finished(Status::Completed, "");
@@ -256,12 +415,6 @@ mod tests {
             String::from_utf8(err).unwrap(),
         )
     }
-
-    enum Either {
-        Text(&'static str),
-        Retry,
-    }
-    use Either::{Retry, Text};
 
     #[test]
     fn retried_reply_that_repeats_is_not_printed_twice() {

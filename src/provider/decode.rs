@@ -91,7 +91,9 @@ impl ReplyDecoder {
                     self.assembler.push(chunk, out);
                 }
                 Err(e) if data.starts_with('{') || data.starts_with('[') => {
-                    return Err(ProviderError::Dropped(format!("a chunk arrived corrupted: {e}")));
+                    return Err(ProviderError::Dropped(format!(
+                        "a chunk arrived corrupted: {e}"
+                    )));
                 }
                 Err(e) => {
                     self.skipped += 1;
@@ -191,7 +193,10 @@ mod tests {
     #[test]
     fn corrupted_chunk_fails_the_attempt_so_no_text_goes_missing() {
         let e = decode("data: {\"choices\":[{\"delta\":{\"content\":\"a\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"b\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n").unwrap_err();
-        assert!(matches!(e, ProviderError::Dropped(_)) && e.is_retryable(), "{e:?}");
+        assert!(
+            matches!(e, ProviderError::Dropped(_)) && e.is_retryable(),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -940,10 +940,10 @@ mod tests {
         }
         let dangerous = [
             ("find . -delete", "-delete"),
-            ("find . -name x -exec rm {} ;", "-exec"),
-            ("find . -execdir ls ;", "-execdir"),
-            ("find . -ok rm ;", "-ok"),
-            ("find . -okdir rm ;", "-okdir"),
+            ("find . -name x -exec rm '{}' \\;", "-exec"),
+            ("find . -execdir ls \\;", "-execdir"),
+            ("find . -ok rm \\;", "-ok"),
+            ("find . -okdir rm \\;", "-okdir"),
             ("find . -fls out", "-fls"),
             ("find . -fprint out", "-fprint"),
             ("find . -fprint0 out", "-fprint0"),

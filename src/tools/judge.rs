@@ -153,11 +153,13 @@ mod tests {
                 reason: "read only".into()
             }
         );
-        assert_eq!(
-            v("```json\n{\"safe\": false, \"reason\": \"deletes\"}\n```").safe,
-            false
+        assert!(
+            !v("```json
+{\"safe\": false, \"reason\": \"deletes\"}
+```")
+            .safe
         );
-        assert_eq!(v("Sure! {\"safe\": true} done").safe, true);
+        assert!(v("Sure! {\"safe\": true} done").safe);
         assert_eq!(v(r#"{"safe":"yes"}"#), unsafe_because(UNREADABLE));
         assert_eq!(v("I think it is fine"), unsafe_because(UNREADABLE));
         assert_eq!(v(""), unsafe_because(UNREADABLE));

@@ -1,9 +1,34 @@
-//! The tool engine's building blocks.
+//! The tool engine (SPEC §4, §5): tools, the queue and orchestrator, the runner, approvals and
+//! the judge. It does no terminal IO; it reports through [`events`] and asks for approvals with
+//! request/reply messages.
 //!
+//! - [`tool`]: the `Tool` trait with SPEC §4.6 defaults, `Invocation`, `SimpleTool`.
+//! - [`opts`]: tool opts and their merging.
+//! - [`registry`]: the tools sayso knows.
+//! - [`setup`]: the registry, groups and active tools built from the config.
+//! - [`cmd_tool`]: command tools from config, and `run_command`.
+//! - [`builtin`]: the built-in tools.
+//! - [`orchestrator`]: one reply's calls → one result per call id, in order.
+//! - [`runner`]: a call's commands (shell and function), watchdog, panics.
+//! - [`shell`], [`ansi`]: process groups, timeouts, output decoding.
+//! - [`function`]: what function commands receive (`output_cb`, `register_job`).
 //! - [`approval`]: the approval decision as a pure function of settings, mode, memory and gates.
 //! - [`command_safety`]: the deterministic `is_safe` gate for shell commands.
 //! - [`judge`]: the LLM judge that vets calls in auto mode.
+//! - [`events`]: engine events and approval requests.
 
+pub mod ansi;
 pub mod approval;
+pub mod builtin;
+pub mod cmd_tool;
 pub mod command_safety;
+pub mod events;
+pub mod function;
 pub mod judge;
+pub mod opts;
+pub mod orchestrator;
+pub mod registry;
+pub mod runner;
+pub mod setup;
+pub mod shell;
+pub mod tool;

@@ -4,6 +4,8 @@ mod support;
 
 mod config_errors;
 mod demo;
+mod engine;
+mod engine_support;
 mod headless;
 mod judge;
 mod requests;

@@ -1,0 +1,141 @@
+//! `create_file`: create a new file (never overwrites); parent directories are created.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::paths::{display, resolve};
+use crate::provider::ToolSpec;
+use crate::tools::opts::Opts;
+use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
+
+pub struct CreateFile;
+
+/// A unified diff from `old` to `new` for `path`.
+pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
+}
+
+fn create(inv: &Invocation) -> Result<String, String> {
+    let filepath = inv.arg_str("filepath");
+    if filepath.is_empty() {
+        return Err("`filepath` is required".into());
+    }
+    let content = inv
+        .args
+        .get("content")
+        .and_then(|c| c.as_str())
+        .unwrap_or_default();
+    let r = resolve(&inv.cwd, filepath);
+    let shown = display(&inv.cwd, &r.path);
+    if r.path.exists() {
+        return Err(format!(
+            "`{shown}` already exists; use edit_file to change it"
+        ));
+    }
+    if let Some(parent) = r.path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("Cannot create the directories for `{shown}`: {e}"))?;
+    }
+    // create_new: fails instead of overwriting if the file appeared meanwhile.
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&r.path)
+        .map_err(|e| format!("Cannot create `{shown}`: {e}"))?;
+    std::io::Write::write_all(&mut f, content.as_bytes())
+        .map_err(|e| format!("Cannot write `{shown}`: {e}"))?;
+    Ok(format!(
+        "Created {shown} ({} lines)",
+        content.lines().count()
+    ))
+}
+
+impl Tool for CreateFile {
+    fn name(&self) -> &str {
+        "create_file"
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "create_file".into(),
+            description: "Create a new file with the given content. Fails if the file already exists; missing parent directories are created.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "filepath": {"type": "string", "description": "Path of the new file, relative to the working directory"},
+                    "content": {"type": "string", "description": "The whole content of the file"}
+                },
+                "required": ["filepath", "content"],
+                "additionalProperties": false
+            }),
+            strict: Some(true),
+        }
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::FileEdit
+    }
+
+    fn default_opts(&self) -> Opts {
+        Opts {
+            require_approval_before: Some(toml::Value::Boolean(true)),
+            ..Opts::default()
+        }
+    }
+
+    fn must_ask(&self, inv: &Invocation) -> bool {
+        !resolve(&inv.cwd, inv.arg_str("filepath")).inside
+    }
+
+    fn cmd_string(&self, inv: &Invocation) -> String {
+        format!("create_file {}", inv.arg_str("filepath"))
+    }
+
+    fn prompt(&self, inv: &Invocation) -> Option<String> {
+        let r = resolve(&inv.cwd, inv.arg_str("filepath"));
+        let shown = display(&inv.cwd, &r.path);
+        Some(if r.inside {
+            format!("Create `{shown}`?")
+        } else {
+            format!("Create `{shown}`, OUTSIDE the working directory?")
+        })
+    }
+
+    fn preview(&self, inv: &Invocation) -> Option<Preview> {
+        let path = inv.arg_str("filepath").to_owned();
+        let content = inv
+            .args
+            .get("content")
+            .and_then(|c| c.as_str())
+            .unwrap_or_default();
+        Some(Preview::Diff {
+            diff: unified_diff(&path, "", content),
+            path,
+        })
+    }
+
+    fn commands(&self, _inv: &Invocation) -> Vec<Command> {
+        vec![Command::Function(Arc::new(|inv, _| {
+            Box::pin(async move {
+                Some(match create(&inv) {
+                    Ok(s) => CmdResult::Success(s),
+                    Err(e) => CmdResult::Error(e),
+                })
+            })
+        }))]
+    }
+
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
+        let summary = data.and_then(<[String]>::last).cloned().unwrap_or_default();
+        out.add(summary, None);
+    }
+
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
+        out.add(errors.join("\n"), None);
+    }
+}

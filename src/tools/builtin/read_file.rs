@@ -1,0 +1,123 @@
+//! `read_file`: read a file, or a 1-based inclusive line range of it.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::paths::{display, resolve};
+use crate::provider::ToolSpec;
+use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Tool, ToolOutput};
+
+pub struct ReadFile;
+
+fn line_arg(args: &Value, key: &str) -> Result<Option<i64>, String> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_i64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .map(Some)
+            .ok_or_else(|| format!("`{key}` must be a whole number, got {v}")),
+    }
+}
+
+/// The text of `filepath` (lines `start..=end`, 1-based, clamped to the file) and a summary.
+pub fn read(inv: &Invocation) -> Result<(String, String), String> {
+    let filepath = inv.arg_str("filepath");
+    if filepath.is_empty() {
+        return Err("`filepath` is required".into());
+    }
+    let r = resolve(&inv.cwd, filepath);
+    let shown = display(&inv.cwd, &r.path);
+    if r.path.is_dir() {
+        return Err(format!("`{shown}` is a directory, not a file"));
+    }
+    let bytes = std::fs::read(&r.path).map_err(|e| format!("Error reading `{shown}`: {e}"))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len();
+    let start = line_arg(&inv.args, "start_line")?;
+    let end = line_arg(&inv.args, "end_line")?;
+    if start.is_none() && end.is_none() {
+        return Ok((text.into_owned(), format!("Read {shown} ({total} lines)")));
+    }
+    let start = start.unwrap_or(1);
+    if start < 1 {
+        return Err(format!(
+            "`start_line` is 1-based and must be at least 1, got {start}"
+        ));
+    }
+    let end = end.unwrap_or(total as i64);
+    if end < start {
+        return Err(format!(
+            "`end_line` ({end}) is before `start_line` ({start})"
+        ));
+    }
+    if start as usize > total.max(1) {
+        return Err(format!(
+            "`{shown}` has {total} lines; `start_line` {start} is past the end"
+        ));
+    }
+    let end = (end as usize).min(total);
+    let selected = lines[start as usize - 1..end].join("\n");
+    Ok((
+        selected,
+        format!("Read {shown} (lines {start}–{end} of {total})"),
+    ))
+}
+
+impl Tool for ReadFile {
+    fn name(&self) -> &str {
+        "read_file"
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "read_file".into(),
+            description: "Read a text file, or a range of its lines. Lines are numbered from 1 and the range is inclusive; an end past the last line is clamped.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "filepath": {"type": "string", "description": "Path of the file, relative to the working directory"},
+                    "start_line": {"type": ["integer", "null"], "description": "First line to read (1-based); null for the start"},
+                    "end_line": {"type": ["integer", "null"], "description": "Last line to read (inclusive); null for the end"}
+                },
+                "required": ["filepath", "start_line", "end_line"],
+                "additionalProperties": false
+            }),
+            strict: Some(true),
+        }
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::ReadOnly
+    }
+
+    fn cmd_string(&self, inv: &Invocation) -> String {
+        format!("read_file {}", inv.arg_str("filepath"))
+    }
+
+    fn commands(&self, _inv: &Invocation) -> Vec<Command> {
+        vec![Command::Function(Arc::new(|inv, _| {
+            Box::pin(async move {
+                Some(match read(&inv) {
+                    Ok((text, summary)) => CmdResult::Success(format!("{summary}\n{text}")),
+                    Err(e) => CmdResult::Error(e),
+                })
+            })
+        }))]
+    }
+
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
+        let data = data.and_then(<[String]>::last).cloned().unwrap_or_default();
+        let (summary, text) = data.split_once('\n').unwrap_or((&data, ""));
+        out.add(
+            format!("{summary}:\n````\n{text}\n````"),
+            Some(summary.to_owned()),
+        );
+    }
+
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
+        out.add(errors.join("\n"), None);
+    }
+}

@@ -1,0 +1,332 @@
+//! Command tools defined without code (SPEC §4.7): `extends = "cmd_tool"` in config, and
+//! `run_command`, which is one too.
+//!
+//! A template such as `bd {action} {task_id?} {args?}` becomes one shell script per call:
+//! `{name}` is replaced by the argument **quoted for the shell** (so `; rm -rf ~` stays one
+//! word), `{name?}` is dropped when the argument is absent or null. The schema is wrapped into a
+//! full strict function schema: every property is listed in `required`, the optional ones made
+//! nullable, and no other properties are allowed unless the config says so.
+
+use serde_json::{Map, Value, json};
+
+use super::command_safety::{is_safe, quote_arg};
+use super::opts::Opts;
+use super::tool::{Command, Invocation, Kind, Tool, ToolOutput};
+use crate::provider::ToolSpec;
+
+/// How a call's arguments become the command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BuildCmd {
+    /// A template with `{name}` / `{name?}` placeholders; arguments are quoted.
+    Template(String),
+    /// The named argument *is* the shell command (run_command).
+    Raw(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct CmdTool {
+    pub name: String,
+    pub description: String,
+    pub properties: Map<String, Value>,
+    pub required: Vec<String>,
+    pub additional_properties: bool,
+    pub build: BuildCmd,
+    pub system_prompt: Option<String>,
+    pub opts: Opts,
+    /// An argument that names a session flag to record the command's success in.
+    pub flag_arg: Option<String>,
+}
+
+/// The default list of commands `run_command` may run unasked in auto mode.
+pub fn default_safe_commands() -> Vec<String> {
+    [
+        "ls",
+        "cat",
+        "pwd",
+        "git status",
+        "git diff",
+        "git log",
+        "rg",
+        "grep",
+        "head",
+        "tail",
+        "wc",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// `run_command`: run a shell command.
+pub fn run_command() -> CmdTool {
+    let mut properties = Map::new();
+    properties.insert(
+        "cmd".into(),
+        json!({"type": "string", "description": "The shell command to run, e.g. `pytest` or `make test`"}),
+    );
+    properties.insert(
+        "flag".into(),
+        json!({"type": "string", "description": "`testing` when the command runs tests, otherwise null"}),
+    );
+    CmdTool {
+        name: "run_command".into(),
+        description: "Run a shell command in the working directory and return its output. \
+                      Use it for builds, tests, git and other command-line tools."
+            .into(),
+        properties,
+        required: vec!["cmd".into()],
+        additional_properties: false,
+        build: BuildCmd::Raw("cmd".into()),
+        system_prompt: None,
+        opts: Opts {
+            require_approval_before: Some(toml::Value::Boolean(true)),
+            require_cmd_approval: Some(true),
+            judge: Some(true),
+            timeout: Some(300_000),
+            safe_commands: Some(default_safe_commands()),
+            ..Opts::default()
+        },
+        flag_arg: Some("flag".into()),
+    }
+}
+
+impl CmdTool {
+    /// The command for this call, or why it cannot be built.
+    pub fn build_command(&self, args: &Value) -> Result<String, String> {
+        match &self.build {
+            BuildCmd::Raw(key) => match args.get(key).and_then(Value::as_str) {
+                Some(cmd) if !cmd.trim().is_empty() => Ok(cmd.to_owned()),
+                _ => Err(format!("the `{key}` argument is missing or empty")),
+            },
+            BuildCmd::Template(t) => fill_template(t, args),
+        }
+    }
+}
+
+fn arg_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// Fills `{name}` / `{name?}` placeholders with quoted arguments.
+pub fn fill_template(template: &str, args: &Value) -> Result<String, String> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+            break;
+        };
+        let inner = &rest[open + 1..close];
+        let (key, optional) = match inner.strip_suffix('?') {
+            Some(k) => (k, true),
+            None => (inner, false),
+        };
+        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            out.push_str(&rest[..=open]);
+            rest = &rest[open + 1..];
+            continue;
+        }
+        out.push_str(&rest[..open]);
+        match args.get(key).and_then(arg_text) {
+            Some(v) => out.push_str(&quote_arg(&v)),
+            None if optional => {
+                // Drop the placeholder and one space beside it, so no double spaces remain.
+                if out.ends_with(' ') {
+                    out.pop();
+                } else if rest[close + 1..].starts_with(' ') {
+                    rest = &rest[close + 1..];
+                    rest = &rest[1..];
+                    continue;
+                }
+            }
+            None => return Err(format!("the `{key}` argument is missing")),
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out.trim().to_owned())
+}
+
+impl Tool for CmdTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn spec(&self) -> ToolSpec {
+        // Strict mode: every property required, optional ones nullable.
+        let mut properties = Map::new();
+        for (k, v) in &self.properties {
+            let mut v = v.clone();
+            if !self.required.contains(k)
+                && let Some(obj) = v.as_object_mut()
+                && let Some(ty) = obj.get("type").cloned()
+            {
+                let nullable = match ty {
+                    Value::String(t) => json!([t, "null"]),
+                    Value::Array(mut ts) => {
+                        if !ts.contains(&json!("null")) {
+                            ts.push(json!("null"));
+                        }
+                        Value::Array(ts)
+                    }
+                    other => other,
+                };
+                obj.insert("type".into(), nullable);
+            }
+            properties.insert(k.clone(), v);
+        }
+        let strict = !self.additional_properties;
+        ToolSpec {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            parameters: json!({
+                "type": "object",
+                "properties": properties,
+                "required": if strict { self.properties.keys().cloned().collect::<Vec<_>>() } else { self.required.clone() },
+                "additionalProperties": self.additional_properties,
+            }),
+            strict: Some(strict),
+        }
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::Shell
+    }
+
+    fn system_prompt(&self) -> Option<String> {
+        self.system_prompt.clone()
+    }
+
+    fn default_opts(&self) -> Opts {
+        self.opts.clone()
+    }
+
+    fn setup(&self, inv: &Invocation) -> Result<(), String> {
+        self.build_command(&inv.args).map(|_| ())
+    }
+
+    fn commands(&self, inv: &Invocation) -> Vec<Command> {
+        let Ok(script) = self.build_command(&inv.args) else {
+            return Vec::new();
+        };
+        let flag = self
+            .flag_arg
+            .as_ref()
+            .and_then(|k| inv.args.get(k))
+            .and_then(Value::as_str)
+            .filter(|f| !f.is_empty())
+            .map(str::to_owned);
+        vec![Command::Script { script, flag }]
+    }
+
+    fn cmd_string(&self, inv: &Invocation) -> String {
+        self.build_command(&inv.args)
+            .unwrap_or_else(|_| self.name.clone())
+    }
+
+    fn prompt(&self, inv: &Invocation) -> Option<String> {
+        Some(format!("Run the command `{}`?", self.cmd_string(inv)))
+    }
+
+    fn is_safe(&self, inv: &Invocation) -> Option<bool> {
+        let list = inv.opts.safe_commands.as_deref()?;
+        Some(
+            self.build_command(&inv.args)
+                .is_ok_and(|c| is_safe(&c, list)),
+        )
+    }
+
+    fn judge_context(&self, inv: &Invocation) -> Option<String> {
+        self.build_command(&inv.args).ok()
+    }
+
+    fn on_success(&self, inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
+        let cmd = self.cmd_string(inv);
+        let text = data
+            .and_then(<[String]>::last)
+            .map(|s| s.trim_end())
+            .unwrap_or_default();
+        if text.is_empty() {
+            out.add(format!("`{cmd}` succeeded with no output"), None);
+        } else {
+            out.add(format!("`{cmd}`\n````\n{text}\n````"), None);
+        }
+    }
+
+    fn on_error(&self, inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
+        let cmd = self.cmd_string(inv);
+        out.add(
+            format!(
+                "There was an error running the `{cmd}` command:\n```txt\n{}\n```",
+                errors.join("\n")
+            ),
+            Some(format!("`{cmd}` failed\n{}", errors.join("\n"))),
+        );
+    }
+
+    fn on_rejected(&self, inv: &Invocation, out: &mut ToolOutput, reason: Option<&str>) {
+        let cmd = self.cmd_string(inv);
+        let mut text = format!("The user rejected the execution of the `{cmd}` command");
+        if let Some(r) = reason.filter(|r| !r.trim().is_empty()) {
+            text.push_str(&format!(", with the reason: \"{}\"", r.trim()));
+        }
+        out.add(text, None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_quote_arguments_and_drop_absent_optionals() {
+        let t = "bd {action} {task_id?} {args?}";
+        assert_eq!(
+            fill_template(t, &json!({"action": "ready"})).unwrap(),
+            "bd ready"
+        );
+        assert_eq!(
+            fill_template(
+                t,
+                &json!({"action": "show", "task_id": "x-1", "args": null})
+            )
+            .unwrap(),
+            "bd show x-1"
+        );
+        assert_eq!(
+            fill_template(t, &json!({"action": "; rm -rf ~", "args": "$(id)"})).unwrap(),
+            "bd '; rm -rf ~' '$(id)'"
+        );
+        assert_eq!(
+            fill_template("echo {n}", &json!({"n": 3})).unwrap(),
+            "echo 3"
+        );
+        assert!(
+            fill_template(t, &json!({}))
+                .unwrap_err()
+                .contains("`action`")
+        );
+        assert_eq!(
+            fill_template("awk '{print $1}' {f}", &json!({"f": "a b"})).unwrap(),
+            "awk '{print $1}' 'a b'"
+        );
+    }
+
+    #[test]
+    fn strict_schema_lists_every_property_and_makes_optionals_nullable() {
+        let spec = run_command().spec();
+        assert_eq!(spec.strict, Some(true));
+        assert_eq!(spec.parameters["required"], json!(["cmd", "flag"]));
+        assert_eq!(
+            spec.parameters["properties"]["flag"]["type"],
+            json!(["string", "null"])
+        );
+        assert_eq!(
+            spec.parameters["properties"]["cmd"]["type"],
+            json!("string")
+        );
+        assert_eq!(spec.parameters["additionalProperties"], json!(false));
+    }
+}

@@ -1,0 +1,135 @@
+//! A tool's opts (SPEC §4.1, §5.1): the tool's own defaults with the config entry's `opts`
+//! merged over them (config wins, key by key). Unknown keys in a config file are errors.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Every opt a tool may have. `None` = not set at this layer.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Opts {
+    /// `true` / `false`, or any other value: the tool's `prompt_condition` decides.
+    pub require_approval_before: Option<toml::Value>,
+    pub require_cmd_approval: Option<bool>,
+    pub protect: Option<bool>,
+    /// The judge may vet this tool in auto mode.
+    pub judge: Option<bool>,
+    /// Milliseconds before a command is killed (and the function watchdog fires).
+    pub timeout: Option<u64>,
+    /// Commands `is_safe` accepts by argv prefix (run_command).
+    pub safe_commands: Option<Vec<String>>,
+    /// Consecutive calls of this tool share one setup/on_exit, and only the first asks.
+    pub use_handlers_once: Option<bool>,
+}
+
+/// The default function watchdog and shell timeout: 10 minutes.
+pub const DEFAULT_TIMEOUT_MS: u64 = 600_000;
+
+/// How `require_approval_before` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalSetting {
+    Yes,
+    No,
+    /// Neither true nor false: ask `prompt_condition`.
+    PromptCondition,
+}
+
+impl Opts {
+    /// `self` with every key set in `high` replaced.
+    pub fn merged(&self, high: &Opts) -> Opts {
+        Opts {
+            require_approval_before: high
+                .require_approval_before
+                .clone()
+                .or(self.require_approval_before.clone()),
+            require_cmd_approval: high.require_cmd_approval.or(self.require_cmd_approval),
+            protect: high.protect.or(self.protect),
+            judge: high.judge.or(self.judge),
+            timeout: high.timeout.or(self.timeout),
+            safe_commands: high.safe_commands.clone().or(self.safe_commands.clone()),
+            use_handlers_once: high.use_handlers_once.or(self.use_handlers_once),
+        }
+    }
+
+    pub fn approval_setting(&self) -> ApprovalSetting {
+        match &self.require_approval_before {
+            None | Some(toml::Value::Boolean(false)) => ApprovalSetting::No,
+            Some(toml::Value::Boolean(true)) => ApprovalSetting::Yes,
+            Some(_) => ApprovalSetting::PromptCondition,
+        }
+    }
+
+    pub fn require_cmd_approval(&self) -> bool {
+        self.require_cmd_approval.unwrap_or(false)
+    }
+
+    pub fn protect(&self) -> bool {
+        self.protect.unwrap_or(false)
+    }
+
+    pub fn judge(&self) -> bool {
+        self.judge.unwrap_or(false)
+    }
+
+    pub fn timeout_ms(&self) -> u64 {
+        self.timeout.unwrap_or(DEFAULT_TIMEOUT_MS)
+    }
+
+    pub fn use_handlers_once(&self) -> bool {
+        self.use_handlers_once.unwrap_or(false)
+    }
+
+    /// As JSON, for `sayso tools` and session records.
+    pub fn to_json(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        if let Some(v) = &self.require_approval_before {
+            m.insert(
+                "require_approval_before".into(),
+                serde_json::to_value(v).unwrap_or(Value::Null),
+            );
+        }
+        let mut put = |k: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                m.insert(k.into(), v);
+            }
+        };
+        put(
+            "require_cmd_approval",
+            self.require_cmd_approval.map(Value::Bool),
+        );
+        put("protect", self.protect.map(Value::Bool));
+        put("judge", self.judge.map(Value::Bool));
+        put("timeout", self.timeout.map(Value::from));
+        put("safe_commands", self.safe_commands.clone().map(Value::from));
+        put("use_handlers_once", self.use_handlers_once.map(Value::Bool));
+        Value::Object(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_wins_key_by_key() {
+        let tool = Opts {
+            require_approval_before: Some(true.into()),
+            timeout: Some(5),
+            ..Opts::default()
+        };
+        let config = Opts {
+            timeout: Some(9),
+            protect: Some(true),
+            ..Opts::default()
+        };
+        let m = tool.merged(&config);
+        assert_eq!(m.approval_setting(), ApprovalSetting::Yes);
+        assert_eq!(m.timeout_ms(), 9);
+        assert!(m.protect());
+        let odd = Opts {
+            require_approval_before: Some(toml::Value::String("ask".into())),
+            ..Opts::default()
+        };
+        assert_eq!(odd.approval_setting(), ApprovalSetting::PromptCondition);
+    }
+}

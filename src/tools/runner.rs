@@ -1,0 +1,298 @@
+//! The runner (SPEC §4.2): runs one call's commands in order and reports through the tool's
+//! output functions.
+//!
+//! A `success` calls `on_success` with this tool's successful data so far and moves on; an
+//! `error` calls `on_error` with this tool's errors and skips the remaining commands. Shell
+//! commands run in their own process groups with the tool's timeout; functions may answer
+//! through their return value or (once) through `output_cb`, are stopped by a watchdog after
+//! the same timeout, and a panic inside one is an error result. Output functions that panic
+//! produce ``Internal error with `NAME` tool: MESSAGE``.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use tokio_util::sync::CancellationToken;
+
+use super::function::{FnArgs, OutputCb};
+use super::shell::{Jobs, ShellProgram, ShellSpec, run_shell};
+use super::tool::{CmdResult, Command, Invocation, Tool, ToolOutput};
+
+/// How running a call's commands ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    Success,
+    Error,
+    /// The user stopped: the caller reports the call cancelled.
+    Stopped,
+}
+
+/// The text of a caught panic.
+pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panicked".to_owned()
+    }
+}
+
+/// Runs an output function, turning a panic into the internal-error message.
+pub fn guarded(name: &str, out: &mut ToolOutput, f: impl FnOnce(&mut ToolOutput)) {
+    let mut scratch = std::mem::take(out);
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        f(&mut scratch);
+        scratch
+    }));
+    match result {
+        Ok(done) => *out = done,
+        Err(p) => {
+            // What was added before the panic is lost with the unwound closure; the note
+            // says what happened.
+            out.add(
+                format!(
+                    "Internal error with `{name}` tool: {}",
+                    panic_message(p.as_ref())
+                ),
+                None,
+            );
+        }
+    }
+}
+
+/// `${key}` placeholders replaced by `env` values; unknown keys are left as written.
+pub fn substitute(text: &str, env: &HashMap<String, String>) -> String {
+    if env.is_empty() || !text.contains("${") {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find('}') {
+            Some(end) if env.contains_key(&after[..end]) => {
+                out.push_str(&env[&after[..end]]);
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push_str("${");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+pub struct Runner<'a> {
+    pub cancel: &'a CancellationToken,
+    pub jobs: &'a Jobs,
+    pub flags: &'a mut HashMap<String, bool>,
+}
+
+impl Runner<'_> {
+    /// Runs every command of the call, reporting into `out`.
+    pub async fn run(
+        &mut self,
+        tool: &dyn Tool,
+        inv: &Arc<Invocation>,
+        out: &mut ToolOutput,
+    ) -> RunEnd {
+        let commands = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.commands(inv))) {
+            Ok(c) => c,
+            Err(p) => {
+                let errors = vec![format!(
+                    "Internal error with `{}` tool: {}",
+                    inv.name,
+                    panic_message(p.as_ref())
+                )];
+                guarded(&inv.name, out, |o| tool.on_error(inv, o, &errors));
+                return RunEnd::Error;
+            }
+        };
+        if commands.is_empty() {
+            guarded(&inv.name, out, |o| tool.on_success(inv, o, None));
+            return RunEnd::Success;
+        }
+        let env = tool.env(inv);
+        let timeout = Duration::from_millis(inv.opts.timeout_ms());
+        let mut data: Vec<String> = Vec::new();
+        let mut errors: Vec<String> = Vec::new();
+        let mut input: Option<CmdResult> = None;
+        for command in commands {
+            let result = match self
+                .run_one(&command, inv, &env, timeout, input.take())
+                .await
+            {
+                Some(r) => r,
+                None => return RunEnd::Stopped,
+            };
+            match &result {
+                CmdResult::Success(d) => {
+                    data.push(d.clone());
+                    guarded(&inv.name, out, |o| tool.on_success(inv, o, Some(&data)));
+                }
+                CmdResult::Error(e) => {
+                    errors.push(e.clone());
+                    guarded(&inv.name, out, |o| tool.on_error(inv, o, &errors));
+                    return RunEnd::Error;
+                }
+            }
+            input = Some(result);
+        }
+        RunEnd::Success
+    }
+
+    /// One command's result, or `None` when the user stopped.
+    async fn run_one(
+        &mut self,
+        command: &Command,
+        inv: &Arc<Invocation>,
+        env: &HashMap<String, String>,
+        timeout: Duration,
+        input: Option<CmdResult>,
+    ) -> Option<CmdResult> {
+        match command {
+            Command::Script { script, flag } => {
+                let program = ShellProgram::Script(substitute(script, env));
+                self.run_shell(program, inv, timeout, flag.as_deref()).await
+            }
+            Command::Argv { argv, flag } => {
+                let program = ShellProgram::Argv(argv.iter().map(|a| substitute(a, env)).collect());
+                self.run_shell(program, inv, timeout, flag.as_deref()).await
+            }
+            Command::Function(f) => self.run_function(f, inv, timeout, input).await,
+        }
+    }
+
+    async fn run_shell(
+        &mut self,
+        program: ShellProgram,
+        inv: &Invocation,
+        timeout: Duration,
+        flag: Option<&str>,
+    ) -> Option<CmdResult> {
+        let spec = ShellSpec {
+            program,
+            cwd: inv.cwd.clone(),
+            env: Vec::new(),
+            timeout: Some(timeout),
+        };
+        let outcome = match run_shell(&spec, self.cancel).await {
+            Ok(o) => o,
+            Err(e) => {
+                if let Some(flag) = flag {
+                    self.flags.insert(flag.to_owned(), false);
+                }
+                return Some(CmdResult::Error(e));
+            }
+        };
+        if outcome.cancelled {
+            return None;
+        }
+        if let Some(flag) = flag {
+            self.flags.insert(flag.to_owned(), outcome.success());
+        }
+        if outcome.timed_out {
+            let mut msg = format!("Command timed out after {} ms", timeout.as_millis());
+            for part in [&outcome.stderr, &outcome.stdout] {
+                if !part.trim().is_empty() {
+                    msg.push('\n');
+                    msg.push_str(part.trim_end());
+                }
+            }
+            return Some(CmdResult::Error(msg));
+        }
+        if outcome.success() {
+            return Some(CmdResult::Success(outcome.stdout));
+        }
+        let mut msg = String::new();
+        for part in [&outcome.stderr, &outcome.stdout] {
+            if !part.trim().is_empty() {
+                if !msg.is_empty() {
+                    msg.push('\n');
+                }
+                msg.push_str(part.trim_end());
+            }
+        }
+        if msg.is_empty() {
+            msg = match outcome.exit_code {
+                Some(c) => format!("The command exited with status {c} and printed nothing"),
+                None => "The command was killed by a signal".to_owned(),
+            };
+        }
+        Some(CmdResult::Error(msg))
+    }
+
+    async fn run_function(
+        &mut self,
+        f: &super::tool::FunctionCmd,
+        inv: &Arc<Invocation>,
+        timeout: Duration,
+        input: Option<CmdResult>,
+    ) -> Option<CmdResult> {
+        let (output_cb, mut later) = OutputCb::new();
+        let args = FnArgs {
+            input,
+            output_cb: output_cb.clone(),
+            jobs: self.jobs.clone(),
+        };
+        let fut = AssertUnwindSafe(f(inv.clone(), args)).catch_unwind();
+        let name = inv.name.clone();
+        let work = async move {
+            let returned = match fut.await {
+                Ok(r) => r,
+                Err(p) => {
+                    return CmdResult::Error(format!(
+                        "The `{name}` tool failed: {}",
+                        panic_message(p.as_ref())
+                    ));
+                }
+            };
+            // A result delivered through output_cb before returning wins over the return value.
+            if let Ok(early) = later.try_recv() {
+                return early;
+            }
+            if let Some(r) = returned {
+                output_cb.call(r.clone());
+                return r;
+            }
+            match (&mut later).await {
+                Ok(r) => r,
+                Err(_) => CmdResult::Error(format!("The `{name}` tool ended without a result")),
+            }
+        };
+        tokio::select! {
+            r = tokio::time::timeout(timeout, work) => Some(r.unwrap_or_else(|_| {
+                CmdResult::Error(format!(
+                    "The `{}` tool did not finish within {} ms and was stopped",
+                    inv.name,
+                    timeout.as_millis()
+                ))
+            })),
+            () = self.cancel.cancelled() => {
+                self.jobs.kill_all().await;
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_filled_from_env() {
+        let env: HashMap<String, String> = [("dir".to_owned(), "/tmp".to_owned())].into();
+        assert_eq!(
+            substitute("ls ${dir} ${other} $HOME", &env),
+            "ls /tmp ${other} $HOME"
+        );
+        assert_eq!(substitute("${dir", &env), "${dir");
+    }
+}

@@ -1,0 +1,215 @@
+//! Builds a chat's tools from the configuration: the registry (built-ins plus `cmd_tool`
+//! entries, each with its config opts), the groups, the active tool set and the allow-list.
+//! Every name is checked; a mistake is a config error that names the file, line and key.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde_json::Map;
+
+use super::builtin;
+use super::cmd_tool::{BuildCmd, CmdTool};
+use super::opts::Opts;
+use super::registry::{Registry, Source};
+use crate::config::{Config, ConfigError};
+
+/// A group of tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    pub tools: Vec<String>,
+    pub prompt: Option<String>,
+}
+
+#[derive(Clone)]
+pub struct ToolSetup {
+    pub registry: Registry,
+    pub groups: BTreeMap<String, Group>,
+    /// The tools offered to the model at the start of a chat.
+    pub active: BTreeSet<String>,
+    pub allowed: BTreeSet<String>,
+}
+
+impl ToolSetup {
+    /// Tool names for a list of tool and group names; unknown names are returned as errors.
+    pub fn expand(&self, names: &[String]) -> Result<BTreeSet<String>, String> {
+        let mut out = BTreeSet::new();
+        for n in names {
+            if let Some(g) = self.groups.get(n) {
+                out.extend(g.tools.iter().cloned());
+            } else if self.registry.contains(n) {
+                out.insert(n.clone());
+            } else {
+                let mut known: Vec<&str> = self.registry.entries().map(|(k, _)| k).collect();
+                known.extend(self.groups.keys().map(String::as_str));
+                return Err(format!(
+                    "unknown tool or group `{n}` (known: {})",
+                    known.join(", ")
+                ));
+            }
+        }
+        Ok(out)
+    }
+}
+
+pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
+    let mut registry = builtin::registry();
+    let settings = &config.tools;
+    for (name, entry) in &settings.entries {
+        let table = format!("tools.{name}");
+        match entry.extends.as_deref() {
+            Some("cmd_tool") => {
+                if registry
+                    .get(name)
+                    .is_some_and(|e| e.source == Source::Builtin)
+                {
+                    return Err(config.invalid(
+                        &table,
+                        "extends",
+                        format!("`{name}` is a built-in tool; give your command tool another name"),
+                    ));
+                }
+                if name.is_empty()
+                    || !name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                {
+                    return Err(config.invalid(
+                        "tools",
+                        name,
+                        "a tool name may use only letters, digits, `_` and `-`",
+                    ));
+                }
+                let description = entry.description.clone().ok_or_else(|| {
+                    config.invalid(&table, "extends", "a cmd_tool needs a `description`")
+                })?;
+                let build_cmd = entry.build_cmd.clone().ok_or_else(|| {
+                    config.invalid(&table, "extends", "a cmd_tool needs a `build_cmd` template")
+                })?;
+                let schema = entry.schema.clone().unwrap_or_default();
+                for r in &schema.required {
+                    if !schema.properties.contains_key(r) {
+                        return Err(config.invalid(
+                            &table,
+                            "schema",
+                            format!("`required` names `{r}`, which is not in `properties`"),
+                        ));
+                    }
+                }
+                let properties: Map<String, serde_json::Value> =
+                    schema.properties.clone().into_iter().collect();
+                let tool = CmdTool {
+                    name: name.clone(),
+                    description,
+                    properties,
+                    required: schema.required.clone(),
+                    additional_properties: schema.additional_properties.unwrap_or(false),
+                    build: BuildCmd::Template(build_cmd),
+                    system_prompt: entry.system_prompt.clone(),
+                    // A command from config asks before it runs unless its opts say otherwise.
+                    opts: Opts {
+                        require_approval_before: Some(toml::Value::Boolean(true)),
+                        ..Opts::default()
+                    },
+                    flag_arg: None,
+                };
+                registry.register(Arc::new(tool), Source::Config);
+            }
+            Some(other) => {
+                return Err(config.invalid(&table, "extends", format!("`{other}` is not something a tool can extend; the only choice is \"cmd_tool\"")));
+            }
+            None => {
+                if !registry.contains(name) {
+                    return Err(config.invalid(
+                        "tools",
+                        name,
+                        format!(
+                            "there is no tool `{name}`; to define one, add `extends = \"cmd_tool\"`"
+                        ),
+                    ));
+                }
+                for (key, set) in [
+                    ("description", entry.description.is_some()),
+                    ("build_cmd", entry.build_cmd.is_some()),
+                    ("schema", entry.schema.is_some()),
+                    ("system_prompt", entry.system_prompt.is_some()),
+                ] {
+                    if set {
+                        return Err(config.invalid(
+                            &table,
+                            key,
+                            format!("only a cmd_tool (`extends = \"cmd_tool\"`) can set `{key}`"),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(opts) = &entry.opts {
+            registry.set_config_opts(name, opts.clone());
+        }
+    }
+
+    let mut groups: BTreeMap<String, Group> = builtin::groups()
+        .into_iter()
+        .map(|(n, tools, prompt)| {
+            (
+                n.to_owned(),
+                Group {
+                    tools: tools.into_iter().map(String::from).collect(),
+                    prompt: Some(prompt.to_owned()),
+                },
+            )
+        })
+        .collect();
+    for (name, g) in &settings.groups {
+        for t in &g.tools {
+            if !registry.contains(t) {
+                return Err(config.invalid(
+                    &format!("groups.{name}"),
+                    "tools",
+                    format!("there is no tool `{t}`"),
+                ));
+            }
+        }
+        groups.insert(
+            name.clone(),
+            Group {
+                tools: g.tools.clone(),
+                prompt: g.prompt.clone(),
+            },
+        );
+    }
+
+    let mut setup = ToolSetup {
+        registry,
+        groups,
+        active: BTreeSet::new(),
+        allowed: BTreeSet::new(),
+    };
+    setup.active = setup.expand(&settings.default_tools).map_err(|m| {
+        if settings.default_tools_origin == "--tools" {
+            ConfigError::Invalid {
+                origin: "--tools".into(),
+                line: None,
+                key: "default_tools".into(),
+                message: m,
+            }
+        } else {
+            config.invalid("chat", "default_tools", m)
+        }
+    })?;
+    setup.allowed = setup.expand(&settings.allowed_tools).map_err(|m| {
+        let (origin, line) = config.locate("chat", "allowed_tools");
+        let origin = if line.is_some() {
+            origin
+        } else {
+            "--allowed-tools".into()
+        };
+        ConfigError::Invalid {
+            origin,
+            line,
+            key: "allowed_tools".into(),
+            message: m,
+        }
+    })?;
+    Ok(setup)
+}

@@ -1,0 +1,1084 @@
+//! Running one shell command for a tool (SPEC §4.2), and the registry of process groups that
+//! function tools start (SPEC §4.2 `register_job`, §4.5).
+//!
+//! What it owns:
+//!
+//! - [`run_shell`]: spawns a [`ShellSpec`] (a script for `sh -c`, or an argv run directly) in
+//!   its own process group (unix `process_group(0)`, so the group id is the child's pid), stdin
+//!   null, cwd and extra environment set. Stdout and stderr are read concurrently while the
+//!   child runs, so a chatty child never blocks on a full pipe; each stream keeps its first
+//!   [`MAX_OUTPUT_BYTES`] and notes what was cut. The result is decoded lossily as UTF-8 and
+//!   ANSI-stripped ([`super::ansi`]). It stops at the child's exit, at the spec's timeout, or
+//!   when the cancellation token fires.
+//! - [`Jobs`]: process groups registered by function tools, killed together on cancel.
+//!
+//! Invariants:
+//!
+//! - A timed-out or cancelled command leaves no process of its group alive: the whole group gets
+//!   SIGTERM, then SIGKILL after [`KILL_GRACE`]; `run_shell` returns as soon as the group is
+//!   gone (zombies left to a non-reaping init count as gone) and the child is reaped. The same
+//!   holds when the `run_shell` future is dropped mid-run: the group gets SIGKILL.
+//! - `timed_out` is decided by our own timer only, never by an exit code (124 is just a code);
+//!   `cancelled` only by the token.
+//! - Signals go to a group only while we know it is ours; group ids 0 and 1 and sayso's own
+//!   group are never signalled.
+//!
+//! What it does not do: no pty (programs see pipes, so most turn colours off themselves); no
+//! stdin; no environment clean-up (the child inherits sayso's environment plus `spec.env` and
+//! `PWD`); no output streaming while the command runs. A command that exits normally but leaves
+//! background processes holding its pipes is not killed: its output is read for
+//! [`PIPE_DRAIN`] more, then left behind. On non-unix systems there are no process groups: the
+//! child alone is killed (and [`Jobs`] uses `taskkill /T`).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::{Child, Command};
+#[cfg(unix)]
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::ansi::strip_ansi_owned;
+
+/// Each of stdout and stderr keeps at most this many bytes (the head); the rest is read and
+/// dropped, and the text ends with a note saying how much was cut.
+pub const MAX_OUTPUT_BYTES: usize = 8 * 1024 * 1024;
+/// Time between SIGTERM and SIGKILL when stopping a process group.
+pub const KILL_GRACE: Duration = Duration::from_secs(2);
+/// After the child exits, how long to keep reading pipes that something else still holds open.
+pub const PIPE_DRAIN: Duration = Duration::from_millis(500);
+/// After SIGKILL, how long to wait for the child to be reaped before giving up on it (tokio
+/// reaps it later in the background).
+const REAP_AFTER_KILL: Duration = Duration::from_secs(1);
+/// How often to look whether a signalled group is gone.
+#[cfg(unix)]
+const POLL: Duration = Duration::from_millis(20);
+/// Read chunk size for the pipes.
+const CHUNK: usize = 64 * 1024;
+
+/// What to run: a script for `sh -c`, or an argv executed directly (no shell).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShellProgram {
+    Script(String),
+    Argv(Vec<String>),
+}
+
+/// One command to run.
+#[derive(Debug, Clone)]
+pub struct ShellSpec {
+    pub program: ShellProgram,
+    pub cwd: std::path::PathBuf,
+    /// Extra environment variables for the child.
+    pub env: Vec<(String, String)>,
+    /// Kill the whole process group after this long (None = no limit).
+    pub timeout: Option<Duration>,
+}
+
+/// How a command ended and what it printed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShellOutcome {
+    /// None when killed by a signal.
+    pub exit_code: Option<i32>,
+    /// The signal that ended the child (unix), if any.
+    pub signal: Option<i32>,
+    /// Lossy UTF-8, ANSI stripped, head kept when over [`MAX_OUTPUT_BYTES`].
+    pub stdout: String,
+    /// Lossy UTF-8, ANSI stripped, head kept when over [`MAX_OUTPUT_BYTES`].
+    pub stderr: String,
+    /// Whether `stdout` was cut (it then ends with a note).
+    pub stdout_truncated: bool,
+    /// Whether `stderr` was cut (it then ends with a note).
+    pub stderr_truncated: bool,
+    /// Decided by our own timer, never by exit code 124.
+    pub timed_out: bool,
+    /// Killed because `cancel` fired (or it had fired before the command could start).
+    pub cancelled: bool,
+}
+
+impl ShellOutcome {
+    /// Exit 0, and neither timed out nor cancelled.
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.cancelled
+    }
+}
+
+/// Runs one command; see the module doc. `Err` only when it could not be started (program
+/// not found, cwd missing, empty argv): "cannot run `foo`: No such file or directory".
+pub async fn run_shell(
+    spec: &ShellSpec,
+    cancel: &CancellationToken,
+) -> Result<ShellOutcome, String> {
+    run_with(spec, cancel, Limits::default()).await
+}
+
+/// The tunable numbers, so tests can use small ones.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    max_bytes: usize,
+    grace: Duration,
+    drain: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: MAX_OUTPUT_BYTES,
+            grace: KILL_GRACE,
+            drain: PIPE_DRAIN,
+        }
+    }
+}
+
+/// Why the wait ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Exited,
+    TimedOut,
+    Cancelled,
+}
+
+async fn run_with(
+    spec: &ShellSpec,
+    cancel: &CancellationToken,
+    limits: Limits,
+) -> Result<ShellOutcome, String> {
+    let (mut cmd, label) = build_command(spec)?;
+    match std::fs::metadata(&spec.cwd) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(format!(
+                "cannot run `{label}`: the working directory `{}` is not a directory",
+                spec.cwd.display()
+            ));
+        }
+        Err(_) => {
+            return Err(format!(
+                "cannot run `{label}`: the working directory `{}` does not exist",
+                spec.cwd.display()
+            ));
+        }
+    }
+    if cancel.is_cancelled() {
+        return Ok(ShellOutcome {
+            cancelled: true,
+            ..ShellOutcome::default()
+        });
+    }
+
+    let mut child = cmd.spawn().map_err(|e| spawn_error(&label, &e))?;
+    // With `process_group(0)` the group id is the child's pid.
+    let mut guard = GroupGuard { pgid: child.id() };
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let mut out = Captured::new(limits.max_bytes);
+    let mut err = Captured::new(limits.max_bytes);
+
+    let (status, stop) = {
+        let mut pipes = Pipes {
+            out: Some(Box::pin(read_into(stdout, &mut out))),
+            err: Some(Box::pin(read_into(stderr, &mut err))),
+        };
+        let (status, stop) = supervise(
+            &mut child,
+            &mut guard,
+            &mut pipes,
+            spec.timeout,
+            cancel,
+            limits,
+        )
+        .await;
+        // Whatever still holds the pipes gets a short while to finish writing.
+        let drain = tokio::time::sleep(limits.drain);
+        tokio::pin!(drain);
+        while !pipes.done() {
+            tokio::select! {
+                () = pipes.progress() => {}
+                () = &mut drain => break,
+            }
+        }
+        (status, stop)
+    };
+
+    let (stdout, stdout_truncated) = out.into_text();
+    let (stderr, stderr_truncated) = err.into_text();
+    let status = status.and_then(Result::ok);
+    Ok(ShellOutcome {
+        exit_code: status.and_then(|s| s.code()),
+        signal: status.and_then(exit_signal),
+        stdout,
+        stderr,
+        stdout_truncated,
+        stderr_truncated,
+        timed_out: stop == Stop::TimedOut,
+        cancelled: stop == Stop::Cancelled,
+    })
+}
+
+/// The command for `spec`, and the name to use in error messages.
+fn build_command(spec: &ShellSpec) -> Result<(Command, String), String> {
+    let (mut cmd, label) = match &spec.program {
+        ShellProgram::Script(script) => {
+            #[cfg(unix)]
+            let cmd = {
+                let mut c = Command::new("sh");
+                c.arg("-c").arg(script);
+                c
+            };
+            #[cfg(not(unix))]
+            let cmd = {
+                let mut c = Command::new("cmd");
+                c.arg("/C").arg(script);
+                c
+            };
+            (cmd, if cfg!(unix) { "sh" } else { "cmd" }.to_owned())
+        }
+        ShellProgram::Argv(argv) => {
+            let Some((program, args)) = argv.split_first() else {
+                return Err("cannot run an empty command".to_owned());
+            };
+            let mut c = Command::new(program);
+            c.args(args);
+            (c, program.clone())
+        }
+    };
+    cmd.current_dir(&spec.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if spec.cwd.is_absolute() {
+        cmd.env("PWD", &spec.cwd);
+    }
+    cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
+    #[cfg(unix)]
+    cmd.process_group(0);
+    Ok((cmd, label))
+}
+
+/// "cannot run `foo`: No such file or directory" (without the "(os error 2)" tail).
+fn spawn_error(label: &str, e: &std::io::Error) -> String {
+    let mut msg = e.to_string();
+    if let Some(i) = msg.find(" (os error ") {
+        msg.truncate(i);
+    }
+    format!("cannot run `{label}`: {msg}")
+}
+
+#[cfg(unix)]
+fn exit_signal(status: ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(&status)
+}
+
+#[cfg(not(unix))]
+fn exit_signal(_status: ExitStatus) -> Option<i32> {
+    None
+}
+
+/// Waits for exit, timeout or cancel; on the latter two stops the group. Returns the child's
+/// status (None if it could not be reaped in time) and why the wait ended.
+async fn supervise(
+    child: &mut Child,
+    guard: &mut GroupGuard,
+    pipes: &mut Pipes<'_>,
+    timeout: Option<Duration>,
+    cancel: &CancellationToken,
+    limits: Limits,
+) -> (Option<std::io::Result<ExitStatus>>, Stop) {
+    let timer = async move {
+        match timeout {
+            Some(t) => tokio::time::sleep(t).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(timer);
+    let stop = loop {
+        tokio::select! {
+            biased;
+            st = child.wait() => {
+                // A normal exit: background processes it left are not ours to kill.
+                guard.disarm();
+                return (Some(st), Stop::Exited);
+            }
+            () = cancel.cancelled() => break Stop::Cancelled,
+            () = &mut timer => break Stop::TimedOut,
+            () = pipes.progress() => {}
+        }
+    };
+    let status = terminate(child, guard, pipes, limits).await;
+    (status, stop)
+}
+
+/// SIGTERM to the group, SIGKILL after the grace period; returns once the group is gone and
+/// the child reaped, or after the hard deadline.
+#[cfg(unix)]
+async fn terminate(
+    child: &mut Child,
+    guard: &mut GroupGuard,
+    pipes: &mut Pipes<'_>,
+    limits: Limits,
+) -> Option<std::io::Result<ExitStatus>> {
+    let Some(pgid) = guard.pgid else {
+        // No pid: the child was already reaped.
+        return Some(child.wait().await);
+    };
+    signal_group(pgid, libc::SIGTERM);
+    let start = Instant::now();
+    let term_deadline = start + limits.grace;
+    let hard_deadline = term_deadline + REAP_AFTER_KILL;
+    let mut killed = false;
+    let mut status = None;
+    let mut next_check = start;
+    loop {
+        let now = Instant::now();
+        if status.is_some() && now >= next_check {
+            if !group_alive(pgid) {
+                break;
+            }
+            next_check = now + POLL;
+        }
+        if !killed && now >= term_deadline {
+            signal_group(pgid, libc::SIGKILL);
+            killed = true;
+        }
+        if now >= hard_deadline {
+            break;
+        }
+        let mut wake = if killed { hard_deadline } else { term_deadline };
+        if status.is_some() {
+            wake = wake.min(next_check);
+        }
+        tokio::select! {
+            st = child.wait(), if status.is_none() => status = Some(st),
+            () = tokio::time::sleep_until(wake) => {}
+            () = pipes.progress() => {}
+        }
+    }
+    // Only zombies (or nothing) are left, or we gave up after SIGKILL: either way, done.
+    guard.disarm();
+    status
+}
+
+#[cfg(not(unix))]
+async fn terminate(
+    child: &mut Child,
+    guard: &mut GroupGuard,
+    pipes: &mut Pipes<'_>,
+    limits: Limits,
+) -> Option<std::io::Result<ExitStatus>> {
+    let _ = child.start_kill();
+    guard.disarm();
+    let deadline = tokio::time::sleep(limits.grace + REAP_AFTER_KILL);
+    tokio::pin!(deadline);
+    loop {
+        tokio::select! {
+            st = child.wait() => return Some(st),
+            () = &mut deadline => return None,
+            () = pipes.progress() => {}
+        }
+    }
+}
+
+/// SIGKILLs the group if the `run_shell` future is dropped before the group was dealt with.
+#[cfg_attr(not(unix), allow(dead_code))]
+struct GroupGuard {
+    pgid: Option<u32>,
+}
+
+impl GroupGuard {
+    fn disarm(&mut self) {
+        self.pgid = None;
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pgid) = self.pgid.take() {
+            signal_group(pgid, libc::SIGKILL);
+        }
+        // Elsewhere `kill_on_drop` kills the child.
+    }
+}
+
+/// The head of one output stream, and how much there was in all.
+struct Captured {
+    buf: Vec<u8>,
+    total: u64,
+    max: usize,
+}
+
+impl Captured {
+    fn new(max: usize) -> Self {
+        Captured {
+            buf: Vec::new(),
+            total: 0,
+            max,
+        }
+    }
+
+    fn push(&mut self, chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        let room = self.max.saturating_sub(self.buf.len());
+        self.buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+    }
+
+    /// Lossy UTF-8, ANSI stripped, with a note when cut; and whether it was cut.
+    fn into_text(mut self) -> (String, bool) {
+        let truncated = self.total > self.buf.len() as u64;
+        if truncated {
+            trim_partial_utf8_tail(&mut self.buf);
+        }
+        let omitted = self.total - self.buf.len() as u64;
+        let text = match String::from_utf8(self.buf) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        let mut text = strip_ansi_owned(text);
+        if truncated {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!(
+                "[output truncated: {omitted} more bytes not shown]"
+            ));
+        }
+        (text, truncated)
+    }
+}
+
+/// Drops an incomplete UTF-8 sequence that the byte cap cut at the end of `buf`.
+fn trim_partial_utf8_tail(buf: &mut Vec<u8>) {
+    let len = buf.len();
+    for back in 1..=len.min(4) {
+        let b = buf[len - back];
+        if b & 0xc0 == 0x80 {
+            continue; // a continuation byte: look further back for the lead byte
+        }
+        let need = match b {
+            0xf0.. => 4,
+            0xe0.. => 3,
+            0xc0.. => 2,
+            _ => 1,
+        };
+        if need > back {
+            buf.truncate(len - back);
+        }
+        return;
+    }
+}
+
+/// Reads a pipe to its end into `cap`.
+async fn read_into<R: AsyncRead + Unpin>(pipe: Option<R>, cap: &mut Captured) {
+    let Some(mut pipe) = pipe else { return };
+    let mut chunk = vec![0u8; CHUNK];
+    loop {
+        match pipe.read(&mut chunk).await {
+            Ok(0) => return,
+            Ok(n) => cap.push(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
+
+type PipeFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// The two pipe readers, polled alongside whatever else we wait for.
+struct Pipes<'a> {
+    out: Option<PipeFuture<'a>>,
+    err: Option<PipeFuture<'a>>,
+}
+
+impl Pipes<'_> {
+    fn done(&self) -> bool {
+        self.out.is_none() && self.err.is_none()
+    }
+
+    /// Drives both readers; resolves when one of them finishes (never, once both have).
+    /// Cancel-safe: the readers live in `self`.
+    async fn progress(&mut self) {
+        std::future::poll_fn(|cx| {
+            let mut finished = false;
+            for slot in [&mut self.out, &mut self.err] {
+                if let Some(fut) = slot
+                    && fut.as_mut().poll(cx).is_ready()
+                {
+                    *slot = None;
+                    finished = true;
+                }
+            }
+            if finished {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await
+    }
+}
+
+/// A group id we may signal: not 0 (our own group), not 1 (`kill(-1)` is everyone), and not
+/// sayso's own group.
+#[cfg(unix)]
+fn signalable(pgid: u32) -> Option<libc::pid_t> {
+    let pgid = libc::pid_t::try_from(pgid).ok()?;
+    // SAFETY: getpgrp has no preconditions.
+    let own = unsafe { libc::getpgrp() };
+    (pgid > 1 && pgid != own).then_some(pgid)
+}
+
+/// Sends `sig` to every process of group `pgid`.
+#[cfg(unix)]
+fn signal_group(pgid: u32, sig: libc::c_int) {
+    if let Some(pgid) = signalable(pgid) {
+        // SAFETY: kill has no memory-safety preconditions; a negative pid names a group.
+        unsafe {
+            libc::kill(-pgid, sig);
+        }
+    }
+}
+
+/// Whether group `pgid` still has a process that is not a zombie.
+#[cfg(unix)]
+fn group_alive(pgid: u32) -> bool {
+    let Some(pgid) = signalable(pgid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks existence and permission.
+    if unsafe { libc::kill(-pgid, 0) } != 0
+        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    {
+        return false;
+    }
+    // Zombies still count for kill(); where init does not reap orphans they would keep the
+    // group "alive" forever. Linux lets us look closer.
+    #[cfg(target_os = "linux")]
+    if let Some(live) = linux_group_has_live_member(pgid) {
+        if !live {
+            // Only zombies are left. A SIGKILL costs nothing and covers a /proc we misread.
+            // SAFETY: as above.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+        return live;
+    }
+    true
+}
+
+/// Scans /proc for a non-zombie process in group `pgid`. None when /proc is not ours to read.
+#[cfg(target_os = "linux")]
+fn linux_group_has_live_member(pgid: libc::pid_t) -> Option<bool> {
+    /// (state, pgrp) from the text of /proc/PID/stat; the command name may hold spaces and ')'.
+    fn parse(stat: &str) -> Option<(&str, libc::pid_t)> {
+        let rest = &stat[stat.rfind(')')? + 1..];
+        let mut fields = rest.split_ascii_whitespace();
+        let state = fields.next()?;
+        let _ppid = fields.next()?;
+        let pgrp = fields.next()?.parse().ok()?;
+        Some((state, pgrp))
+    }
+    // A /proc of another pid namespace would show other processes: check it shows us.
+    let own = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let own_pid: libc::pid_t = own.split_ascii_whitespace().next()?.parse().ok()?;
+    // SAFETY: getpid has no preconditions.
+    if own_pid != unsafe { libc::getpid() } {
+        return None;
+    }
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        // The process may be gone by now: skip what cannot be read.
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        if let Some((state, pgrp)) = parse(&stat)
+            && pgrp == pgid
+            && state != "Z"
+            && state != "X"
+        {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+/// A registry of child process groups started by function tools, so cancellation can kill them
+/// (SPEC §4.2 `register_job`). Cloning shares the registry.
+#[derive(Clone, Default, Debug)]
+pub struct Jobs {
+    groups: Arc<Mutex<Vec<u32>>>,
+}
+
+impl Jobs {
+    /// Registers a process group id (unix pgid; on other OS a pid) to kill on cancel.
+    /// The group should have been started with `process_group(0)`; its leader's pid is the id.
+    pub fn register(&self, pgid: u32) {
+        let mut groups = self.lock();
+        if !groups.contains(&pgid) {
+            groups.push(pgid);
+        }
+    }
+
+    /// Forgets a group (call it once the job is over, before its id can be reused).
+    pub fn unregister(&self, pgid: u32) {
+        self.lock().retain(|&g| g != pgid);
+    }
+
+    /// The registered ids, in registration order.
+    pub fn registered(&self) -> Vec<u32> {
+        self.lock().clone()
+    }
+
+    /// SIGTERM then (after grace) SIGKILL every registered group; clears the registry.
+    /// Returns as soon as every group is gone.
+    pub async fn kill_all(&self) {
+        let groups = std::mem::take(&mut *self.lock());
+        kill_groups(groups, KILL_GRACE).await;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<u32>> {
+        self.groups
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(unix)]
+async fn kill_groups(mut groups: Vec<u32>, grace: Duration) {
+    for &g in &groups {
+        signal_group(g, libc::SIGTERM);
+    }
+    let deadline = Instant::now() + grace;
+    loop {
+        groups.retain(|&g| group_alive(g));
+        if groups.is_empty() {
+            return;
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    for &g in &groups {
+        signal_group(g, libc::SIGKILL);
+    }
+}
+
+#[cfg(not(unix))]
+async fn kill_groups(groups: Vec<u32>, _grace: Duration) {
+    for pid in groups {
+        let _ = Command::new("taskkill")
+            .args(["/PID", &pid.to_string(), "/T", "/F"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .await;
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    fn script(dir: &Path, s: &str) -> ShellSpec {
+        ShellSpec {
+            program: ShellProgram::Script(s.to_owned()),
+            cwd: dir.to_path_buf(),
+            env: Vec::new(),
+            timeout: None,
+        }
+    }
+
+    async fn run(spec: &ShellSpec) -> ShellOutcome {
+        run_shell(spec, &CancellationToken::new())
+            .await
+            .expect("spawn")
+    }
+
+    /// Alive and not a zombie (the init here may not reap orphans).
+    fn pid_alive(pid: i32) -> bool {
+        // SAFETY: signal 0 only checks existence.
+        if unsafe { libc::kill(pid, 0) } != 0 {
+            return false;
+        }
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => {
+                let rest = &stat[stat.rfind(')').unwrap() + 1..];
+                !matches!(rest.split_ascii_whitespace().next(), Some("Z" | "X"))
+            }
+            Err(_) => !cfg!(target_os = "linux"),
+        }
+    }
+
+    fn read_pid(path: PathBuf) -> i32 {
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    /// Waits (without asserting on time) until `path` exists.
+    async fn wait_for_file(path: &Path) {
+        while !path.exists() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn echo_succeeds() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = run(&script(dir.path(), "echo hello")).await;
+        assert_eq!(o.exit_code, Some(0));
+        assert_eq!(o.stdout, "hello\n");
+        assert_eq!(o.stderr, "");
+        assert!(o.success());
+        assert!(!o.timed_out && !o.cancelled && !o.stdout_truncated);
+    }
+
+    #[tokio::test]
+    async fn non_zero_exit_captures_stderr_separately() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = run(&script(dir.path(), "echo out; echo oops >&2; exit 3")).await;
+        assert_eq!(o.exit_code, Some(3));
+        assert_eq!(o.stdout, "out\n");
+        assert_eq!(o.stderr, "oops\n");
+        assert!(!o.success());
+        assert!(!o.timed_out);
+    }
+
+    #[tokio::test]
+    async fn ansi_colours_are_stripped() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = run(&script(
+            dir.path(),
+            r"printf '\033[31mred\033[0m\r\n'; printf '\033[1mb\033[0m' >&2",
+        ))
+        .await;
+        assert_eq!(o.stdout, "red\n");
+        assert_eq!(o.stderr, "b");
+    }
+
+    #[tokio::test]
+    async fn cwd_is_honoured() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = run(&script(dir.path(), "pwd -P; echo \"$PWD\"")).await;
+        let real = dir.path().canonicalize().unwrap();
+        let mut lines = o.stdout.lines();
+        assert_eq!(lines.next().map(PathBuf::from), Some(real));
+        assert_eq!(
+            lines.next().map(PathBuf::from),
+            Some(dir.path().to_path_buf())
+        );
+    }
+
+    #[tokio::test]
+    async fn env_is_passed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = script(dir.path(), "printf '%s' \"$SAYSO_TEST_VAR\"");
+        spec.env
+            .push(("SAYSO_TEST_VAR".into(), "a value; with $stuff".into()));
+        assert_eq!(run(&spec).await.stdout, "a value; with $stuff");
+    }
+
+    #[tokio::test]
+    async fn argv_is_not_parsed_by_a_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = ShellSpec {
+            program: ShellProgram::Argv(vec![
+                "printf".into(),
+                "[%s]\\n".into(),
+                "a b; touch injected".into(),
+                "$HOME".into(),
+            ]),
+            ..script(dir.path(), "")
+        };
+        let o = run(&spec).await;
+        assert_eq!(o.exit_code, Some(0));
+        assert_eq!(o.stdout, "[a b; touch injected]\n[$HOME]\n");
+        assert!(!dir.path().join("injected").exists());
+    }
+
+    #[tokio::test]
+    async fn spawn_failures_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let cancel = CancellationToken::new();
+        let missing = ShellSpec {
+            program: ShellProgram::Argv(vec!["sayso-no-such-program-xyz".into(), "x".into()]),
+            ..script(dir.path(), "")
+        };
+        let e = run_shell(&missing, &cancel).await.unwrap_err();
+        assert_eq!(
+            e,
+            "cannot run `sayso-no-such-program-xyz`: No such file or directory"
+        );
+
+        let empty = ShellSpec {
+            program: ShellProgram::Argv(vec![]),
+            ..script(dir.path(), "")
+        };
+        assert!(run_shell(&empty, &cancel).await.is_err());
+
+        let gone = script(&dir.path().join("nope"), "true");
+        let e = run_shell(&gone, &cancel).await.unwrap_err();
+        assert!(e.contains("does not exist") && e.contains("nope"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = script(
+            dir.path(),
+            "sleep 30 & echo $! > p.tmp; mv p.tmp pid; echo started; wait",
+        );
+        spec.timeout = Some(Duration::from_millis(500));
+        let o = run(&spec).await;
+        assert!(o.timed_out);
+        assert!(!o.cancelled);
+        assert!(!o.success());
+        assert_eq!(o.exit_code, None);
+        assert_eq!(o.signal, Some(libc::SIGTERM));
+        assert_eq!(o.stdout, "started\n");
+        let grandchild = read_pid(dir.path().join("pid"));
+        assert!(!pid_alive(grandchild), "grandchild {grandchild} survived");
+    }
+
+    #[tokio::test]
+    async fn foreground_sleep_times_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = script(dir.path(), "sleep 30");
+        spec.timeout = Some(Duration::from_millis(200));
+        let o = run(&spec).await;
+        assert!(o.timed_out);
+        assert_eq!(o.exit_code, None);
+    }
+
+    #[tokio::test]
+    async fn sigterm_ignored_escalates_to_sigkill() {
+        let dir = tempfile::tempdir().unwrap();
+        // The ignored disposition is inherited by `sleep` too.
+        let mut spec = script(
+            dir.path(),
+            "trap '' TERM; sleep 30 & echo $! > p.tmp; mv p.tmp pid; wait",
+        );
+        spec.timeout = Some(Duration::from_millis(500));
+        let limits = Limits {
+            grace: Duration::from_millis(300),
+            ..Limits::default()
+        };
+        let o = run_with(&spec, &CancellationToken::new(), limits)
+            .await
+            .unwrap();
+        assert!(o.timed_out);
+        assert_eq!(o.signal, Some(libc::SIGKILL));
+        let grandchild = read_pid(dir.path().join("pid"));
+        assert!(!pid_alive(grandchild), "grandchild {grandchild} survived");
+    }
+
+    #[tokio::test]
+    async fn exit_124_is_not_a_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = run(&script(dir.path(), "exit 124")).await;
+        assert!(!o.timed_out);
+        assert_eq!(o.exit_code, Some(124));
+        assert!(!o.success());
+
+        // And a timeout is a timeout even when the script exits 124 on TERM itself.
+        let mut spec = script(dir.path(), "trap 'exit 124' TERM; sleep 30 & wait");
+        spec.timeout = Some(Duration::from_millis(200));
+        let o = run(&spec).await;
+        assert!(o.timed_out);
+        assert_eq!(o.exit_code, Some(124));
+    }
+
+    #[tokio::test]
+    async fn cancel_kills_before_the_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = script(
+            dir.path(),
+            "echo $$ > s.tmp; mv s.tmp started; sleep 2; touch marker",
+        );
+        let cancel = CancellationToken::new();
+        let trigger = {
+            let cancel = cancel.clone();
+            let started = dir.path().join("started");
+            tokio::spawn(async move {
+                wait_for_file(&started).await;
+                cancel.cancel();
+            })
+        };
+        let o = run_shell(&spec, &cancel).await.unwrap();
+        trigger.await.unwrap();
+        assert!(o.cancelled);
+        assert!(!o.timed_out);
+        assert!(!o.success());
+        let sh = read_pid(dir.path().join("started"));
+        assert!(!pid_alive(sh));
+        // Give a survivor time to do harm; nothing must happen.
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert!(!dir.path().join("marker").exists());
+    }
+
+    #[tokio::test]
+    async fn cancelled_before_start_runs_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let o = run_shell(&script(dir.path(), "touch marker"), &cancel)
+            .await
+            .unwrap();
+        assert!(o.cancelled && !o.success());
+        assert!(!dir.path().join("marker").exists());
+    }
+
+    #[tokio::test]
+    async fn large_output_on_both_streams_does_not_deadlock() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = run(&script(
+            dir.path(),
+            "head -c 5000000 /dev/zero | tr '\\0' a >&2 & head -c 5000000 /dev/zero | tr '\\0' b; wait",
+        ))
+        .await;
+        assert_eq!(o.exit_code, Some(0));
+        assert_eq!(o.stdout.len(), 5_000_000);
+        assert_eq!(o.stderr.len(), 5_000_000);
+        assert!(o.stdout.bytes().all(|b| b == b'b'));
+        assert!(o.stderr.bytes().all(|b| b == b'a'));
+        assert!(!o.stdout_truncated && !o.stderr_truncated);
+    }
+
+    #[tokio::test]
+    async fn output_over_the_cap_keeps_the_head() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = script(dir.path(), "printf 'é%.0s' $(seq 1 3000)");
+        let limits = Limits {
+            max_bytes: 1001,
+            ..Limits::default()
+        };
+        let o = run_with(&spec, &CancellationToken::new(), limits)
+            .await
+            .unwrap();
+        assert_eq!(o.exit_code, Some(0));
+        assert!(o.stdout_truncated);
+        // 1001 bytes = 500 whole 'é' and half of one, which is dropped.
+        assert_eq!(
+            o.stdout,
+            format!(
+                "{}\n[output truncated: 5000 more bytes not shown]",
+                "é".repeat(500)
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn invalid_utf8_is_decoded_lossily() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = run(&script(dir.path(), r"printf 'a\377b\n'")).await;
+        assert_eq!(o.stdout, "a\u{fffd}b\n");
+    }
+
+    #[tokio::test]
+    async fn background_process_holding_the_pipe_does_not_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = run(&script(dir.path(), "sleep 30 & echo $! > pid; echo done")).await;
+        assert_eq!(o.exit_code, Some(0));
+        assert_eq!(o.stdout, "done\n");
+        // Left alone by design; clean up.
+        let bg = read_pid(dir.path().join("pid"));
+        // SAFETY: a pid we just started.
+        unsafe { libc::kill(bg, libc::SIGKILL) };
+    }
+
+    #[tokio::test]
+    async fn dropping_the_future_kills_the_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = script(dir.path(), "sleep 30 & echo $! > p.tmp; mv p.tmp pid; wait");
+        let pid_file = dir.path().join("pid");
+        let cancel = CancellationToken::new();
+        tokio::select! {
+            _ = run_shell(&spec, &cancel) => panic!("finished on its own"),
+            () = wait_for_file(&pid_file) => {}
+        }
+        let grandchild = read_pid(pid_file);
+        while pid_alive(grandchild) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn jobs_kill_all_kills_registered_groups() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new("sh")
+            .args([
+                "-c",
+                "sleep 30 & echo $! > pid; echo x > r.tmp; mv r.tmp ready; wait",
+            ])
+            .current_dir(dir.path())
+            .process_group(0)
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let jobs = Jobs::default();
+        let pgid = child.id().unwrap();
+        jobs.register(pgid);
+        jobs.register(pgid);
+        assert_eq!(jobs.registered(), vec![pgid]);
+        wait_for_file(&dir.path().join("ready")).await;
+        let grandchild = read_pid(dir.path().join("pid"));
+        // A clone shares the registry.
+        jobs.clone().kill_all().await;
+        assert!(jobs.registered().is_empty());
+        let status = child.wait().await.unwrap();
+        assert_eq!(exit_signal(status), Some(libc::SIGTERM));
+        assert!(!pid_alive(grandchild));
+
+        jobs.register(7);
+        jobs.unregister(7);
+        assert!(jobs.registered().is_empty());
+    }
+
+    #[test]
+    fn futures_are_send() {
+        fn is_send<T: Send>(_: &T) {}
+        let dir = tempfile::tempdir().unwrap();
+        let spec = script(dir.path(), "true");
+        let cancel = CancellationToken::new();
+        is_send(&run_shell(&spec, &cancel));
+        is_send(&Jobs::default().kill_all());
+    }
+
+    #[test]
+    fn never_signals_special_groups() {
+        assert_eq!(signalable(0), None);
+        assert_eq!(signalable(1), None);
+        // SAFETY: no preconditions.
+        let own = unsafe { libc::getpgrp() } as u32;
+        assert_eq!(signalable(own), None);
+        assert_eq!(signalable(u32::MAX), None);
+    }
+
+    #[test]
+    fn partial_utf8_tail_is_trimmed() {
+        let mut v = "aé".as_bytes().to_vec();
+        v.pop();
+        trim_partial_utf8_tail(&mut v);
+        assert_eq!(v, b"a");
+        let mut v = "a🦀".as_bytes().to_vec();
+        trim_partial_utf8_tail(&mut v);
+        assert_eq!(v, "a🦀".as_bytes());
+        v.truncate(3);
+        trim_partial_utf8_tail(&mut v);
+        assert_eq!(v, b"a");
+    }
+}
