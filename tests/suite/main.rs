@@ -2,11 +2,13 @@
 
 mod support;
 
+mod agent_e2e;
 mod config_errors;
 mod demo;
 mod engine;
 mod engine_support;
 mod headless;
+mod headless_tools;
 mod judge;
 mod requests;
 mod retries;
