@@ -20,6 +20,7 @@
 
 #[macro_use]
 mod harness;
+mod agent_loop;
 mod llama;
 mod llmock;
 mod llmock_control;

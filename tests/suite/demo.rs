@@ -56,6 +56,75 @@ async fn demo_json_reports_usage_from_the_stream() {
         finished["text"]
             .as_str()
             .unwrap()
-            .starts_with("# Welcome to sayso")
+            .starts_with("Here is what happened"),
+        "the final text is the last reply"
+    );
+}
+
+#[tokio::test]
+async fn demo_tool_calls_run_in_auto_mode_with_the_judge_and_the_reply_reacts() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.args(["--demo", "-p", "--auto", "--json", "hello"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let events: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let finished: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_finished")
+        .map(|e| (e["name"].as_str().unwrap(), e["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        finished,
+        [
+            ("run_command", "success"),
+            ("create_file", "success"),
+            ("run_command", "success")
+        ]
+    );
+    let judged: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "judge_finished")
+        .collect();
+    assert_eq!(
+        judged.len(),
+        1,
+        "only `date` needs the judge; `ls -la` is on the safe list"
+    );
+    assert_eq!(judged[0]["safe"], true);
+    let text = events.last().unwrap()["text"].as_str().unwrap();
+    assert!(
+        text.contains("`date` ran in the demo's scratch directory."),
+        "{text}"
+    );
+    assert!(text.contains("I created `hello.md`"), "{text}");
+    // The demo never touches the directory it was started from.
+    assert!(!home.path().join("hello.md").exists());
+}
+
+#[tokio::test]
+async fn demo_without_auto_explains_that_nobody_could_approve() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.args(["--demo", "-p", "hello"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout
+            .matches("needed your approval, and nobody was there to give it")
+            .count(),
+        3,
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        out.stderr.matches("Approval required for").count(),
+        3,
+        "{}",
+        out.stderr
     );
 }
