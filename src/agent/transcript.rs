@@ -223,3 +223,109 @@ impl Transcript {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{AssistantMessage, ProviderError, ToolCall};
+    use std::time::Duration;
+
+    fn text(t: &str) -> AgentEvent {
+        AgentEvent::Delta(StreamDelta::Text(t.into()))
+    }
+
+    #[test]
+    fn a_retry_discards_the_failed_attempt() {
+        let mut t = Transcript::default();
+        t.push_user("hi");
+        t.apply(&text("Hel"));
+        t.apply(&AgentEvent::Retrying {
+            retry: 1,
+            max_retries: 4,
+            delay: Duration::ZERO,
+            error: ProviderError::Dropped("x".into()),
+        });
+        t.apply(&text("Hello"));
+        t.apply(&AgentEvent::ReplyDone(AssistantMessage::default()));
+        assert_eq!(
+            t.entries,
+            [
+                Entry::User { text: "hi".into() },
+                Entry::Assistant {
+                    text: "Hello".into(),
+                    interrupted: false
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn tool_entries_keep_content_and_display_apart() {
+        let mut t = Transcript::default();
+        t.apply(&AgentEvent::Delta(StreamDelta::ToolCallStarted {
+            index: 0,
+            id: "c1".into(),
+            name: "read_file".into(),
+        }));
+        t.apply(&AgentEvent::ReplyDone(AssistantMessage {
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "read_file".into(),
+                arguments: "{}".into(),
+            }],
+            ..AssistantMessage::default()
+        }));
+        let engine = |e| AgentEvent::Engine(e);
+        t.apply(&engine(EngineEvent::ToolStarted {
+            call_id: "c1".into(),
+            name: "read_file".into(),
+            cmd_string: "read_file a".into(),
+            args: serde_json::json!({}),
+        }));
+        t.apply(&engine(EngineEvent::ToolOutput {
+            call_id: "c1".into(),
+            name: "read_file".into(),
+            content: "the whole file".into(),
+            display: Some("Read a (3 lines)".into()),
+        }));
+        t.apply(&engine(EngineEvent::ToolOutput {
+            call_id: "c1".into(),
+            name: "read_file".into(),
+            content: "hidden note".into(),
+            display: Some(String::new()),
+        }));
+        t.apply(&engine(EngineEvent::ToolFinished {
+            call_id: "c1".into(),
+            name: "read_file".into(),
+            status: ToolStatus::Success,
+        }));
+        assert_eq!(
+            t.entries,
+            [Entry::Tool {
+                call_id: "c1".into(),
+                name: "read_file".into(),
+                cmd_string: "read_file a".into(),
+                state: ToolState::Done(ToolStatus::Success),
+                content: "the whole file\n\nhidden note".into(),
+                display: Some("Read a (3 lines)".into()),
+                judge: None,
+            }]
+        );
+    }
+
+    #[test]
+    fn an_interrupted_reply_is_kept_and_marked() {
+        let mut t = Transcript::default();
+        t.apply(&text("partial"));
+        t.apply(&AgentEvent::ReplyInterrupted {
+            partial: "partial".into(),
+        });
+        assert_eq!(
+            t.entries,
+            [Entry::Assistant {
+                text: "partial".into(),
+                interrupted: true
+            }]
+        );
+    }
+}

@@ -6,6 +6,13 @@
 //! `reasoning_content` or `reasoning` (a string or `{text}`/`{content}`), `usage: {}`, numbers
 //! sent as floats or strings. A value of the wrong type becomes `None` instead of failing the
 //! whole chunk: one odd field must not lose a reply.
+//!
+//! Speed: `choices` is the hot path of every streamed reply (one chunk per token). The derived
+//! `Deserialize` impls below define the leniency rules, but they reach them by buffering each
+//! `choices` array into serde's `Content` (`#[serde(untagged)]`) and round-tripping scalars
+//! through `serde_json::Value`. [`Chunk`] therefore reads `choices` with the hand-written
+//! visitors of `mod fast`, which apply exactly the same rules in one streaming pass; a
+//! property test checks them against the derived path on random JSON.
 
 use serde::de::{Deserializer, IgnoredAny};
 use serde::{Deserialize, Serialize};
@@ -14,7 +21,7 @@ use serde_json::Value;
 /// One `data:` payload of a chat-completion stream.
 #[derive(Debug, Default, Deserialize)]
 pub struct Chunk {
-    #[serde(default, deserialize_with = "seq_or_none")]
+    #[serde(default, deserialize_with = "fast::choices")]
     pub choices: Vec<ChunkChoice>,
     #[serde(default, deserialize_with = "usage_or_none")]
     pub usage: Option<Usage>,
@@ -82,21 +89,29 @@ fn present_value<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Er
 }
 
 fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(d)? {
+    Ok(string_from(Value::deserialize(d)?))
+}
+
+fn string_from(v: Value) -> Option<String> {
+    match v {
         Value::String(s) => Some(s),
         Value::Number(n) => Some(n.to_string()),
         _ => None,
-    })
+    }
 }
 
 fn u64_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    Ok(match Value::deserialize(d)? {
+    Ok(u64_from(Value::deserialize(d)?))
+}
+
+fn u64_from(v: Value) -> Option<u64> {
+    match v {
         Value::Number(n) => n
             .as_u64()
             .or_else(|| n.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64)),
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
-    })
+    }
 }
 
 /// Text content: a string, an array of parts with `text`, or an object with `text`/`content`.
@@ -130,11 +145,15 @@ fn text_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Er
 }
 
 fn arguments_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(d)? {
+    Ok(arguments_from(Value::deserialize(d)?))
+}
+
+fn arguments_from(v: Value) -> Option<String> {
+    match v {
         Value::Null => None,
         Value::String(s) => Some(s),
         other => Some(other.to_string()),
-    })
+    }
 }
 
 fn seq_or_none<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
@@ -160,6 +179,493 @@ fn delta_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Delta>, D::Er
 
 fn usage_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Usage>, D::Error> {
     Ok(Option::<Usage>::deserialize(d).unwrap_or(None))
+}
+
+/// The streaming twin of the derived impls, for `Chunk::choices`.
+///
+/// Rules, each the one the derived path applies to a buffered value:
+/// - `choices` / `tool_calls`: an array whose every element is a valid struct, else empty.
+/// - a struct (`ChunkChoice`, `Delta`, `ToolCallDelta`, `FunctionDelta`): an object (unknown
+///   keys ignored, a repeated known key invalid) or an array of its fields in order (more
+///   elements than fields invalid); anything else invalid. Only `ToolCallDelta.function` can
+///   make its struct invalid (a `function` that is not null and not a valid `FunctionDelta`).
+/// - `delta` / `message`: null or invalid becomes `None`.
+/// - scalars go through the same `Value` conversions as the derived path.
+///
+/// Every value is consumed with `deserialize_any`, as buffering it would, so the same JSON is
+/// rejected (syntax, nesting depth, numbers out of range) and everything else never fails.
+mod fast {
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    use serde::Deserialize;
+    use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+    use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde_json::{Number, Value};
+
+    use super::{
+        ChunkChoice, Delta, FunctionDelta, ToolCallDelta, arguments_from, string_from, u64_from,
+    };
+
+    pub(super) fn choices<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ChunkChoice>, D::Error> {
+        d.deserialize_any(ListVisitor(PhantomData))
+    }
+
+    /// Scalars that every visitor here treats alike: `$on` gets the value as serde_json's
+    /// `Value` visitor would build it.
+    macro_rules! scalars {
+        ($on:expr) => {
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(($on)(self, Value::Null))
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Self::Value, E> {
+                Ok(($on)(self, Value::Bool(b)))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
+                Ok(($on)(self, Value::Number(n.into())))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
+                Ok(($on)(self, Value::Number(n.into())))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<Self::Value, E> {
+                Ok(($on)(
+                    self,
+                    Number::from_f64(n).map_or(Value::Null, Value::Number),
+                ))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(($on)(self, Value::String(s.to_owned())))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
+                Ok(($on)(self, Value::String(s)))
+            }
+        };
+    }
+
+    fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(())
+    }
+
+    fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+        while map.next_entry::<Skip, Skip>()?.is_some() {}
+        Ok(())
+    }
+
+    /// Any value, parsed (not just scanned) and dropped.
+    struct Skip;
+
+    impl<'de> Deserialize<'de> for Skip {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(SkipVisitor)
+        }
+    }
+
+    struct SkipVisitor;
+
+    impl<'de> Visitor<'de> for SkipVisitor {
+        type Value = Skip;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any value")
+        }
+        fn visit_unit<E>(self) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+            Ok(Skip)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Skip, A::Error> {
+            skip_seq(seq).map(|()| Skip)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Skip, A::Error> {
+            skip_map(map).map(|()| Skip)
+        }
+    }
+
+    /// A scalar-valued field: `f` is the derived path's conversion from `Value`. Arrays and
+    /// objects are built into a `Value` only when `f` looks at them.
+    struct ViaValue<R> {
+        f: fn(Value) -> Option<R>,
+        compound: bool,
+    }
+
+    impl<'de, R> DeserializeSeed<'de> for ViaValue<R> {
+        type Value = Option<R>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<R>, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de, R> Visitor<'de> for ViaValue<R> {
+        type Value = Option<R>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any value")
+        }
+        scalars!(|this: Self, v| (this.f)(v));
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<R>, A::Error> {
+            if self.compound {
+                Ok((self.f)(Value::deserialize(SeqAccessDeserializer::new(
+                    seq,
+                ))?))
+            } else {
+                skip_seq(seq)?;
+                Ok((self.f)(Value::Array(Vec::new())))
+            }
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<R>, A::Error> {
+            if self.compound {
+                Ok((self.f)(Value::deserialize(MapAccessDeserializer::new(
+                    map,
+                ))?))
+            } else {
+                skip_map(map)?;
+                Ok((self.f)(Value::Object(serde_json::Map::new())))
+            }
+        }
+    }
+
+    const STRING: ViaValue<String> = ViaValue {
+        f: string_from,
+        compound: false,
+    };
+    const U64: ViaValue<u64> = ViaValue {
+        f: u64_from,
+        compound: false,
+    };
+    const ARGUMENTS: ViaValue<String> = ViaValue {
+        f: arguments_from,
+        compound: true,
+    };
+    /// `Value::as_str` of a value.
+    const AS_STR: ViaValue<String> = ViaValue {
+        f: |v| match v {
+            Value::String(s) => Some(s),
+            _ => None,
+        },
+        compound: false,
+    };
+
+    /// `text_or_none`: a string; an array of parts (strings, or objects with text); an
+    /// object with text; else `None`.
+    struct Text;
+
+    impl<'de> DeserializeSeed<'de> for Text {
+        type Value = Option<String>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<String>, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Text {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("text")
+        }
+        scalars!(|_, v| match v {
+            Value::String(s) => Some(s),
+            _ => None,
+        });
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<String>, A::Error> {
+            let mut joined = String::new();
+            while let Some(part) = seq.next_element_seed(Part)? {
+                if let Some(part) = part {
+                    joined.push_str(&part);
+                }
+            }
+            Ok(Some(joined))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<String>, A::Error> {
+            object_text(map)
+        }
+    }
+
+    /// One element of an array of parts: a string, or an object with text.
+    struct Part;
+
+    impl<'de> DeserializeSeed<'de> for Part {
+        type Value = Option<String>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<String>, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Part {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a part")
+        }
+        scalars!(|_, v| match v {
+            Value::String(s) => Some(s),
+            _ => None,
+        });
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<String>, A::Error> {
+            skip_seq(seq).map(|()| None)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<String>, A::Error> {
+            object_text(map)
+        }
+    }
+
+    /// `o.get("text").or_else(|| o.get("content")).and_then(Value::as_str)`, where a repeated
+    /// key keeps its last value as in a `Value` object.
+    fn object_text<'de, A: MapAccess<'de>>(mut map: A) -> Result<Option<String>, A::Error> {
+        const KEYS: &[&str] = &["text", "content"];
+        let mut text: Option<Option<String>> = None;
+        let mut content: Option<Option<String>> = None;
+        while let Some(key) = map.next_key_seed(Key(KEYS))? {
+            match key {
+                Some(0) => text = Some(map.next_value_seed(AS_STR)?),
+                Some(_) => content = Some(map.next_value_seed(AS_STR)?),
+                None => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(match text {
+            Some(t) => t,
+            None => content.flatten(),
+        })
+    }
+
+    /// An object key: its position in the list, or `None` for any other key.
+    struct Key(&'static [&'static str]);
+
+    impl<'de> DeserializeSeed<'de> for Key {
+        type Value = Option<usize>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+            d.deserialize_identifier(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Key {
+        type Value = Option<usize>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a key")
+        }
+        fn visit_str<E>(self, s: &str) -> Result<Option<usize>, E> {
+            Ok(self.0.iter().position(|k| *k == s))
+        }
+    }
+
+    /// A struct read leniently, field by field.
+    trait Fields: Default {
+        const NAMES: &'static [&'static str];
+        /// Reads field `i` from `d`; `false` means the value makes the whole struct invalid.
+        fn field<'de, D: Deserializer<'de>>(&mut self, i: usize, d: D) -> Result<bool, D::Error>;
+    }
+
+    struct Field<'a, T> {
+        target: &'a mut T,
+        i: usize,
+    }
+
+    impl<'de, T: Fields> DeserializeSeed<'de> for Field<'_, T> {
+        type Value = bool;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+            self.target.field(self.i, d)
+        }
+    }
+
+    /// A struct, or `None` when the value is not a valid one.
+    struct Struct<T>(PhantomData<T>);
+
+    impl<T> Struct<T> {
+        fn new() -> Self {
+            Self(PhantomData)
+        }
+    }
+
+    impl<'de, T: Fields> DeserializeSeed<'de> for Struct<T> {
+        type Value = Option<T>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de, T: Fields> Visitor<'de> for Struct<T> {
+        type Value = Option<T>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an object")
+        }
+        scalars!(|_, _| None);
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
+            let mut out = T::default();
+            let mut seen = 0u32;
+            let mut valid = true;
+            while let Some(key) = map.next_key_seed(Key(T::NAMES))? {
+                match key {
+                    Some(i) if valid && seen & (1 << i) == 0 => {
+                        seen |= 1 << i;
+                        valid = map.next_value_seed(Field {
+                            target: &mut out,
+                            i,
+                        })?;
+                    }
+                    Some(_) => {
+                        // A repeated field (or anything after the struct became invalid).
+                        valid = false;
+                        map.next_value::<Skip>()?;
+                    }
+                    None => {
+                        map.next_value::<Skip>()?;
+                    }
+                }
+            }
+            Ok(valid.then_some(out))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
+            let mut out = T::default();
+            let mut valid = true;
+            let mut i = 0;
+            loop {
+                if valid && i < T::NAMES.len() {
+                    match seq.next_element_seed(Field {
+                        target: &mut out,
+                        i,
+                    })? {
+                        Some(ok) => valid = ok,
+                        None => break,
+                    }
+                    i += 1;
+                } else {
+                    match seq.next_element::<Skip>()? {
+                        Some(Skip) => valid = false,
+                        None => break,
+                    }
+                }
+            }
+            Ok(valid.then_some(out))
+        }
+    }
+
+    /// `seq_or_none`: an array of valid structs, else empty.
+    struct ListVisitor<T>(PhantomData<T>);
+
+    impl<'de, T: Fields> DeserializeSeed<'de> for ListVisitor<T> {
+        type Value = Vec<T>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<T>, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de, T: Fields> Visitor<'de> for ListVisitor<T> {
+        type Value = Vec<T>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an array")
+        }
+        scalars!(|_, _| Vec::new());
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut out = Vec::new();
+            loop {
+                match seq.next_element_seed(Struct::<T>::new())? {
+                    Some(Some(item)) => out.push(item),
+                    Some(None) => {
+                        skip_seq(seq)?;
+                        return Ok(Vec::new());
+                    }
+                    None => return Ok(out),
+                }
+            }
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Vec<T>, A::Error> {
+            skip_map(map).map(|()| Vec::new())
+        }
+    }
+
+    /// `delta_or_none`: a valid `Delta`, else `None`.
+    fn delta<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Delta>, D::Error> {
+        Struct::<Delta>::new().deserialize(d)
+    }
+
+    impl Fields for ChunkChoice {
+        const NAMES: &'static [&'static str] = &["delta", "message", "finish_reason"];
+        fn field<'de, D: Deserializer<'de>>(&mut self, i: usize, d: D) -> Result<bool, D::Error> {
+            match i {
+                0 => self.delta = delta(d)?,
+                1 => self.message = delta(d)?,
+                _ => self.finish_reason = STRING.deserialize(d)?,
+            }
+            Ok(true)
+        }
+    }
+
+    impl Fields for Delta {
+        const NAMES: &'static [&'static str] =
+            &["content", "reasoning_content", "reasoning", "tool_calls"];
+        fn field<'de, D: Deserializer<'de>>(&mut self, i: usize, d: D) -> Result<bool, D::Error> {
+            match i {
+                0 => self.content = Text.deserialize(d)?,
+                1 => self.reasoning_content = Text.deserialize(d)?,
+                2 => self.reasoning = Text.deserialize(d)?,
+                _ => self.tool_calls = ListVisitor(PhantomData).deserialize(d)?,
+            }
+            Ok(true)
+        }
+    }
+
+    impl Fields for ToolCallDelta {
+        const NAMES: &'static [&'static str] = &["index", "id", "function"];
+        fn field<'de, D: Deserializer<'de>>(&mut self, i: usize, d: D) -> Result<bool, D::Error> {
+            match i {
+                0 => self.index = U64.deserialize(d)?,
+                1 => self.id = STRING.deserialize(d)?,
+                _ => {
+                    // A plain `Option<FunctionDelta>`: null is `None`, anything else must be
+                    // a valid `FunctionDelta` or the tool call is invalid.
+                    match d.deserialize_any(OptionalFunction)? {
+                        Ok(f) => self.function = f,
+                        Err(()) => return Ok(false),
+                    }
+                }
+            }
+            Ok(true)
+        }
+    }
+
+    struct OptionalFunction;
+
+    impl<'de> Visitor<'de> for OptionalFunction {
+        type Value = Result<Option<FunctionDelta>, ()>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a function")
+        }
+        scalars!(|_, v| if v == Value::Null { Ok(None) } else { Err(()) });
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            Ok(Struct::<FunctionDelta>::new()
+                .visit_seq(seq)?
+                .map(Some)
+                .ok_or(()))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            Ok(Struct::<FunctionDelta>::new()
+                .visit_map(map)?
+                .map(Some)
+                .ok_or(()))
+        }
+    }
+
+    impl Fields for FunctionDelta {
+        const NAMES: &'static [&'static str] = &["name", "arguments"];
+        fn field<'de, D: Deserializer<'de>>(&mut self, i: usize, d: D) -> Result<bool, D::Error> {
+            match i {
+                0 => self.name = STRING.deserialize(d)?,
+                _ => self.arguments = ARGUMENTS.deserialize(d)?,
+            }
+            Ok(true)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -208,5 +714,266 @@ mod tests {
         .unwrap();
         assert!(c.choices.is_empty());
         assert_eq!(c.usage.unwrap().total_tokens, Some(7));
+    }
+
+    /// The derived path, as `Chunk` read `choices` before `mod fast`: the reference.
+    #[derive(Debug, Deserialize)]
+    struct Reference {
+        #[serde(default, deserialize_with = "seq_or_none")]
+        choices: Vec<ChunkChoice>,
+        #[serde(default, deserialize_with = "usage_or_none")]
+        usage: Option<Usage>,
+        #[serde(default, deserialize_with = "present_value")]
+        error: Option<Value>,
+    }
+
+    /// Both paths accept the same payloads and read them the same.
+    fn same_as_reference(json: &str) -> Result<(), String> {
+        let fast = serde_json::from_str::<Chunk>(json)
+            .map(|c| format!("{:?} {:?} {:?}", c.choices, c.usage, c.error));
+        let reference = serde_json::from_str::<Reference>(json)
+            .map(|c| format!("{:?} {:?} {:?}", c.choices, c.usage, c.error));
+        match (&fast, &reference) {
+            (Ok(a), Ok(b)) if a == b => Ok(()),
+            (Err(_), Err(_)) => Ok(()),
+            _ => Err(format!("{json}\n fast: {fast:?}\n  ref: {reference:?}")),
+        }
+    }
+
+    #[test]
+    fn fast_path_matches_the_derived_rules_on_odd_shapes() {
+        for json in [
+            r#"{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"},"delta":{}}]}"#,
+            r#"{"choices":[[{"content":"a"},null,"stop"]]}"#,
+            r#"{"choices":[[{"content":"a"},null,"stop",1]]}"#,
+            r#"{"choices":[{"d\u0065lta":{"cont\u0065nt":"\u00e9\n"}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":"f"}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":null},[1,"x",["n","{}"]]]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"name":"a","name":"b"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"content":[{"text":1,"content":"c"},{"content":"d"},"e",[1]]}}]}"#,
+            r#"{"choices":[{"delta":{"content":{"text":"a","text":"b"}},"finish_reason":1.50}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":" 3 ","function":{"arguments":[1,{"b":2,"a":1}]}}]}}]}"#,
+            r#"{"choices":[{"logprobs":1e400}]}"#,
+            r#"{"choices":{"delta":{}}}"#,
+            r#"{"choices":null,"usage":null}"#,
+            r#"{"choices":[null]}"#,
+            r#"{"choices":[{"delta":"x","message":{"content":"m"}}]}"#,
+        ] {
+            same_as_reference(json).unwrap();
+        }
+    }
+
+    /// JSON with repeated keys and raw number spellings, which `Value` cannot express.
+    #[derive(Debug, Clone)]
+    enum J {
+        Raw(&'static str),
+        Str(&'static str),
+        Arr(Vec<J>),
+        Obj(Vec<(&'static str, J)>),
+    }
+
+    impl J {
+        fn render(&self, out: &mut String) {
+            match self {
+                J::Raw(r) => out.push_str(r),
+                J::Str(s) => {
+                    out.push('"');
+                    out.push_str(s);
+                    out.push('"');
+                }
+                J::Arr(items) => {
+                    out.push('[');
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        item.render(out);
+                    }
+                    out.push(']');
+                }
+                J::Obj(entries) => {
+                    out.push('{');
+                    for (i, (k, v)) in entries.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        out.push('"');
+                        out.push_str(k);
+                        out.push_str("\":");
+                        v.render(out);
+                    }
+                    out.push('}');
+                }
+            }
+        }
+    }
+
+    mod differential {
+        use super::*;
+        use proptest::prelude::*;
+
+        const KEYS: &[&str] = &[
+            "choices",
+            "delta",
+            "message",
+            "finish_reason",
+            "content",
+            "reasoning_content",
+            "reasoning",
+            "tool_calls",
+            "index",
+            "id",
+            "function",
+            "name",
+            "arguments",
+            "text",
+            "type",
+            "role",
+            "usage",
+            "x",
+            "d\\u0065lta",
+        ];
+
+        fn leaf() -> BoxedStrategy<J> {
+            prop_oneof![
+                40 => prop::sample::select(vec![
+                    "null", "true", "false", "0", "-0", "1", "7", "-3", "1.0", "1.5", "-2.5",
+                    "1e2", "3E-5", "1e20", "18446744073709551616",
+                ])
+                .prop_map(J::Raw),
+                // Out of range: the whole payload is rejected, by both paths.
+                1 => Just(J::Raw("1e400")),
+                40 => prop::sample::select(vec![
+                    "", "a", " 7 ", "stop", "x\\\"y", "\\n", "\\u00e9", "é", "<think>", "{}",
+                    "\\ud83d\\ude00",
+                ])
+                .prop_map(J::Str),
+            ]
+            .boxed()
+        }
+
+        fn any_json() -> BoxedStrategy<J> {
+            leaf()
+                .prop_recursive(4, 24, 4, |inner| {
+                    prop_oneof![
+                        prop::collection::vec(inner.clone(), 0..4).prop_map(J::Arr),
+                        prop::collection::vec((prop::sample::select(KEYS), inner), 0..4)
+                            .prop_map(J::Obj),
+                    ]
+                })
+                .boxed()
+        }
+
+        fn odd() -> BoxedStrategy<J> {
+            prop_oneof![3 => leaf(), 1 => any_json()].boxed()
+        }
+
+        /// A struct-like value: an object of some of its fields in any order; less often one
+        /// with repeated or unknown keys; its fields positionally; or anything at all.
+        fn shaped(fields: Vec<(&'static str, BoxedStrategy<J>)>) -> BoxedStrategy<J> {
+            let n = fields.len();
+            let entry = |(k, s): &(&'static str, BoxedStrategy<J>)| {
+                let k = *k;
+                s.clone().prop_map(move |v| (k, v)).boxed()
+            };
+            let distinct = fields
+                .iter()
+                .map(|f| prop::option::weighted(0.6, entry(f)))
+                .collect::<Vec<_>>()
+                .prop_map(|v| v.into_iter().flatten().collect::<Vec<_>>())
+                .prop_shuffle()
+                .prop_map(J::Obj);
+            let mut entries: Vec<BoxedStrategy<(&'static str, J)>> =
+                fields.iter().map(entry).collect();
+            entries.push((prop::sample::select(KEYS), odd()).boxed());
+            let repeated = prop::collection::vec(proptest::strategy::Union::new(entries), 0..5)
+                .prop_map(J::Obj);
+            let positional = (
+                fields.into_iter().map(|(_, s)| s).collect::<Vec<_>>(),
+                0..=n,
+                prop::option::weighted(0.2, odd()),
+            )
+                .prop_map(|(mut v, len, extra)| {
+                    v.truncate(len);
+                    v.extend(extra);
+                    J::Arr(v)
+                });
+            prop_oneof![10 => distinct, 2 => repeated, 1 => positional, 1 => odd()].boxed()
+        }
+
+        fn text() -> BoxedStrategy<J> {
+            let part = prop_oneof![
+                leaf(),
+                shaped(vec![
+                    ("text", leaf()),
+                    ("content", leaf()),
+                    ("type", leaf())
+                ]),
+            ];
+            prop_oneof![
+                6 => leaf(),
+                2 => prop::collection::vec(part, 0..4).prop_map(J::Arr),
+                1 => shaped(vec![("text", leaf()), ("content", leaf())]),
+            ]
+            .boxed()
+        }
+
+        fn tool_call() -> BoxedStrategy<J> {
+            let function = shaped(vec![("name", leaf()), ("arguments", odd())]);
+            shaped(vec![
+                ("index", leaf()),
+                ("id", leaf()),
+                ("function", prop_oneof![4 => function, 1 => odd()].boxed()),
+                ("type", leaf()),
+            ])
+        }
+
+        fn list(item: BoxedStrategy<J>) -> BoxedStrategy<J> {
+            prop_oneof![
+                6 => prop::collection::vec(item, 1..3).prop_map(J::Arr),
+                1 => Just(J::Arr(Vec::new())),
+                1 => odd(),
+            ]
+            .boxed()
+        }
+
+        fn chunk() -> BoxedStrategy<J> {
+            let delta = shaped(vec![
+                ("content", text()),
+                ("reasoning_content", text()),
+                ("reasoning", text()),
+                ("tool_calls", list(tool_call())),
+                ("role", leaf()),
+            ]);
+            let choice = shaped(vec![
+                ("delta", delta.clone()),
+                ("message", delta),
+                ("finish_reason", leaf()),
+                ("index", leaf()),
+                ("logprobs", odd()),
+            ]);
+            (
+                list(choice),
+                prop::collection::vec((prop::sample::select(KEYS), odd()), 0..2),
+                any::<bool>(),
+            )
+                .prop_map(|(choices, mut extra, first)| {
+                    let at = if first { 0 } else { extra.len() };
+                    extra.insert(at, ("choices", choices));
+                    J::Obj(extra)
+                })
+                .boxed()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(3000))]
+            #[test]
+            fn fast_path_matches_the_derived_path(j in chunk()) {
+                let mut json = String::new();
+                j.render(&mut json);
+                let result = same_as_reference(&json);
+                prop_assert!(result.is_ok(), "{}", result.unwrap_err());
+            }
+        }
     }
 }
