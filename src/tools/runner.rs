@@ -267,13 +267,18 @@ impl Runner<'_> {
             }
         };
         tokio::select! {
-            r = tokio::time::timeout(timeout, work) => Some(r.unwrap_or_else(|_| {
-                CmdResult::Error(format!(
-                    "The `{}` tool did not finish within {} ms and was stopped",
-                    inv.name,
-                    timeout.as_millis()
-                ))
-            })),
+            r = tokio::time::timeout(timeout, work) => match r {
+                Ok(r) => Some(r),
+                Err(_) => {
+                    // The watchdog fired: whatever the function started goes too.
+                    self.jobs.kill_all().await;
+                    Some(CmdResult::Error(format!(
+                        "The `{}` tool did not finish within {} ms and was stopped",
+                        inv.name,
+                        timeout.as_millis()
+                    )))
+                }
+            },
             () = self.cancel.cancelled() => {
                 self.jobs.kill_all().await;
                 None

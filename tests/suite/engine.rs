@@ -475,3 +475,94 @@ async fn shell_commands_report_output_errors_and_timeouts() {
         "slow failed: Command timed out after 200 ms\nstarted"
     );
 }
+
+/// A tool whose success handler panics, and one that starts a process group and registers it.
+struct Fragile;
+
+impl Tool for Fragile {
+    fn name(&self) -> &str {
+        "fragile"
+    }
+    fn spec(&self) -> sayso::provider::ToolSpec {
+        sayso::tools::tool::SimpleTool::new("fragile", "", sayso::tools::tool::Kind::Other).spec()
+    }
+    fn commands(&self, inv: &sayso::tools::tool::Invocation) -> Vec<sayso::tools::tool::Command> {
+        sayso::tools::tool::SimpleTool::new("fragile", "", sayso::tools::tool::Kind::Other)
+            .run(|_| async { Ok("data".to_owned()) })
+            .commands(inv)
+    }
+    fn on_success(
+        &self,
+        _: &sayso::tools::tool::Invocation,
+        _: &mut sayso::tools::tool::ToolOutput,
+        _: Option<&[String]>,
+    ) {
+        panic!("handler exploded");
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_output_function_becomes_an_internal_error_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = engine(vec![Arc::new(Fragile)], Mode::Normal, dir.path());
+    let (r, _) = run(&mut e, &[call("1", "fragile", "{}")]).await;
+    assert_eq!(
+        r.results[0].content(),
+        "Internal error with `fragile` tool: handler exploded"
+    );
+}
+
+struct Spawner;
+
+impl Tool for Spawner {
+    fn name(&self) -> &str {
+        "spawner"
+    }
+    fn spec(&self) -> sayso::provider::ToolSpec {
+        sayso::tools::tool::SimpleTool::new("spawner", "", sayso::tools::tool::Kind::Other).spec()
+    }
+    fn commands(&self, _inv: &sayso::tools::tool::Invocation) -> Vec<sayso::tools::tool::Command> {
+        vec![sayso::tools::tool::Command::Function(Arc::new(
+            |inv, args| {
+                Box::pin(async move {
+                    // Start a child in its own process group, register it, and answer never.
+                    let child = tokio::process::Command::new("sh")
+                        .arg("-c")
+                        .arg("sleep 2; touch registered_marker")
+                        .current_dir(&inv.cwd)
+                        .process_group(0)
+                        .spawn()
+                        .expect("spawn");
+                    args.jobs.register(child.id().expect("pid"));
+                    std::mem::forget(child);
+                    None
+                })
+            },
+        ))]
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn stopping_kills_a_process_group_a_function_registered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = engine(vec![Arc::new(Spawner)], Mode::Normal, dir.path());
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        stopper.cancel();
+    });
+    let (r, _) = run_with(&mut e, &[call("1", "spawner", "{}")], &cancel).await;
+    assert_eq!(r.outcome, BatchOutcome::Stopped);
+    assert_eq!(r.results[0].status, ToolStatus::Cancelled);
+    assert_eq!(
+        r.results[0].content(),
+        "The user cancelled the execution of the spawner tool"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    assert!(
+        !dir.path().join("registered_marker").exists(),
+        "the registered job was killed"
+    );
+}
