@@ -19,3 +19,4 @@ pub mod headless;
 pub mod logging;
 pub mod provider;
 pub mod tools;
+pub mod tui;

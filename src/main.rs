@@ -19,10 +19,20 @@ const EXAMPLE_CONFIG: &str = include_str!("../config.example.toml");
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    // Headless runs on one thread. The TUI keeps its own thread for input and drawing, and the
+    // agent (streams, tools) on worker threads.
+    let interactive = !cli.print && cli.command.is_none();
+    let built = if interactive {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    };
+    let runtime = match built {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("sayso: error: cannot start the async runtime: {e}");
@@ -113,17 +123,20 @@ async fn run(cli: Cli) -> u8 {
     let _log_guard = sayso::logging::init(&config.dirs.log_file(), &config.log_level);
     tracing::info!(provider = ?config.provider, model = %config.model, "starting");
 
-    if !cli.print {
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if !cli.print && !terminal {
         return fail(
             exit::USAGE,
-            "the interactive terminal UI is not part of this build yet; use -p/--print for \
-             headless mode, e.g. `sayso --demo -p \"hello\"`",
+            "the interactive UI needs a terminal on stdin and stdout; use -p for headless mode",
         );
     }
-
-    let prompt = match read_prompt(cli.prompt.as_deref()) {
-        Ok(p) => p,
-        Err(e) => return fail(exit::USAGE, e),
+    let prompt = if cli.print {
+        match read_prompt(cli.prompt.as_deref()) {
+            Ok(p) => p,
+            Err(e) => return fail(exit::USAGE, e),
+        }
+    } else {
+        cli.prompt.clone().unwrap_or_default()
     };
 
     let client = match Client::new(config.provider.clone()) {
@@ -153,6 +166,35 @@ async fn run(cli: Cli) -> u8 {
     let cwd = demo_dir
         .as_ref()
         .map_or(overrides.cwd.clone(), |d| d.path().to_path_buf());
+    if !cli.print {
+        let (approver, approvals) = tokio::sync::mpsc::unbounded_channel();
+        let tools_summary = sayso::tools::setup::describe(&setup, config.judge.enabled);
+        let cwd_label = home_relative(&cwd);
+        let agent = sayso::agent::build(
+            &config,
+            client,
+            setup,
+            cwd,
+            Interaction::Interactive,
+            Some(approver),
+        );
+        let theme = sayso::tui::theme::Theme::named(
+            &config.ui.theme,
+            std::env::var("COLORFGBG").ok().as_deref(),
+        );
+        let options = sayso::tui::run::TuiOptions {
+            theme,
+            mouse: config.ui.mouse,
+            bell: config.ui.bell,
+            prompt: Some(prompt).filter(|p| !p.trim().is_empty()),
+            cwd_label,
+            tools_summary,
+        };
+        let code = sayso::tui::run::run(agent, approvals, options).await;
+        drop(demo);
+        drop(demo_dir);
+        return code;
+    }
     let mut agent = sayso::agent::build(&config, client, setup, cwd, Interaction::Headless, None);
 
     let stdout = std::io::stdout();
@@ -174,6 +216,19 @@ async fn run(cli: Cli) -> u8 {
     drop(demo);
     drop(demo_dir);
     status.exit_code()
+}
+
+/// `~/x` for paths under the home directory.
+fn home_relative(p: &std::path::Path) -> String {
+    match std::env::var_os("HOME").map(PathBuf::from) {
+        Some(home) if p.starts_with(&home) => format!(
+            "~/{}",
+            p.strip_prefix(&home)
+                .map(|r| r.display().to_string())
+                .unwrap_or_default()
+        ),
+        _ => p.display().to_string(),
+    }
 }
 
 /// The prompt from the argument, or from stdin when the argument is absent or `-`.
@@ -297,54 +352,9 @@ fn tools_command(o: &Overrides) -> u8 {
         Ok(s) => s,
         Err(e) => return fail(exit::USAGE, e),
     };
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(
-        out,
-        "{:<16} {:<10} {:<8} {:<7} APPROVAL",
-        "TOOL", "KIND", "SOURCE", "ACTIVE"
+    print!(
+        "{}",
+        sayso::tools::setup::describe(&setup, config.judge.enabled)
     );
-    for (name, entry) in setup.registry.entries() {
-        let opts = entry.opts();
-        let mut approval = Vec::new();
-        approval.push(match opts.approval_setting() {
-            sayso::tools::opts::ApprovalSetting::Yes => "ask".to_owned(),
-            sayso::tools::opts::ApprovalSetting::No => "no approval".to_owned(),
-            sayso::tools::opts::ApprovalSetting::PromptCondition => {
-                "ask when its condition says so".to_owned()
-            }
-        });
-        if opts.require_cmd_approval() {
-            approval.push("remembers exact commands".into());
-        }
-        if opts.protect() {
-            approval.push("protect (always asks in auto mode)".into());
-        }
-        if opts.safe_commands.as_ref().is_some_and(|l| !l.is_empty()) {
-            approval.push("is_safe via safe_commands".into());
-        }
-        if opts.judge() && config.judge.enabled {
-            approval.push("judge in auto mode".into());
-        }
-        if setup.allowed.contains(name) {
-            approval = vec!["never asks (allowed)".into()];
-        }
-        let active = if setup.active.contains(name) {
-            "yes"
-        } else {
-            "no"
-        };
-        let _ = writeln!(
-            out,
-            "{:<16} {:<10} {:<8} {:<7} {}",
-            name,
-            entry.tool.kind().as_str(),
-            entry.source.as_str(),
-            active,
-            approval.join("; ")
-        );
-    }
-    for (name, g) in &setup.groups {
-        let _ = writeln!(out, "group {name}: {}", g.tools.join(", "));
-    }
     exit::OK
 }

@@ -94,11 +94,11 @@ pub fn build(
         active: setup.active,
         approvals: Default::default(),
         flags: Default::default(),
-        mode: if config.tools.auto {
+        mode: crate::tools::approval::SharedMode::new(if config.tools.auto {
             crate::tools::approval::Mode::Auto
         } else {
             crate::tools::approval::Mode::Normal
-        },
+        }),
         interaction,
         allowed_tools: setup.allowed,
         judge,
@@ -139,6 +139,16 @@ impl Agent {
             agent.messages.push(ChatMessage::System { content: system });
         }
         agent
+    }
+
+    /// Starts a new chat: empty history (but the system prompt) and no remembered approvals.
+    pub fn reset(&mut self) {
+        self.messages.clear();
+        self.engine.approvals.clear();
+        let system = self.system_message();
+        if !system.is_empty() {
+            self.messages.push(ChatMessage::System { content: system });
+        }
     }
 
     /// The system prompt plus each active tool's own system prompt.

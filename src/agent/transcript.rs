@@ -53,10 +53,14 @@ pub struct Transcript {
     /// Where the reply being streamed began (a retry discards everything after it).
     #[serde(skip)]
     attempt_start: Option<usize>,
+    /// The first entry changed since the last [`Transcript::take_changed`].
+    #[serde(skip)]
+    changed_from: Option<usize>,
 }
 
 impl Transcript {
     pub fn push_user(&mut self, text: &str) {
+        self.mark(self.entries.len());
         self.entries.push(Entry::User {
             text: text.to_owned(),
         });
@@ -64,14 +68,26 @@ impl Transcript {
     }
 
     pub fn push_notice(&mut self, text: impl Into<String>) {
+        self.mark(self.entries.len());
         self.entries.push(Entry::Notice { text: text.into() });
     }
 
+    /// The first entry that changed since the last call (a view's cache starts there).
+    pub fn take_changed(&mut self) -> Option<usize> {
+        self.changed_from.take()
+    }
+
+    fn mark(&mut self, i: usize) {
+        self.changed_from = Some(self.changed_from.map_or(i, |c| c.min(i)));
+    }
+
     fn tool_mut(&mut self, id: &str) -> Option<&mut Entry> {
-        self.entries
-            .iter_mut()
-            .rev()
-            .find(|e| matches!(e, Entry::Tool { call_id, .. } if call_id == id))
+        let i = self
+            .entries
+            .iter()
+            .rposition(|e| matches!(e, Entry::Tool { call_id, .. } if call_id == id))?;
+        self.mark(i);
+        self.entries.get_mut(i)
     }
 
     fn streaming_start(&mut self) -> usize {
@@ -79,6 +95,14 @@ impl Transcript {
     }
 
     pub fn apply(&mut self, event: &AgentEvent) {
+        if !matches!(event, AgentEvent::Engine(_)) {
+            // Stream events touch only the reply being streamed (and what follows it).
+            let from = self
+                .attempt_start
+                .unwrap_or(self.entries.len())
+                .min(self.entries.len().saturating_sub(1));
+            self.mark(from);
+        }
         match event {
             AgentEvent::Delta(d) => {
                 let start = self.streaming_start();

@@ -24,7 +24,19 @@ pub struct FileConfig {
     pub tools: BTreeMap<String, ToolFile>,
     #[serde(default)]
     pub groups: BTreeMap<String, GroupFile>,
+    pub ui: Option<UiFile>,
     pub log_level: Option<String>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UiFile {
+    /// `auto` | `dark` | `light`.
+    pub theme: Option<String>,
+    /// Capture the mouse for wheel scrolling; `false` leaves the terminal's own selection alone.
+    pub mouse: Option<bool>,
+    /// Ring the terminal bell when a tool call needs approval.
+    pub bell: Option<bool>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -180,6 +192,14 @@ impl FileConfig {
                 let mut groups = self.groups;
                 groups.extend(high.groups);
                 groups
+            },
+            ui: match (self.ui, high.ui) {
+                (Some(a), Some(b)) => Some(UiFile {
+                    theme: pick(a.theme, b.theme),
+                    mouse: pick(a.mouse, b.mouse),
+                    bell: pick(a.bell, b.bell),
+                }),
+                (a, b) => b.or(a),
             },
             log_level: pick(self.log_level, high.log_level),
         }

@@ -80,6 +80,13 @@ pub struct ToolSettings {
     pub groups: std::collections::BTreeMap<String, file::GroupFile>,
 }
 
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UiSettings {
+    pub theme: String,
+    pub mouse: bool,
+    pub bell: bool,
+}
+
 #[derive(Debug, Clone)]
 pub struct JudgeSettings {
     pub enabled: bool,
@@ -106,6 +113,7 @@ pub struct Config {
     pub endpoint_is_default: bool,
     pub tools: ToolSettings,
     pub judge: JudgeSettings,
+    pub ui: UiSettings,
     /// Each file's path and text, lowest layer first, to point errors at lines.
     pub sources: Vec<(PathBuf, String)>,
 }
@@ -439,6 +447,15 @@ impl Config {
                 None => invalid("chat", "max_turns", "must be at least 1".into()),
             });
         }
+        let ui_file = merged.ui.clone().unwrap_or_default();
+        let theme = ui_file.theme.clone().unwrap_or_else(|| "auto".into());
+        if !["auto", "dark", "light"].contains(&theme.as_str()) {
+            return Err(invalid(
+                "ui",
+                "theme",
+                format!("`{theme}` is not one of auto, dark, light"),
+            ));
+        }
         let judge_file = merged.judge.clone().unwrap_or_default();
         let judge_timeout = positive(judge_file.timeout_s, "timeout_s", 30)
             .map_err(|_| invalid("judge", "timeout_s", "must be greater than 0".into()))?;
@@ -480,6 +497,11 @@ impl Config {
                 enabled: judge_file.enabled.unwrap_or(true),
                 model: judge_file.model.clone().filter(|m| !m.trim().is_empty()),
                 timeout: Duration::from_secs(judge_timeout),
+            },
+            ui: UiSettings {
+                theme,
+                mouse: ui_file.mouse.unwrap_or(true),
+                bell: ui_file.bell.unwrap_or(true),
             },
             sources: layers
                 .iter()

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Agent, AgentEvent, TurnEnd};
 use crate::exit;
-pub use printer::{JsonPrinter, Printer, TextPrinter};
+pub use printer::{JsonPrinter, Printer, TextPrinter, format_delay};
 
 /// How a headless run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +56,7 @@ pub async fn run(
     printer.session_started(
         &agent.settings.model,
         &agent.client.settings().name,
-        agent.engine.mode == crate::tools::approval::Mode::Auto,
+        agent.engine.mode.get() == crate::tools::approval::Mode::Auto,
     );
     let (tx, mut rx) = mpsc::unbounded_channel::<AgentEvent>();
     let cancel = CancellationToken::new();

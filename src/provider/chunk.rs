@@ -478,30 +478,24 @@ mod fast {
         }
     }
 
-    /// A struct, or `None` when the value is not a valid one.
-    struct Struct<T>(PhantomData<T>);
+    /// Fills a struct in place (no moves of the large structs on the hot path); `false` when
+    /// the value is not a valid one, and the struct is then to be thrown away.
+    struct Into<'a, T>(&'a mut T);
 
-    impl<T> Struct<T> {
-        fn new() -> Self {
-            Self(PhantomData)
-        }
-    }
-
-    impl<'de, T: Fields> DeserializeSeed<'de> for Struct<T> {
-        type Value = Option<T>;
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+    impl<'de, T: Fields> DeserializeSeed<'de> for Into<'_, T> {
+        type Value = bool;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
             d.deserialize_any(self)
         }
     }
 
-    impl<'de, T: Fields> Visitor<'de> for Struct<T> {
-        type Value = Option<T>;
+    impl<'de, T: Fields> Visitor<'de> for Into<'_, T> {
+        type Value = bool;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("an object")
         }
-        scalars!(|_, _| None);
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
-            let mut out = T::default();
+        scalars!(|_, _| false);
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
             let mut seen = 0u32;
             let mut valid = true;
             while let Some(key) = map.next_key_seed(Key(T::NAMES))? {
@@ -509,7 +503,7 @@ mod fast {
                     Some(i) if valid && seen & (1 << i) == 0 => {
                         seen |= 1 << i;
                         valid = map.next_value_seed(Field {
-                            target: &mut out,
+                            target: &mut *self.0,
                             i,
                         })?;
                     }
@@ -523,16 +517,15 @@ mod fast {
                     }
                 }
             }
-            Ok(valid.then_some(out))
+            Ok(valid)
         }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
-            let mut out = T::default();
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
             let mut valid = true;
             let mut i = 0;
             loop {
                 if valid && i < T::NAMES.len() {
                     match seq.next_element_seed(Field {
-                        target: &mut out,
+                        target: &mut *self.0,
                         i,
                     })? {
                         Some(ok) => valid = ok,
@@ -546,7 +539,7 @@ mod fast {
                     }
                 }
             }
-            Ok(valid.then_some(out))
+            Ok(valid)
         }
     }
 
@@ -567,15 +560,20 @@ mod fast {
         }
         scalars!(|_, _| Vec::new());
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
-            let mut out = Vec::new();
+            let mut out: Vec<T> = Vec::new();
             loop {
-                match seq.next_element_seed(Struct::<T>::new())? {
-                    Some(Some(item)) => out.push(item),
-                    Some(None) => {
+                out.push(T::default());
+                let slot = out.last_mut().expect("just pushed");
+                match seq.next_element_seed(Into(slot))? {
+                    Some(true) => {}
+                    Some(false) => {
                         skip_seq(seq)?;
                         return Ok(Vec::new());
                     }
-                    None => return Ok(out),
+                    None => {
+                        out.pop();
+                        return Ok(out);
+                    }
                 }
             }
         }
@@ -585,16 +583,19 @@ mod fast {
     }
 
     /// `delta_or_none`: a valid `Delta`, else `None`.
-    fn delta<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Delta>, D::Error> {
-        Struct::<Delta>::new().deserialize(d)
+    fn delta<'de, D: Deserializer<'de>>(slot: &mut Option<Delta>, d: D) -> Result<(), D::Error> {
+        if !Into(slot.insert(Delta::default())).deserialize(d)? {
+            *slot = None;
+        }
+        Ok(())
     }
 
     impl Fields for ChunkChoice {
         const NAMES: &'static [&'static str] = &["delta", "message", "finish_reason"];
         fn field<'de, D: Deserializer<'de>>(&mut self, i: usize, d: D) -> Result<bool, D::Error> {
             match i {
-                0 => self.delta = delta(d)?,
-                1 => self.message = delta(d)?,
+                0 => delta(&mut self.delta, d)?,
+                1 => delta(&mut self.message, d)?,
                 _ => self.finish_reason = STRING.deserialize(d)?,
             }
             Ok(true)
@@ -624,35 +625,29 @@ mod fast {
                 _ => {
                     // A plain `Option<FunctionDelta>`: null is `None`, anything else must be
                     // a valid `FunctionDelta` or the tool call is invalid.
-                    match d.deserialize_any(OptionalFunction)? {
-                        Ok(f) => self.function = f,
-                        Err(()) => return Ok(false),
-                    }
+                    return d.deserialize_any(OptionalFunction(&mut self.function));
                 }
             }
             Ok(true)
         }
     }
 
-    struct OptionalFunction;
+    struct OptionalFunction<'a>(&'a mut Option<FunctionDelta>);
 
-    impl<'de> Visitor<'de> for OptionalFunction {
-        type Value = Result<Option<FunctionDelta>, ()>;
+    impl<'de> Visitor<'de> for OptionalFunction<'_> {
+        type Value = bool;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("a function")
         }
-        scalars!(|_, v| if v == Value::Null { Ok(None) } else { Err(()) });
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-            Ok(Struct::<FunctionDelta>::new()
-                .visit_seq(seq)?
-                .map(Some)
-                .ok_or(()))
+        scalars!(|this: Self, v| {
+            *this.0 = None;
+            v == Value::Null
+        });
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+            Into(self.0.insert(FunctionDelta::default())).visit_seq(seq)
         }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            Ok(Struct::<FunctionDelta>::new()
-                .visit_map(map)?
-                .map(Some)
-                .ok_or(()))
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+            Into(self.0.insert(FunctionDelta::default())).visit_map(map)
         }
     }
 

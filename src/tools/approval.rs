@@ -15,6 +15,38 @@ pub enum Mode {
     Auto,
 }
 
+/// The mode, shared between the engine and whoever toggles it (the TUI's `/auto`), so a toggle
+/// applies to the very next decision, even in the middle of a batch.
+#[derive(Debug, Clone, Default)]
+pub struct SharedMode(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl SharedMode {
+    pub fn new(mode: Mode) -> Self {
+        let s = Self::default();
+        s.set(mode);
+        s
+    }
+
+    pub fn get(&self) -> Mode {
+        if self.0.load(std::sync::atomic::Ordering::Relaxed) {
+            Mode::Auto
+        } else {
+            Mode::Normal
+        }
+    }
+
+    pub fn set(&self, mode: Mode) {
+        self.0
+            .store(mode == Mode::Auto, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl From<Mode> for SharedMode {
+    fn from(m: Mode) -> Self {
+        Self::new(m)
+    }
+}
+
 /// Whether someone is there to answer (the TUI) or not (`-p`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Interaction {

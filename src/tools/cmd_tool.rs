@@ -249,9 +249,15 @@ impl Tool for CmdTool {
             .map(|s| s.trim_end())
             .unwrap_or_default();
         if text.is_empty() {
-            out.add(format!("`{cmd}` succeeded with no output"), None);
+            out.add(
+                format!("`{cmd}` succeeded with no output"),
+                Some("(no output)".into()),
+            );
         } else {
-            out.add(format!("`{cmd}`\n````\n{text}\n````"), None);
+            out.add(
+                format!("`{cmd}`\n````\n{text}\n````"),
+                Some(text.to_owned()),
+            );
         }
     }
 

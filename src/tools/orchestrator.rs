@@ -16,7 +16,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::approval::{self, Approvals, CallFacts, Decision, Interaction, Mode};
+use super::approval::{self, Approvals, CallFacts, Decision, Interaction, SharedMode};
 use super::events::{
     ApprovalRequest, ApprovalSender, EngineEvent, EventSender, Remember, ToolStatus, UserChoice,
 };
@@ -84,7 +84,7 @@ pub struct Engine {
     pub active: BTreeSet<String>,
     pub approvals: Approvals,
     pub flags: HashMap<String, bool>,
-    pub mode: Mode,
+    pub mode: SharedMode,
     pub interaction: Interaction,
     pub allowed_tools: BTreeSet<String>,
     pub judge: Option<Arc<Judge>>,
@@ -344,7 +344,7 @@ impl Engine {
         if !continues_run {
             let facts = self.facts(tool, inv, &cmd_string);
             let mut decision =
-                approval::decide(&facts, self.mode, &self.approvals, self.interaction);
+                approval::decide(&facts, self.mode.get(), &self.approvals, self.interaction);
             loop {
                 match decision {
                     Decision::Run => break,

@@ -213,3 +213,58 @@ pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
     })?;
     Ok(setup)
 }
+
+/// The tools table of `sayso tools` and `/tools`: name, kind, source, whether offered, and the
+/// approval settings in words; then the groups.
+pub fn describe(setup: &ToolSetup, judge_enabled: bool) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<16} {:<10} {:<8} {:<7} APPROVAL",
+        "TOOL", "KIND", "SOURCE", "ACTIVE"
+    );
+    for (name, entry) in setup.registry.entries() {
+        let opts = entry.opts();
+        let mut approval = vec![match opts.approval_setting() {
+            super::opts::ApprovalSetting::Yes => "ask".to_owned(),
+            super::opts::ApprovalSetting::No => "no approval".to_owned(),
+            super::opts::ApprovalSetting::PromptCondition => {
+                "ask when its condition says so".to_owned()
+            }
+        }];
+        if opts.require_cmd_approval() {
+            approval.push("remembers exact commands".into());
+        }
+        if opts.protect() {
+            approval.push("protect (always asks in auto mode)".into());
+        }
+        if opts.safe_commands.as_ref().is_some_and(|l| !l.is_empty()) {
+            approval.push("is_safe via safe_commands".into());
+        }
+        if opts.judge() && judge_enabled {
+            approval.push("judge in auto mode".into());
+        }
+        if setup.allowed.contains(name) {
+            approval = vec!["never asks (allowed)".into()];
+        }
+        let active = if setup.active.contains(name) {
+            "yes"
+        } else {
+            "no"
+        };
+        let _ = writeln!(
+            out,
+            "{:<16} {:<10} {:<8} {:<7} {}",
+            name,
+            entry.tool.kind().as_str(),
+            entry.source.as_str(),
+            active,
+            approval.join("; ")
+        );
+    }
+    for (name, g) in &setup.groups {
+        let _ = writeln!(out, "group {name}: {}", g.tools.join(", "));
+    }
+    out
+}

@@ -71,6 +71,15 @@ pub fn client(base_url: &str) -> Client {
     client_with_idle(base_url, Duration::from_secs(20))
 }
 
+/// A client that waits `delay` before its first retry (so a server still writing the failed
+/// attempt has finished it before the retry arrives).
+pub fn client_with_retry_delay(base_url: &str, delay: Duration) -> Client {
+    let mut s = settings(base_url, Duration::from_secs(20));
+    s.retry.initial_delay = delay;
+    s.retry.max_delay = delay * 4;
+    Client::new(s).expect("test settings are valid")
+}
+
 pub fn client_with_idle(base_url: &str, idle_timeout: Duration) -> Client {
     Client::new(settings(base_url, idle_timeout)).expect("test settings are valid")
 }

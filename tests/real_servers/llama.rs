@@ -233,7 +233,7 @@ async fn llama_headless_binary_text_and_json() {
     // Text mode: the reply on stdout, ended by a newline; nothing on stderr.
     let mut texts = Vec::new();
     for _ in 0..TEXT_TRIES {
-        let out = harness::run_sayso(&url, MODEL, &["Hello"], None).await;
+        let out = harness::run_sayso(&url, MODEL, &["--tools", "", "Hello"], None).await;
         assert_eq!(out.status, Some(0), "{out:?}");
         assert!(out.stderr.is_empty(), "{out:?}");
         if !out.stdout.is_empty() {
@@ -250,7 +250,7 @@ async fn llama_headless_binary_text_and_json() {
     // JSON mode: well-formed events whose deltas add up to the final text.
     let mut empty = 0;
     loop {
-        let out = harness::run_sayso(&url, MODEL, &["--json", "Hello"], None).await;
+        let out = harness::run_sayso(&url, MODEL, &["--tools", "", "--json", "Hello"], None).await;
         assert_eq!(out.status, Some(0), "{out:?}");
         let events = out.json_events();
         let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();

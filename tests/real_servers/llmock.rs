@@ -268,7 +268,9 @@ async fn llmock_malformed_chunk_does_not_break_the_reply() {
         reply(TEXT, 2),
     ]))
     .await;
-    let run = harness::stream(&mock.client(), &ask("malformed")).await;
+    // LLMock counts a request as a retry only once the failed stream has ended; give it time.
+    let client = harness::client_with_retry_delay(&url, std::time::Duration::from_millis(1000));
+    let run = harness::stream(&client, &ask("malformed")).await;
     let m = run.message();
     assert_eq!(m.finish_reason.as_deref(), Some("stop"), "{m:#?}");
     // The corrupted event's text cannot be recovered, so sayso drops the attempt and retries

@@ -54,10 +54,13 @@ fn cmd(c: &str) -> String {
     json!({"cmd": c, "flag": null}).to_string()
 }
 
+/// Each approval request: the command and the judge's reason.
+type Asked = Arc<Mutex<Vec<(String, Option<String>)>>>;
+
 struct Harness {
     fx: Fixture,
     agent: Agent,
-    asked: Arc<Mutex<Vec<(String, Option<String>)>>>,
+    asked: Asked,
     _dir: tempfile::TempDir,
 }
 
@@ -73,7 +76,7 @@ async fn harness(mode: Mode, choices: Vec<UserChoice>, extra: Vec<Arc<dyn Tool>>
         registry.register(t, Source::Library);
     }
     let (tx, mut rx) = mpsc::unbounded_channel::<ApprovalRequest>();
-    let asked: Arc<Mutex<Vec<(String, Option<String>)>>> = Arc::default();
+    let asked: Asked = Arc::default();
     let record = asked.clone();
     let mut choices = std::collections::VecDeque::from(choices);
     tokio::spawn(async move {
@@ -93,7 +96,7 @@ async fn harness(mode: Mode, choices: Vec<UserChoice>, extra: Vec<Arc<dyn Tool>>
         active,
         approvals: Default::default(),
         flags: Default::default(),
-        mode,
+        mode: mode.into(),
         interaction: Interaction::Interactive,
         allowed_tools: BTreeSet::new(),
         judge: Some(Arc::new(Judge::new(

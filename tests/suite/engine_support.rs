@@ -178,7 +178,7 @@ pub fn engine(tools: Vec<Arc<dyn Tool>>, mode: Mode, cwd: &Path) -> Engine {
         active,
         approvals: Default::default(),
         flags: Default::default(),
-        mode,
+        mode: mode.into(),
         interaction: Interaction::Interactive,
         allowed_tools: BTreeSet::new(),
         judge: None,

@@ -125,7 +125,7 @@ async fn allowed_tools_run_and_json_reports_every_step() {
     );
     assert_eq!(
         events[6],
-        json!({"type": "tool_output", "call_id": "c1", "name": "run_command", "content": "`echo hi`\n````\nhi\n````", "display": null})
+        json!({"type": "tool_output", "call_id": "c1", "name": "run_command", "content": "`echo hi`\n````\nhi\n````", "display": "hi"})
     );
     assert_eq!(
         events[7],

@@ -1,0 +1,314 @@
+//! The chat pane's view state: scrolling and the cache of rendered lines.
+//!
+//! The transcript is stored width-independently; lines are rendered per entry for the current
+//! width and cached, so a frame renders only the entries on screen (plus the one being
+//! streamed, and within that only its last Markdown block). The scroll position is an anchor —
+//! an entry and a line within it — not an absolute line number, so nothing is ever computed for
+//! the whole conversation. While following the bottom, new output scrolls into view; while
+//! scrolled up, the view stays put and `new_output` says there is more below.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use ratatui::text::Line;
+
+use super::entry_lines::{Facts, entry_lines};
+use super::markdown::{render_markdown, split_blocks};
+use super::theme::Theme;
+use crate::agent::transcript::{Entry, ToolState};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pos {
+    pub entry: usize,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scroll {
+    /// Show the end; new output scrolls into view.
+    Follow,
+    /// The top line of the view.
+    Anchored(Pos),
+}
+
+pub struct ViewCtx<'a> {
+    pub theme: &'a Theme,
+    pub width: u16,
+    pub expanded: &'a HashSet<usize>,
+    pub elapsed: &'a dyn Fn(&str) -> Option<Duration>,
+}
+
+#[derive(Default)]
+struct Cache {
+    width: u16,
+    entries: Vec<Option<Vec<Line<'static>>>>,
+    /// Rendered Markdown blocks of assistant entries, to re-render only what changed.
+    blocks: HashMap<usize, Vec<(String, Vec<Line<'static>>)>>,
+}
+
+pub struct ChatView {
+    pub scroll: Scroll,
+    pub new_output: bool,
+    cache: RefCell<Cache>,
+}
+
+impl Default for ChatView {
+    fn default() -> Self {
+        Self {
+            scroll: Scroll::Follow,
+            new_output: false,
+            cache: RefCell::default(),
+        }
+    }
+}
+
+/// Entries whose lines change with time are not cached.
+fn is_live(e: &Entry) -> bool {
+    matches!(
+        e,
+        Entry::Tool {
+            state: ToolState::Running,
+            ..
+        }
+    )
+}
+
+impl ChatView {
+    /// Entries from `index` on changed: forget their lines.
+    pub fn invalidate_from(&self, index: usize) {
+        let mut c = self.cache.borrow_mut();
+        for slot in c.entries.iter_mut().skip(index) {
+            *slot = None;
+        }
+    }
+
+    pub fn invalidate(&self, index: usize) {
+        if let Some(slot) = self.cache.borrow_mut().entries.get_mut(index) {
+            *slot = None;
+        }
+    }
+
+    /// The transcript was replaced (a new chat).
+    pub fn reset(&mut self) {
+        *self.cache.borrow_mut() = Cache::default();
+        self.scroll = Scroll::Follow;
+        self.new_output = false;
+    }
+
+    fn render_entry(&self, i: usize, e: &Entry, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        let facts = Facts {
+            theme: ctx.theme,
+            width: ctx.width,
+            expanded: ctx.expanded.contains(&i),
+            elapsed: match e {
+                Entry::Tool { call_id, .. } => (ctx.elapsed)(call_id),
+                _ => None,
+            },
+        };
+        if let Entry::Assistant {
+            text,
+            interrupted: false,
+        } = e
+        {
+            return self.render_assistant(i, text, ctx);
+        }
+        entry_lines(e, &facts)
+    }
+
+    /// Markdown block by block, reusing the blocks that did not change.
+    fn render_assistant(&self, i: usize, text: &str, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        let mut cache = self.cache.borrow_mut();
+        let old = cache.blocks.remove(&i).unwrap_or_default();
+        let mut fresh = Vec::new();
+        let mut lines = Vec::new();
+        for (n, range) in split_blocks(text).into_iter().enumerate() {
+            let block = &text[range];
+            let rendered = match old.get(n) {
+                Some((t, l)) if t == block => l.clone(),
+                _ => render_markdown(block, ctx.width.max(8), ctx.theme),
+            };
+            if n > 0 {
+                lines.push(Line::default());
+            }
+            lines.extend(rendered.iter().cloned());
+            fresh.push((block.to_owned(), rendered));
+        }
+        cache.blocks.insert(i, fresh);
+        lines.push(Line::default());
+        lines
+    }
+
+    /// Runs `f` on entry `i`'s lines, rendering and caching them if needed.
+    fn with_lines<R>(
+        &self,
+        i: usize,
+        entries: &[Entry],
+        ctx: &ViewCtx,
+        f: impl FnOnce(&[Line<'static>]) -> R,
+    ) -> R {
+        {
+            let mut c = self.cache.borrow_mut();
+            if c.width != ctx.width {
+                *c = Cache {
+                    width: ctx.width,
+                    ..Cache::default()
+                };
+            }
+            if c.entries.len() < entries.len() {
+                c.entries.resize(entries.len(), None);
+            }
+            if let Some(Some(lines)) = c.entries.get(i) {
+                return f(lines);
+            }
+        }
+        let lines = self.render_entry(i, &entries[i], ctx);
+        let r = f(&lines);
+        if !is_live(&entries[i]) {
+            let mut c = self.cache.borrow_mut();
+            if let Some(slot) = c.entries.get_mut(i) {
+                *slot = Some(lines);
+            }
+        }
+        r
+    }
+
+    fn height(&self, i: usize, entries: &[Entry], ctx: &ViewCtx) -> usize {
+        self.with_lines(i, entries, ctx, <[_]>::len)
+    }
+
+    /// The top line of the view when following the end.
+    fn bottom_top(&self, entries: &[Entry], height: usize, ctx: &ViewCtx) -> Pos {
+        let mut need = height;
+        for i in (0..entries.len()).rev() {
+            let h = self.height(i, entries, ctx);
+            if h >= need {
+                return Pos {
+                    entry: i,
+                    line: h - need,
+                };
+            }
+            need -= h;
+        }
+        Pos { entry: 0, line: 0 }
+    }
+
+    fn top(&self, entries: &[Entry], height: usize, ctx: &ViewCtx) -> Pos {
+        match self.scroll {
+            Scroll::Follow => self.bottom_top(entries, height, ctx),
+            Scroll::Anchored(p) => p,
+        }
+    }
+
+    /// The lines on screen, top to bottom (at most `height`).
+    pub fn visible(&self, entries: &[Entry], height: usize, ctx: &ViewCtx) -> Vec<Line<'static>> {
+        let mut out = Vec::with_capacity(height);
+        if entries.is_empty() || height == 0 {
+            return out;
+        }
+        let top = self.top(entries, height, ctx);
+        let mut i = top.entry.min(entries.len() - 1);
+        let mut skip = top.line;
+        while out.len() < height && i < entries.len() {
+            self.with_lines(i, entries, ctx, |lines| {
+                out.extend(lines.iter().skip(skip).take(height - out.len()).cloned());
+            });
+            skip = 0;
+            i += 1;
+        }
+        out
+    }
+
+    pub fn scroll_up(&mut self, n: usize, entries: &[Entry], height: usize, ctx: &ViewCtx) {
+        if entries.is_empty() {
+            return;
+        }
+        let mut p = self.top(entries, height, ctx);
+        let mut n = n;
+        while n > 0 {
+            if p.line >= n {
+                p.line -= n;
+                break;
+            }
+            n -= p.line;
+            if p.entry == 0 {
+                p.line = 0;
+                break;
+            }
+            p.entry -= 1;
+            p.line = self.height(p.entry, entries, ctx);
+        }
+        self.scroll = Scroll::Anchored(p);
+    }
+
+    pub fn scroll_down(&mut self, n: usize, entries: &[Entry], height: usize, ctx: &ViewCtx) {
+        let Scroll::Anchored(mut p) = self.scroll else {
+            return;
+        };
+        let bottom = self.bottom_top(entries, height, ctx);
+        let mut n = n;
+        loop {
+            if (p.entry, p.line) >= (bottom.entry, bottom.line) {
+                self.end();
+                return;
+            }
+            let h = self.height(p.entry, entries, ctx);
+            let left = h.saturating_sub(p.line);
+            if n < left {
+                p.line += n;
+                break;
+            }
+            n -= left;
+            p = Pos {
+                entry: p.entry + 1,
+                line: 0,
+            };
+            if p.entry >= entries.len() {
+                self.end();
+                return;
+            }
+        }
+        if (p.entry, p.line) >= (bottom.entry, bottom.line) {
+            self.end();
+        } else {
+            self.scroll = Scroll::Anchored(p);
+        }
+    }
+
+    pub fn home(&mut self) {
+        self.scroll = Scroll::Anchored(Pos { entry: 0, line: 0 });
+    }
+
+    pub fn end(&mut self) {
+        self.scroll = Scroll::Follow;
+        self.new_output = false;
+    }
+
+    pub fn following(&self) -> bool {
+        self.scroll == Scroll::Follow
+    }
+
+    /// Entries on screen (first, last), for "the block under the cursor".
+    pub fn visible_entries(
+        &self,
+        entries: &[Entry],
+        height: usize,
+        ctx: &ViewCtx,
+    ) -> Option<(usize, usize)> {
+        if entries.is_empty() {
+            return None;
+        }
+        let top = self.top(entries, height, ctx);
+        let mut left = height + top.line;
+        let mut i = top.entry;
+        while i + 1 < entries.len() {
+            let h = self.height(i, entries, ctx);
+            if h >= left {
+                break;
+            }
+            left -= h;
+            i += 1;
+        }
+        Some((top.entry, i))
+    }
+}

@@ -1,0 +1,198 @@
+//! One transcript entry → styled, wrapped lines for a given width. Pure functions of the entry
+//! and a few display facts (what is expanded, how long a tool has been running).
+
+use std::time::Duration;
+
+use ratatui::text::{Line, Span};
+
+use super::markdown::render_markdown;
+use super::strings;
+use super::theme::Theme;
+use super::wrap::{wrap_line, wrap_line_indent};
+use crate::agent::transcript::{Entry, ToolState};
+use crate::tools::events::ToolStatus;
+
+/// Lines shown of a folded tool or reasoning block.
+pub const FOLDED_LINES: usize = 4;
+
+pub struct Facts<'a> {
+    pub theme: &'a Theme,
+    pub width: u16,
+    pub expanded: bool,
+    /// How long the tool has been running, when it is.
+    pub elapsed: Option<Duration>,
+}
+
+fn plain_wrapped(
+    text: &str,
+    style: ratatui::style::Style,
+    indent: &str,
+    width: u16,
+) -> Vec<Line<'static>> {
+    let indent_spans = vec![Span::raw(indent.to_owned())];
+    text.lines()
+        .flat_map(|l| {
+            let line = Line::from(vec![
+                Span::raw(indent.to_owned()),
+                Span::styled(l.to_owned(), style),
+            ]);
+            wrap_line_indent(&line, width, &indent_spans)
+        })
+        .collect()
+}
+
+/// Folds `lines` to the first few plus a "… N more lines" note, unless expanded.
+fn fold(
+    mut lines: Vec<Line<'static>>,
+    expanded: bool,
+    theme: &Theme,
+    what: &str,
+) -> Vec<Line<'static>> {
+    if expanded || lines.len() <= FOLDED_LINES + 1 {
+        return lines;
+    }
+    let hidden = lines.len() - FOLDED_LINES;
+    lines.truncate(FOLDED_LINES);
+    lines.push(Line::from(Span::styled(
+        format!("  … {hidden} more {what} lines (Tab to expand)"),
+        theme.dim,
+    )));
+    lines
+}
+
+pub fn tool_icon(state: ToolState) -> &'static str {
+    match state {
+        ToolState::Queued => "○",
+        ToolState::AwaitingApproval => "?",
+        ToolState::Running => "◐",
+        ToolState::Done(ToolStatus::Success) => "✓",
+        ToolState::Done(ToolStatus::Error) => "✗",
+        ToolState::Done(ToolStatus::Rejected) => "⊘",
+        ToolState::Done(ToolStatus::Cancelled) => "⏹",
+    }
+}
+
+fn state_text(state: ToolState, elapsed: Option<Duration>) -> String {
+    match state {
+        ToolState::Queued => "queued".into(),
+        ToolState::AwaitingApproval => "awaiting approval".into(),
+        ToolState::Running => match elapsed {
+            Some(d) => format!("running {}s", d.as_secs()),
+            None => "running".into(),
+        },
+        ToolState::Done(ToolStatus::Success) => "done".into(),
+        ToolState::Done(ToolStatus::Error) => "failed".into(),
+        ToolState::Done(ToolStatus::Rejected) => "rejected".into(),
+        ToolState::Done(ToolStatus::Cancelled) => "cancelled".into(),
+    }
+}
+
+/// The lines of one entry, ending with a blank separator line.
+pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
+    let t = f.theme;
+    let w = f.width.max(8);
+    let mut lines: Vec<Line<'static>> = match entry {
+        Entry::User { text } => {
+            let mut out = Vec::new();
+            for (i, l) in text.lines().enumerate() {
+                let lead = if i == 0 {
+                    Span::styled("› ", t.user_label)
+                } else {
+                    Span::raw("  ")
+                };
+                let line = Line::from(vec![lead, Span::styled(l.to_owned(), t.user_text)]);
+                out.extend(wrap_line_indent(&line, w, &[Span::raw("  ")]));
+            }
+            if out.is_empty() {
+                out.push(Line::from(Span::styled("› ", t.user_label)));
+            }
+            out
+        }
+        Entry::Assistant { text, interrupted } => {
+            let mut out = render_markdown(text, w, t);
+            if *interrupted {
+                out.push(Line::from(Span::styled(strings::INTERRUPTED, t.dim)));
+            }
+            out
+        }
+        Entry::Reasoning { text } => {
+            let mut out = vec![Line::from(Span::styled("thinking", t.reasoning))];
+            out.extend(plain_wrapped(text.trim(), t.reasoning, "  ", w));
+            fold(out, f.expanded, t, "thinking")
+        }
+        Entry::Tool {
+            name,
+            cmd_string,
+            state,
+            content,
+            display,
+            judge,
+            ..
+        } => {
+            let icon_style = match state {
+                ToolState::Done(ToolStatus::Success) => t.tool_ok,
+                ToolState::Done(_) => t.tool_err,
+                ToolState::Running => t.tool_running,
+                ToolState::Queued | ToolState::AwaitingApproval => t.tool_waiting,
+            };
+            let mut header = vec![
+                Span::styled(format!("{} ", tool_icon(*state)), icon_style),
+                Span::styled(name.clone(), t.tool_name),
+            ];
+            // `create_file x` under the name `create_file` reads better as just `x`.
+            let detail = cmd_string
+                .strip_prefix(name.as_str())
+                .map(str::trim_start)
+                .unwrap_or(cmd_string);
+            if !detail.is_empty() {
+                header.push(Span::raw(" "));
+                header.push(Span::styled(detail.replace('\n', " ⏎ "), t.dim));
+            }
+            header.push(Span::styled(
+                format!(" · {}", state_text(*state, f.elapsed)),
+                icon_style,
+            ));
+            let mut out = wrap_line_indent(&Line::from(header), w, &[Span::raw("    ")]);
+            if let Some((safe, reason)) = judge {
+                let verdict = if *safe {
+                    "judge: safe"
+                } else {
+                    "judge: unsafe"
+                };
+                out.extend(plain_wrapped(
+                    &format!("{verdict} — {reason}"),
+                    t.notice,
+                    "  ",
+                    w,
+                ));
+            }
+            let shown = display.as_deref().unwrap_or(content);
+            let mut body = plain_wrapped(shown.trim_end(), t.text, "  ", w);
+            if f.expanded && !content.is_empty() && display.as_deref() != Some(content.as_str()) {
+                body.push(Line::from(Span::styled(
+                    format!("  {}", strings::SENT_TO_MODEL),
+                    t.dim,
+                )));
+                body.extend(plain_wrapped(content.trim_end(), t.dim, "  │ ", w));
+            }
+            out.extend(fold(body, f.expanded, t, "output"));
+            out
+        }
+        Entry::Notice { text } => {
+            let style = if text.starts_with('✗') {
+                t.error
+            } else {
+                t.notice
+            };
+            plain_wrapped(text, style, "", w)
+        }
+    };
+    lines.push(Line::default());
+    // Whatever the renderers did, never hand the pane a line wider than it is.
+    lines.into_iter().flat_map(|l| wrap_line(&l, w)).collect()
+}
+
+/// Whether an entry can be folded (Tab toggles it).
+pub fn foldable(entry: &Entry) -> bool {
+    matches!(entry, Entry::Tool { .. } | Entry::Reasoning { .. })
+}

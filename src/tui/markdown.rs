@@ -1,0 +1,1303 @@
+//! Markdown → styled, wrapped lines for the chat pane (CommonMark + GFM tables,
+//! strikethrough and task lists, via pulldown-cmark).
+//!
+//! Layout:
+//! - Blocks are separated by one blank line; items of tight lists are not.
+//! - Headings: `#` markers are not shown. H1 is the heading style underlined, H2 the heading
+//!   style, H3–H6 the heading style without bold.
+//! - Soft breaks are spaces (CommonMark); hard breaks start a new line.
+//! - Links: the text in the link style, then ` (url)` in the dim style unless the URL is the
+//!   text (autolinks). Images: `[image: alt]` and the URL.
+//! - Lists: `•`/`◦`/`▪` by depth, `N.` numbered from the list's start; task items show `[ ]` /
+//!   `[x]` in place of the bullet. Wrapped lines hang under the item's text.
+//! - Block quotes: `│ ` per level in the quote style, also on blank lines inside the quote.
+//! - Rules: `─` across the width.
+//! - Code blocks (fenced and indented): highlighted by [`highlight`], framed by dim ```` ``` ````
+//!   lines (with the language on the opening one), not indented and **not word-wrapped**: a
+//!   code line longer than the width is **hard-broken** at the width (no text is lost, copying
+//!   keeps the characters). An unclosed fence (streaming) renders the code so far, closed.
+//! - Tables: cells separated by ` │ `, the header in the header style with a `─┼─` rule under
+//!   it, cells aligned as the delimiter row says. If the natural width does not fit, columns
+//!   are shrunk — a column narrower than an equal share of what is left keeps its width, the
+//!   others share the rest — and cell text is **word-wrapped inside its column** (rows grow
+//!   taller). Only when not even one column per cell fits are rows truncated with `…`.
+//! - HTML (blocks and inline) is shown as plain text.
+//! - Control characters are removed and tabs expanded, so nothing can move the cursor.
+//!
+//! Every line fits in `width` columns (width 0 counts as 1; prefixes of deep nesting are cut
+//! before text is).
+//!
+//! Streaming: the renderer is a pure function of the text so far; unfinished constructs
+//! render as what they are so far (an unclosed fence as code, an unclosed `**` as text).
+//! [`split_blocks`] lets a caller cache the lines of finished blocks.
+
+use std::ops::Range;
+
+use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use super::highlight::highlight_code;
+use super::theme::Theme;
+use super::wrap::{
+    available_width, hard_wrap_prefixed, spaces, spans_width, str_width, truncate_spans,
+    wrap_prefixed,
+};
+
+/// The pulldown-cmark options used: GFM tables, strikethrough and task lists.
+pub fn options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
+}
+
+/// Render `text` to lines no wider than `width` columns.
+pub fn render_markdown(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let mut r = Renderer::new(theme, usize::from(width.max(1)));
+    for event in Parser::new_ext(text, options()) {
+        r.event(event);
+    }
+    r.finish()
+}
+
+/// Split `text` into top-level blocks: runs of lines separated by blank lines (only spaces or
+/// tabs) that are not inside a fenced code block. Each range starts at the start of a
+/// non-blank line and ends after the line end of the block's last line (or at the end of
+/// `text`); the blank lines between blocks belong to no range.
+///
+/// A block followed by a blank line and more text never changes as text is appended, so a
+/// caller can cache its rendered lines and re-render only the last block while a reply
+/// streams. Rendering each block with [`render_markdown`] and joining the results with one
+/// blank line gives the same lines as rendering the whole text for ordinary documents:
+/// paragraphs, headings, fenced code (blank lines inside fences are handled, also when the
+/// fence is indented in a list item), tables, rules, block quotes, tight lists. It differs
+/// where a construct spans a blank line outside a fence:
+/// - loose lists: an item's second paragraph (or an indented block after a blank line)
+///   renders as a top-level paragraph/code block, without the item's hanging indent; items of
+///   a loose list render alike (a blank line between items either way) but an ordered loose
+///   list's numbering restarts from each block's first number, which is the source number;
+/// - indented (4-space) code blocks with blank lines inside become several code blocks;
+/// - HTML blocks that contain blank lines (`<pre>`, comments);
+/// - link reference definitions (`[x]: url`) only apply within their own block;
+/// - a block that renders to nothing (e.g. only a reference definition) still gets a blank
+///   line when joined.
+///
+/// Fence detection is line-based: a line whose text (after indentation and list markers)
+/// starts with three or more backticks or tildes opens a fence, closed by a line of at least as
+/// many of the same character. Fences inside block quotes are not tracked (a blank line ends
+/// a quote anyway).
+pub fn split_blocks(text: &str) -> Vec<Range<usize>> {
+    let mut blocks = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut fence: Option<(u8, usize)> = None;
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let line_start = pos;
+        pos += line.len();
+        let content = line.trim_end_matches(['\n', '\r']);
+        let blank = content.trim_matches([' ', '\t']).is_empty();
+        if blank && fence.is_none() {
+            if let Some(s) = start.take() {
+                blocks.push(s..line_start);
+            }
+            continue;
+        }
+        start.get_or_insert(line_start);
+        match fence {
+            None => fence = fence_open(content),
+            Some((ch, n)) => {
+                if is_fence_close(content, ch, n) {
+                    fence = None;
+                }
+            }
+        }
+    }
+    if let Some(s) = start {
+        blocks.push(s..text.len());
+    }
+    blocks
+}
+
+/// `Some((char, count))` if `line` opens a code fence (possibly inside list items).
+fn fence_open(line: &str) -> Option<(u8, usize)> {
+    let mut s = line.trim_start_matches([' ', '\t']);
+    // Skip list markers: `- `, `* `, `+ `, `12. `, `3) `.
+    loop {
+        let b = s.as_bytes();
+        let marker_len = match b.first() {
+            Some(b'-' | b'*' | b'+') => 1,
+            Some(b'0'..=b'9') => {
+                let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+                match b.get(digits) {
+                    Some(b'.' | b')') if digits <= 9 => digits + 1,
+                    _ => 0,
+                }
+            }
+            _ => 0,
+        };
+        if marker_len > 0 && matches!(b.get(marker_len), Some(b' ' | b'\t')) {
+            s = s[marker_len..].trim_start_matches([' ', '\t']);
+        } else {
+            break;
+        }
+    }
+    let ch = *s.as_bytes().first()?;
+    if ch != b'`' && ch != b'~' {
+        return None;
+    }
+    let n = s.bytes().take_while(|&c| c == ch).count();
+    if n < 3 {
+        return None;
+    }
+    // A backtick fence's info string cannot contain backticks (that is inline code).
+    if ch == b'`' && s[n..].contains('`') {
+        return None;
+    }
+    Some((ch, n))
+}
+
+fn is_fence_close(line: &str, ch: u8, n: usize) -> bool {
+    let s = line.trim_start_matches([' ', '\t']);
+    let run = s.bytes().take_while(|&c| c == ch).count();
+    run >= n && s[run..].trim_matches([' ', '\t']).is_empty()
+}
+
+// ----------------------------------------------------------------------------------------------
+
+enum Container {
+    Quote,
+    Item {
+        marker: Vec<Span<'static>>,
+        width: usize,
+        /// The marker has not been printed yet (the item's first line is still to come).
+        pending: bool,
+    },
+}
+
+struct ListState {
+    next: Option<u64>,
+    loose: bool,
+    items: usize,
+}
+
+struct LinkState {
+    dest: String,
+    line: usize,
+    span: usize,
+}
+
+struct CodeState {
+    lang: String,
+    text: String,
+}
+
+#[derive(Default)]
+struct TableState {
+    aligns: Vec<Alignment>,
+    rows: Vec<Vec<Vec<Span<'static>>>>,
+    header_rows: usize,
+    row: Vec<Vec<Span<'static>>>,
+    cell: Vec<Span<'static>>,
+    in_cell: bool,
+}
+
+struct Renderer<'t> {
+    theme: &'t Theme,
+    width: usize,
+    out: Vec<Line<'static>>,
+    containers: Vec<Container>,
+    lists: Vec<ListState>,
+    /// Inline style patches, innermost last.
+    styles: Vec<Style>,
+    /// Pending inline text: logical lines (split at hard breaks) not yet wrapped.
+    inline: Vec<Vec<Span<'static>>>,
+    links: Vec<LinkState>,
+    code: Option<CodeState>,
+    html: Option<String>,
+    table: Option<TableState>,
+    need_blank: bool,
+}
+
+impl<'t> Renderer<'t> {
+    fn new(theme: &'t Theme, width: usize) -> Self {
+        Self {
+            theme,
+            width,
+            out: Vec::new(),
+            containers: Vec::new(),
+            lists: Vec::new(),
+            styles: Vec::new(),
+            inline: Vec::new(),
+            links: Vec::new(),
+            code: None,
+            html: None,
+            table: None,
+            need_blank: false,
+        }
+    }
+
+    fn finish(mut self) -> Vec<Line<'static>> {
+        // Close whatever the (possibly unfinished) input left open.
+        if self.code.is_some() {
+            self.end_code_block();
+        }
+        if self.html.is_some() {
+            self.end_html_block();
+        }
+        if self.table.is_some() {
+            self.end_table();
+        }
+        self.flush_inline();
+        while let Some(c) = self.containers.pop() {
+            if let Container::Item { pending: true, .. } = c {
+                self.containers.push(c);
+                self.emit_marker_only();
+                self.containers.pop();
+            }
+        }
+        self.out
+    }
+
+    fn event(&mut self, event: Event<'_>) {
+        match event {
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(t) => {
+                if let Some(code) = &mut self.code {
+                    code.text.push_str(&t);
+                } else if let Some(html) = &mut self.html {
+                    html.push_str(&t);
+                } else {
+                    self.push_text(&t, self.style());
+                }
+            }
+            Event::Code(t) => {
+                let style = self.style().patch(self.theme.code_inline);
+                self.push_text(&t, style);
+            }
+            Event::Html(t) | Event::InlineHtml(t) => {
+                if let Some(html) = &mut self.html {
+                    html.push_str(&t);
+                } else {
+                    // Inline HTML inside a paragraph: its text, line ends as spaces.
+                    let t = t.replace(['\n', '\r'], " ");
+                    self.push_text(&t, self.style());
+                }
+            }
+            Event::InlineMath(t) | Event::DisplayMath(t) => self.push_text(&t, self.style()),
+            Event::FootnoteReference(t) => self.push_text(&format!("[^{t}]"), self.style()),
+            Event::SoftBreak => self.push_text(" ", self.style()),
+            Event::HardBreak => {
+                if self.table.as_ref().is_some_and(|t| t.in_cell) {
+                    self.push_text(" ", self.style());
+                } else {
+                    self.inline.push(Vec::new());
+                }
+            }
+            Event::Rule => {
+                self.begin_block();
+                let (first, _) = self.prefixes();
+                let avail = available_width(self.width, spans_width(&first));
+                let rule = Line::from(Span::styled("─".repeat(avail), self.theme.rule));
+                self.emit_lines(vec![rule]);
+                self.need_blank = true;
+            }
+            Event::TaskListMarker(checked) => {
+                let style = self.theme.list_marker;
+                if let Some(Container::Item { marker, width, .. }) = self.containers.last_mut() {
+                    let text = if checked { "[x] " } else { "[ ] " };
+                    *marker = vec![Span::styled(text, style)];
+                    *width = 4;
+                }
+            }
+        }
+    }
+
+    fn start(&mut self, tag: Tag<'_>) {
+        match tag {
+            Tag::Paragraph => self.begin_block(),
+            Tag::Heading { level, .. } => {
+                self.begin_block();
+                let h = self.theme.heading;
+                let style = match level {
+                    HeadingLevel::H1 => h.add_modifier(Modifier::UNDERLINED),
+                    HeadingLevel::H2 => h,
+                    _ => h.remove_modifier(Modifier::BOLD),
+                };
+                self.styles.push(style);
+            }
+            Tag::BlockQuote(_) => {
+                self.begin_block();
+                self.containers.push(Container::Quote);
+            }
+            Tag::CodeBlock(kind) => {
+                self.begin_block();
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) => info
+                        .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+                        .next()
+                        .unwrap_or("")
+                        .to_string(),
+                    CodeBlockKind::Indented => String::new(),
+                };
+                self.code = Some(CodeState {
+                    lang,
+                    text: String::new(),
+                });
+            }
+            Tag::HtmlBlock => {
+                self.begin_block();
+                self.html = Some(String::new());
+            }
+            Tag::List(start) => {
+                self.flush_inline();
+                self.lists.push(ListState {
+                    next: start,
+                    loose: false,
+                    items: 0,
+                });
+            }
+            Tag::Item => self.start_item(),
+            Tag::Table(aligns) => {
+                self.begin_block();
+                self.table = Some(TableState {
+                    aligns,
+                    ..TableState::default()
+                });
+            }
+            Tag::TableHead | Tag::TableRow => {
+                if let Some(t) = &mut self.table {
+                    t.row.clear();
+                }
+            }
+            Tag::TableCell => {
+                if let Some(t) = &mut self.table {
+                    t.cell.clear();
+                    t.in_cell = true;
+                }
+            }
+            Tag::Emphasis => self.styles.push(self.theme.emphasis),
+            Tag::Strong => self.styles.push(self.theme.strong),
+            Tag::Strikethrough => self.styles.push(self.theme.strike),
+            Tag::Link { dest_url, .. } => {
+                self.styles.push(self.theme.link);
+                let (line, span) = self.inline_pos();
+                self.links.push(LinkState {
+                    dest: dest_url.to_string(),
+                    line,
+                    span,
+                });
+            }
+            Tag::Image { dest_url, .. } => {
+                let style = self.style().patch(self.theme.link);
+                self.push_text("[image: ", style);
+                self.styles.push(self.theme.link);
+                self.links.push(LinkState {
+                    dest: dest_url.to_string(),
+                    line: usize::MAX,
+                    span: 0,
+                });
+            }
+            Tag::Superscript | Tag::Subscript => self.styles.push(Style::default()),
+            Tag::FootnoteDefinition(_)
+            | Tag::DefinitionList
+            | Tag::DefinitionListTitle
+            | Tag::DefinitionListDefinition
+            | Tag::MetadataBlock(_) => self.begin_block(),
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::Paragraph => {
+                self.flush_inline();
+                self.need_blank = true;
+                if matches!(self.containers.last(), Some(Container::Item { .. }))
+                    && let Some(list) = self.lists.last_mut()
+                {
+                    list.loose = true;
+                }
+            }
+            TagEnd::Heading(_) => {
+                self.styles.pop();
+                self.flush_inline();
+                self.need_blank = true;
+            }
+            TagEnd::BlockQuote(_) => {
+                self.flush_inline();
+                self.containers.pop();
+                self.need_blank = true;
+            }
+            TagEnd::CodeBlock => self.end_code_block(),
+            TagEnd::HtmlBlock => self.end_html_block(),
+            TagEnd::List(_) => {
+                self.flush_inline();
+                self.lists.pop();
+                self.need_blank = self.lists.last().is_none_or(|l| l.loose);
+            }
+            TagEnd::Item => {
+                self.flush_inline();
+                if matches!(
+                    self.containers.last(),
+                    Some(Container::Item { pending: true, .. })
+                ) {
+                    self.emit_marker_only();
+                }
+                self.containers.pop();
+            }
+            TagEnd::Table => self.end_table(),
+            TagEnd::TableHead | TagEnd::TableRow => {
+                if let Some(t) = &mut self.table {
+                    let row = std::mem::take(&mut t.row);
+                    t.rows.push(row);
+                    if tag == TagEnd::TableHead {
+                        t.header_rows = t.rows.len();
+                    }
+                }
+            }
+            TagEnd::TableCell => {
+                if let Some(t) = &mut self.table {
+                    let cell = std::mem::take(&mut t.cell);
+                    t.row.push(cell);
+                    t.in_cell = false;
+                }
+            }
+            TagEnd::Emphasis
+            | TagEnd::Strong
+            | TagEnd::Strikethrough
+            | TagEnd::Superscript
+            | TagEnd::Subscript => {
+                self.styles.pop();
+            }
+            TagEnd::Link => {
+                self.styles.pop();
+                if let Some(link) = self.links.pop() {
+                    let text = self.inline_text_since(link.line, link.span);
+                    self.push_url(&link.dest, &text);
+                }
+            }
+            TagEnd::Image => {
+                self.styles.pop();
+                let style = self.style().patch(self.theme.link);
+                self.push_text("]", style);
+                if let Some(link) = self.links.pop() {
+                    self.push_url(&link.dest, "");
+                }
+            }
+            TagEnd::FootnoteDefinition
+            | TagEnd::DefinitionList
+            | TagEnd::DefinitionListTitle
+            | TagEnd::DefinitionListDefinition
+            | TagEnd::MetadataBlock(_) => {
+                self.flush_inline();
+                self.need_blank = true;
+            }
+        }
+    }
+
+    // ---- inline ------------------------------------------------------------------------------
+
+    /// The current inline style: text, quote (inside quotes), then the pushed patches.
+    fn style(&self) -> Style {
+        let mut s = self.theme.text;
+        if self
+            .containers
+            .iter()
+            .any(|c| matches!(c, Container::Quote))
+        {
+            s = s.patch(self.theme.quote);
+        }
+        for p in &self.styles {
+            s = s.patch(*p);
+        }
+        s
+    }
+
+    fn push_text(&mut self, text: &str, style: Style) {
+        let text = sanitize(text);
+        if text.is_empty() {
+            return;
+        }
+        let span = Span::styled(text, style);
+        if let Some(t) = &mut self.table
+            && t.in_cell
+        {
+            t.cell.push(span);
+            return;
+        }
+        if self.inline.is_empty() {
+            self.inline.push(Vec::new());
+        }
+        if let Some(line) = self.inline.last_mut() {
+            line.push(span);
+        }
+    }
+
+    /// Where the next inline span will go (line, span index); table cells use line `MAX - 1`.
+    fn inline_pos(&self) -> (usize, usize) {
+        if let Some(t) = &self.table
+            && t.in_cell
+        {
+            return (usize::MAX - 1, t.cell.len());
+        }
+        let line = self.inline.len().saturating_sub(1);
+        let span = self.inline.last().map_or(0, Vec::len);
+        (line, span)
+    }
+
+    fn inline_text_since(&self, line: usize, span: usize) -> String {
+        let spans: &[Span<'static>] = if line == usize::MAX - 1 {
+            self.table.as_ref().map_or(&[], |t| &t.cell)
+        } else if line + 1 == self.inline.len().max(1) {
+            self.inline.last().map_or(&[], Vec::as_slice)
+        } else {
+            return String::new(); // a hard break inside the link text
+        };
+        spans
+            .get(span..)
+            .unwrap_or_default()
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect()
+    }
+
+    /// ` (url)` after a link, unless the URL is the link text.
+    fn push_url(&mut self, dest: &str, text: &str) {
+        let same = dest == text || dest.strip_prefix("mailto:") == Some(text) || dest.is_empty();
+        if !same {
+            let style = self.theme.dim;
+            self.push_text(&format!(" ({dest})"), style);
+        }
+    }
+
+    // ---- blocks ------------------------------------------------------------------------------
+
+    /// Before a block: flush pending inline text and put the separating blank line.
+    fn begin_block(&mut self) {
+        self.flush_inline();
+        if self.need_blank && !self.out.is_empty() {
+            self.blank_line();
+        }
+        self.need_blank = false;
+    }
+
+    fn start_item(&mut self) {
+        self.flush_inline();
+        let depth = self.lists.iter().filter(|l| l.next.is_none()).count();
+        let Some(list) = self.lists.last_mut() else {
+            return;
+        };
+        if list.items > 0 {
+            self.need_blank = list.loose;
+        }
+        list.items += 1;
+        let marker = match &mut list.next {
+            Some(n) => {
+                let m = format!("{n}. ");
+                *n += 1;
+                m
+            }
+            None => {
+                let bullet = ["• ", "◦ ", "▪ "][(depth.max(1) - 1) % 3];
+                bullet.to_string()
+            }
+        };
+        if self.need_blank && !self.out.is_empty() {
+            self.blank_line();
+        }
+        self.need_blank = false;
+        let width = str_width(&marker);
+        self.containers.push(Container::Item {
+            marker: vec![Span::styled(marker, self.theme.list_marker)],
+            width,
+            pending: true,
+        });
+    }
+
+    /// Prefixes for the next line: (first line, continuation lines).
+    fn prefixes(&self) -> (Vec<Span<'static>>, Vec<Span<'static>>) {
+        let mut first = Vec::new();
+        let mut rest = Vec::new();
+        for c in &self.containers {
+            match c {
+                Container::Quote => {
+                    first.push(Span::styled("│ ", self.theme.quote));
+                    rest.push(Span::styled("│ ", self.theme.quote));
+                }
+                Container::Item {
+                    marker,
+                    width,
+                    pending,
+                } => {
+                    if *pending {
+                        first.extend(marker.iter().cloned());
+                    } else {
+                        first.extend(spaces(*width, Style::default()));
+                    }
+                    rest.extend(spaces(*width, Style::default()));
+                }
+            }
+        }
+        (first, rest)
+    }
+
+    fn markers_printed(&mut self) {
+        for c in &mut self.containers {
+            if let Container::Item { pending, .. } = c {
+                *pending = false;
+            }
+        }
+    }
+
+    /// A blank line: the continuation prefix without trailing spaces (quote bars stay).
+    fn blank_line(&mut self) {
+        let (_, mut rest) = self.prefixes();
+        while let Some(last) = rest.last_mut() {
+            let trimmed = last.content.trim_end();
+            if trimmed.is_empty() {
+                rest.pop();
+            } else {
+                if trimmed.len() != last.content.len() {
+                    last.content = trimmed.to_string().into();
+                }
+                break;
+            }
+        }
+        let spans = truncate_spans(&rest, self.width, false);
+        self.out.push(Line::from(spans));
+    }
+
+    /// Wrap and emit the pending inline text.
+    fn flush_inline(&mut self) {
+        if self.inline.is_empty() {
+            return;
+        }
+        let lines = std::mem::take(&mut self.inline);
+        for spans in lines {
+            let (first, rest) = self.prefixes();
+            let wrapped = wrap_prefixed(&Line::from(spans), self.width, &first, &rest);
+            self.out.extend(wrapped);
+            self.markers_printed();
+        }
+    }
+
+    /// Emit preformatted lines behind the container prefixes, hard-breaking any that are too
+    /// wide.
+    fn emit_lines(&mut self, lines: Vec<Line<'static>>) {
+        for line in lines {
+            let (first, rest) = self.prefixes();
+            let wrapped = hard_wrap_prefixed(&line, self.width, &first, &rest);
+            self.out.extend(wrapped);
+            self.markers_printed();
+        }
+    }
+
+    /// An item with no content of its own yet: just its marker.
+    fn emit_marker_only(&mut self) {
+        let (first, _) = self.prefixes();
+        let spans = truncate_spans(&first, self.width, false);
+        // Drop the trailing space of the marker.
+        let mut line = Line::from(spans);
+        if let Some(last) = line.spans.last_mut() {
+            let t = last.content.trim_end().to_string();
+            last.content = t.into();
+        }
+        self.out.push(line);
+        self.markers_printed();
+    }
+
+    fn end_code_block(&mut self) {
+        let Some(code) = self.code.take() else {
+            return;
+        };
+        let fence = self.theme.code_fence;
+        let mut lines = vec![Line::from(Span::styled(format!("```{}", code.lang), fence))];
+        let base = self.theme.code_block;
+        for mut line in highlight_code(&code.text, &code.lang) {
+            for span in &mut line.spans {
+                span.style = base.patch(span.style);
+            }
+            lines.push(line);
+        }
+        lines.push(Line::from(Span::styled("```", fence)));
+        self.emit_lines(lines);
+        self.need_blank = true;
+    }
+
+    fn end_html_block(&mut self) {
+        let Some(html) = self.html.take() else {
+            return;
+        };
+        let style = self.style();
+        for raw in html.lines() {
+            let spans = vec![Span::styled(sanitize(raw), style)];
+            let (first, rest) = self.prefixes();
+            self.out
+                .extend(wrap_prefixed(&Line::from(spans), self.width, &first, &rest));
+            self.markers_printed();
+        }
+        self.need_blank = true;
+    }
+
+    fn end_table(&mut self) {
+        let Some(mut table) = self.table.take() else {
+            return;
+        };
+        if table.in_cell {
+            let cell = std::mem::take(&mut table.cell);
+            table.row.push(cell);
+        }
+        if !table.row.is_empty() {
+            let row = std::mem::take(&mut table.row);
+            table.rows.push(row);
+        }
+        let (first, _) = self.prefixes();
+        let avail = available_width(self.width, spans_width(&first));
+        let lines = render_table(&table, avail, self.theme);
+        self.emit_lines(lines);
+        self.need_blank = true;
+    }
+}
+
+/// Lay out a table in at most `avail` columns.
+fn render_table(t: &TableState, avail: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let ncols = t
+        .rows
+        .iter()
+        .map(Vec::len)
+        .max()
+        .unwrap_or(0)
+        .max(t.aligns.len());
+    if ncols == 0 {
+        return Vec::new();
+    }
+    let sep_w = 3 * (ncols - 1);
+    let mut natural = vec![1usize; ncols];
+    let mut longest_word = vec![1usize; ncols];
+    for row in &t.rows {
+        for (c, cell) in row.iter().enumerate() {
+            natural[c] = natural[c].max(spans_width(cell));
+            let text: String = cell.iter().map(|s| s.content.as_ref()).collect();
+            let word = text.split_whitespace().map(str_width).max().unwrap_or(0);
+            longest_word[c] = longest_word[c].max(word);
+        }
+    }
+    let total: usize = natural.iter().sum::<usize>() + sep_w;
+    let (widths, truncate) = if total <= avail {
+        (natural, false)
+    } else if avail >= sep_w + ncols {
+        (
+            shrink_columns(&natural, &longest_word, avail - sep_w),
+            false,
+        )
+    } else {
+        (natural, true)
+    };
+
+    let border = theme.table_border;
+    let mut out = Vec::new();
+    for (r, row) in t.rows.iter().enumerate() {
+        let header = r < t.header_rows;
+        let cells: Vec<Vec<Line<'static>>> = (0..ncols)
+            .map(|c| {
+                let mut spans = row.get(c).cloned().unwrap_or_default();
+                if header {
+                    for s in &mut spans {
+                        s.style = theme.table_header.patch(s.style);
+                    }
+                }
+                wrap_prefixed(&Line::from(spans), widths[c], &[], &[])
+            })
+            .collect();
+        let height = cells.iter().map(Vec::len).max().unwrap_or(1);
+        for k in 0..height {
+            let mut spans: Vec<Span<'static>> = Vec::new();
+            for (c, cell) in cells.iter().enumerate() {
+                let content = cell.get(k).map(|l| l.spans.clone()).unwrap_or_default();
+                let last = c + 1 == ncols;
+                if c > 0 {
+                    // No trailing space after the last separator when nothing follows it.
+                    let sep = if last && content.is_empty() {
+                        " │"
+                    } else {
+                        " │ "
+                    };
+                    spans.push(Span::styled(sep, border));
+                }
+                let pad = widths[c].saturating_sub(spans_width(&content));
+                let (left, right) = match t.aligns.get(c).copied().unwrap_or(Alignment::None) {
+                    Alignment::Right => (pad, 0),
+                    Alignment::Center => (pad / 2, pad - pad / 2),
+                    Alignment::Left | Alignment::None => (0, pad),
+                };
+                if last && content.is_empty() {
+                    continue;
+                }
+                spans.extend(spaces(left, Style::default()));
+                spans.extend(content);
+                if !last {
+                    spans.extend(spaces(right, Style::default()));
+                }
+            }
+            out.push(Line::from(spans));
+        }
+        if header && r + 1 == t.header_rows {
+            let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+            out.push(Line::from(Span::styled(rule.join("─┼─"), border)));
+        }
+    }
+    if truncate {
+        for line in &mut out {
+            line.spans = truncate_spans(&line.spans, avail, true);
+        }
+    }
+    out
+}
+
+/// Column widths summing to at most `room` (≥ one column each). If every column can be as wide
+/// as its longest word, that is the floor and the rest of the room is shared out; otherwise the
+/// whole room is. Sharing: columns that want no more than an equal share of what is left get
+/// what they want, the others split the remainder equally.
+fn shrink_columns(natural: &[usize], longest_word: &[usize], room: usize) -> Vec<usize> {
+    let floor: Vec<usize> = natural
+        .iter()
+        .zip(longest_word)
+        .map(|(n, w)| (*w).clamp(1, *n))
+        .collect();
+    let floor_sum: usize = floor.iter().sum();
+    let (base, extra) = if floor_sum <= room {
+        (floor, room - floor_sum)
+    } else {
+        (vec![1; natural.len()], room - natural.len())
+    };
+    let want: Vec<usize> = natural.iter().zip(&base).map(|(n, b)| n - b).collect();
+    let mut order: Vec<usize> = (0..natural.len()).collect();
+    order.sort_by_key(|&c| want[c]);
+    let mut widths = base;
+    let mut left = extra;
+    for (k, &c) in order.iter().enumerate() {
+        let share = left / (natural.len() - k);
+        let give = want[c].min(share);
+        widths[c] += give;
+        left -= give;
+    }
+    widths
+}
+
+/// Text safe to print: tabs become four spaces, other control characters are removed.
+fn sanitize(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\t' {
+            out.push_str("    ");
+        } else if !c.is_control() {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use ratatui::style::Color;
+
+    /// A document with every construct (ordinary enough that `split_blocks` is exact).
+    const SAMPLE: &str = r#"# Title of the document
+
+Some *emphasis*, **strong**, ~~struck~~ and `inline code` text, with a [link](https://example.com/docs) and an autolink <https://example.com>. This sentence is long enough to wrap.
+A soft break joins lines; a hard break  
+starts a new line.
+
+## Lists
+
+- first item
+- second item with a long text that needs wrapping to show the hanging indent
+  - nested item
+    1. deep ordered
+- [ ] task to do
+- [x] task done
+
+3. three
+4. four
+5. five
+
+> A quote with **bold** text that is long enough to wrap inside the quote bar.
+>
+> > Nested quote.
+
+---
+
+```rust
+fn main() {
+    let answer = 42; // a comment that makes this line longer than forty columns
+
+    println!("{answer}");
+}
+```
+
+    indented code block
+
+| Name | Qty | Notes |
+|:-----|----:|:-----:|
+| apple | 3 | crisp and sweet, a longer note that wraps |
+| 漢字 | 10 | `wide` |
+
+<div>
+html block
+</div>
+
+Inline <b>html</b> and an image ![alt text](img.png).
+
+### Heading three
+
+Final paragraph.
+"#;
+
+    fn render(text: &str, width: u16) -> Vec<Line<'static>> {
+        render_markdown(text, width, &Theme::dark())
+    }
+
+    fn text_of(lines: &[Line<'static>]) -> String {
+        lines
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn assert_fits(lines: &[Line<'static>], width: u16) {
+        let width = usize::from(width.max(1));
+        for l in lines {
+            assert!(
+                l.width() <= width,
+                "{:?} is wider than {width}",
+                l.to_string()
+            );
+        }
+    }
+
+    fn find<'a>(lines: &'a [Line<'static>], content: &str) -> &'a Span<'static> {
+        lines
+            .iter()
+            .flat_map(|l| &l.spans)
+            .find(|s| s.content == content)
+            .unwrap_or_else(|| panic!("no span {content:?}"))
+    }
+
+    #[test]
+    fn snapshot_80() {
+        let lines = render(SAMPLE, 80);
+        assert_fits(&lines, 80);
+        insta::assert_snapshot!("every_construct_80", text_of(&lines));
+    }
+
+    #[test]
+    fn snapshot_40() {
+        let lines = render(SAMPLE, 40);
+        assert_fits(&lines, 40);
+        insta::assert_snapshot!("every_construct_40", text_of(&lines));
+    }
+
+    #[test]
+    fn snapshot_16() {
+        let lines = render(SAMPLE, 16);
+        assert_fits(&lines, 16);
+        insta::assert_snapshot!("every_construct_16", text_of(&lines));
+    }
+
+    #[test]
+    fn key_styles() {
+        let theme = Theme::dark();
+        let lines = render(SAMPLE, 80);
+        let h1 = find(&lines, "Title of the document");
+        assert_eq!(h1.style, theme.heading.add_modifier(Modifier::UNDERLINED));
+        assert_eq!(find(&lines, "Lists").style, theme.heading);
+        assert_eq!(find(&lines, "inline code").style, theme.code_inline);
+        assert_eq!(find(&lines, "emphasis").style, theme.emphasis);
+        assert_eq!(find(&lines, "strong").style, theme.strong);
+        assert_eq!(find(&lines, "struck").style, theme.strike);
+        assert_eq!(find(&lines, "link").style, theme.link);
+        assert_eq!(find(&lines, "(https://example.com/docs)").style, theme.dim);
+        assert_eq!(find(&lines, "https://example.com").style, theme.link);
+        assert_eq!(find(&lines, "│ ").style, theme.quote);
+        assert_eq!(find(&lines, "• ").style, theme.list_marker);
+        assert_eq!(find(&lines, "[x] ").style, theme.list_marker);
+        assert!(
+            find(&lines, "Name")
+                .style
+                .add_modifier
+                .contains(Modifier::BOLD)
+        );
+        assert_eq!(find(&lines, " │ ").style, theme.table_border);
+        assert_eq!(find(&lines, "```rust").style, theme.code_fence);
+        // A highlighted Rust keyword has a (named) colour.
+        let kw = find(&lines, "fn");
+        assert!(
+            matches!(kw.style.fg, Some(c) if !matches!(c, Color::Rgb(..))),
+            "{kw:?}"
+        );
+        let rule = lines
+            .iter()
+            .find(|l| l.to_string().starts_with('─'))
+            .unwrap();
+        assert_eq!(rule.spans[0].style, theme.rule);
+        assert_eq!(rule.width(), 80);
+    }
+
+    #[test]
+    fn split_blocks_render_like_the_whole() {
+        for width in [80, 40, 16] {
+            let whole = render(SAMPLE, width);
+            let mut joined: Vec<Line<'static>> = Vec::new();
+            for range in split_blocks(SAMPLE) {
+                if !joined.is_empty() {
+                    joined.push(Line::default());
+                }
+                joined.extend(render(&SAMPLE[range], width));
+            }
+            assert_eq!(text_of(&joined), text_of(&whole), "width {width}");
+            assert_eq!(joined, whole, "styles at width {width}");
+        }
+    }
+
+    #[test]
+    fn split_blocks_ranges() {
+        let text = "para\none\n\n\n```\ncode\n\nmore\n```\n  \n- a\n  ~~~~\n\n  x\n  ~~~~\n\nend";
+        let blocks: Vec<&str> = split_blocks(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(
+            blocks,
+            [
+                "para\none\n",
+                "```\ncode\n\nmore\n```\n",
+                "- a\n  ~~~~\n\n  x\n  ~~~~\n",
+                "end"
+            ]
+        );
+        // Inline code with triple backticks is not a fence; a closing fence needs as many.
+        let text = "```a``` b\n\nc\n\n````\n```\n\nd\n````\n\ne";
+        let blocks: Vec<&str> = split_blocks(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(
+            blocks,
+            ["```a``` b\n", "c\n", "````\n```\n\nd\n````\n", "e"]
+        );
+        // An unclosed fence runs to the end.
+        assert_eq!(split_blocks("a\n\n```\nx\n\ny").len(), 2);
+        assert!(split_blocks("").is_empty());
+        assert!(split_blocks("\n \n\t\n").is_empty());
+    }
+
+    #[test]
+    fn split_blocks_differs_for_loose_lists() {
+        // Documented difference: an item's second paragraph loses its hanging indent.
+        let text = "- item\n\n  second paragraph";
+        let whole = text_of(&render(text, 40));
+        assert_eq!(whole, "• item\n\n  second paragraph");
+        let parts: Vec<String> = split_blocks(text)
+            .into_iter()
+            .map(|r| text_of(&render(&text[r], 40)))
+            .collect();
+        assert_eq!(parts.join("\n\n"), "• item\n\nsecond paragraph");
+    }
+
+    #[test]
+    fn unclosed_fence_renders_as_code() {
+        let lines = render("Intro\n\n```rust\nfn main() {\n    let x", 40);
+        assert_eq!(
+            text_of(&lines),
+            "Intro\n\n```rust\nfn main() {\n    let x\n```"
+        );
+        assert!(find(&lines, "fn").style.fg.is_some());
+    }
+
+    #[test]
+    fn every_prefix_of_the_sample_renders() {
+        // Streaming: each prefix of the text (at char boundaries) renders within the width.
+        for width in [80u16, 23, 3] {
+            for (i, _) in SAMPLE.char_indices() {
+                assert_fits(&render(&SAMPLE[..i], width), width);
+            }
+        }
+    }
+
+    #[test]
+    fn unfinished_inline_markup_is_text() {
+        assert_eq!(
+            text_of(&render("some **bold and `code", 40)),
+            "some **bold and `code"
+        );
+        assert_eq!(text_of(&render("| a | b |\n| --", 40)), "| a | b | | --");
+        assert_eq!(text_of(&render("[link](http://x", 40)), "[link](http://x");
+    }
+
+    #[test]
+    fn lists_number_nest_and_hang() {
+        let text = "7. seven\n8. eight eight eight eight\n   - inner\n     more text here\n9. nine";
+        let out = text_of(&render(text, 16));
+        assert_eq!(
+            out,
+            "7. seven\n8. eight eight\n   eight eight\n   • inner more\n     text here\n9. nine"
+        );
+        // Loose list: blank lines between items.
+        assert_eq!(text_of(&render("- a\n\n- b", 20)), "• a\n\n• b");
+        // Empty item.
+        assert_eq!(text_of(&render("- \n- b", 20)), "•\n• b");
+        // Depth bullets.
+        assert_eq!(
+            text_of(&render("- a\n  - b\n    - c\n      - d", 20)),
+            "• a\n  ◦ b\n    ▪ c\n      • d"
+        );
+    }
+
+    #[test]
+    fn quotes_nest_and_wrap() {
+        let out = text_of(&render("> one two three four\n>\n> > five six", 12));
+        assert_eq!(out, "│ one two\n│ three four\n│\n│ │ five six");
+        let lines = render("> text", 20);
+        assert_eq!(find(&lines, "text").style, Theme::dark().quote);
+    }
+
+    #[test]
+    fn code_is_hard_broken_not_wrapped() {
+        let out = text_of(&render("```\nabcdefghij klm\n```", 6));
+        assert_eq!(out, "```\nabcdef\nghij k\nlm\n```");
+    }
+
+    #[test]
+    fn tables_align_and_shrink() {
+        let table = "| a | b | c |\n|:--|:-:|--:|\n| x | yy | zzz |\n";
+        assert_eq!(
+            text_of(&render(table, 40)),
+            "a │ b  │   c\n──┼────┼────\nx │ yy │ zzz"
+        );
+        let wide = "| key | description |\n|---|---|\n| k | a long description of the key |\n";
+        let lines = render(wide, 20);
+        assert_fits(&lines, 20);
+        assert_eq!(
+            text_of(&lines),
+            "key │ description\n────┼───────────────\nk   │ a long\n    │ description of\n    │ the key"
+        );
+        // Too many columns for the width: rows are truncated.
+        let many = "|a|b|c|d|e|f|\n|-|-|-|-|-|-|\n|1|2|3|4|5|6|\n";
+        let lines = render(many, 10);
+        assert_fits(&lines, 10);
+        assert_eq!(text_of(&lines).lines().next(), Some("a │ b │ c…"));
+    }
+
+    #[test]
+    fn links() {
+        let lines = render("[same](same) <http://a.b> [x](http://y) [m](mailto:m)", 80);
+        assert_eq!(text_of(&lines), "same http://a.b x (http://y) m");
+    }
+
+    #[test]
+    fn html_and_control_characters() {
+        let out = text_of(&render("<details>\n<summary>Hi</summary>\n</details>", 40));
+        assert_eq!(out, "<details>\n<summary>Hi</summary>\n</details>");
+        let out = text_of(&render("a\u{1b}[31mred\tb", 40));
+        assert_eq!(out, "a[31mred    b");
+    }
+
+    #[test]
+    fn width_zero_and_one() {
+        for w in [0, 1, 2] {
+            assert_fits(&render(SAMPLE, w), w);
+        }
+    }
+
+    /// Markdown-ish text built from fragments that open and close constructs at random.
+    fn arb_markdown() -> impl Strategy<Value = String> {
+        let frag = prop_oneof![
+            4 => "[a-z]{1,10}",
+            3 => Just(" ".to_string()),
+            3 => Just("\n".to_string()),
+            2 => Just("\n\n".to_string()),
+            1 => Just("# ".to_string()),
+            1 => Just("### ".to_string()),
+            1 => Just("- ".to_string()),
+            1 => Just("  - ".to_string()),
+            1 => Just("1. ".to_string()),
+            1 => Just("> ".to_string()),
+            1 => Just("> > ".to_string()),
+            1 => Just("```rust\n".to_string()),
+            1 => Just("```\n".to_string()),
+            1 => Just("    ".to_string()),
+            1 => Just("| a | b |\n|---|:-:|\n".to_string()),
+            1 => Just("|".to_string()),
+            1 => Just("*".to_string()),
+            1 => Just("**".to_string()),
+            1 => Just("~~".to_string()),
+            1 => Just("`".to_string()),
+            1 => Just("[x](http://e.com/a)".to_string()),
+            1 => Just("---\n".to_string()),
+            1 => Just("<b>".to_string()),
+            1 => Just("- [ ] ".to_string()),
+            1 => Just("  \n".to_string()),
+            1 => Just("\t".to_string()),
+            1 => "[漢字かな😀é\u{301}]{1,4}",
+            1 => "\\PC{1,3}",
+        ];
+        proptest::collection::vec(frag, 0..60).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn rendered_lines_fit(text in arb_markdown(), width in 1u16..=120) {
+            let lines = render(&text, width);
+            for l in &lines {
+                prop_assert!(l.width() <= usize::from(width), "{:?} wider than {}", l.to_string(), width);
+            }
+        }
+
+        #[test]
+        fn blocks_render_within_width(text in arb_markdown(), width in 1u16..=60) {
+            for range in split_blocks(&text) {
+                let block = &text[range];
+                prop_assert!(!block.trim().is_empty());
+                for l in render(block, width) {
+                    prop_assert!(l.width() <= usize::from(width));
+                }
+            }
+        }
+    }
+
+    /// `cargo test --release --lib tui::markdown::tests::render_one_megabyte -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn render_one_megabyte() {
+        use std::time::Instant;
+        crate::tui::highlight::warm_up();
+        let mut doc = String::new();
+        while doc.len() < 1 << 20 {
+            doc.push_str(SAMPLE);
+            doc.push('\n');
+        }
+        let prose: String = {
+            let mut p = String::new();
+            while p.len() < 1 << 20 {
+                p.push_str("Some *emphasised* words and a long enough sentence with `code` in it, and a [link](http://x.y). ");
+                if p.len() % 2000 < 100 {
+                    p.push_str("\n\n");
+                }
+            }
+            p
+        };
+        for (name, text) in [("mixed sample", &doc), ("prose", &prose)] {
+            let t = Instant::now();
+            let lines = render_markdown(text, 100, &Theme::dark());
+            let whole = t.elapsed();
+            let t = Instant::now();
+            let blocks = split_blocks(text);
+            let split = t.elapsed();
+            eprintln!(
+                "{name}: {} bytes → {} lines in {whole:?}; split_blocks: {} blocks in {split:?}",
+                text.len(),
+                lines.len(),
+                blocks.len()
+            );
+        }
+    }
+}

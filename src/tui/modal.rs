@@ -1,0 +1,179 @@
+//! The approval modal's state and keys (SPEC §6.4). Rendering is in `widgets/modal.rs`.
+//!
+//! `a` Always accept, `y` Accept (highlighted first), `r` Reject → a one-line reason input
+//! (Enter submits, empty is fine; Esc returns to the choices), `c` or Esc Cancel; Left/Right
+//! move the highlight and Enter takes it; Up/Down/PageUp/PageDown scroll the body.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::text::{Line, Span};
+use tokio::sync::oneshot;
+
+use super::theme::Theme;
+use crate::tools::events::{ApprovalRequest, Remember, UserChoice};
+use crate::tools::tool::Preview;
+
+pub const CHOICES: [&str; 4] = ["Always accept", "Accept", "Reject", "Cancel"];
+pub const CHOICE_KEYS: [char; 4] = ['a', 'y', 'r', 'c'];
+
+pub struct ApprovalModal {
+    pub call_id: String,
+    pub tool: String,
+    pub cmd_string: String,
+    pub prompt: String,
+    pub judge_reason: Option<String>,
+    pub position: usize,
+    pub total: usize,
+    pub remember: Remember,
+    /// The body: a coloured diff or the pretty-printed arguments.
+    pub body: Vec<Line<'static>>,
+    pub selected: usize,
+    /// Typing a rejection reason.
+    pub reason: Option<String>,
+    pub scroll: u16,
+    reply: Option<oneshot::Sender<UserChoice>>,
+}
+
+impl ApprovalModal {
+    pub fn new(req: ApprovalRequest, theme: &Theme) -> Self {
+        let body = match &req.preview {
+            Some(Preview::Diff { diff, .. }) => diff
+                .lines()
+                .map(|l| {
+                    let style = if l.starts_with("+++") || l.starts_with("---") {
+                        theme.diff_header
+                    } else if l.starts_with('+') {
+                        theme.diff_add
+                    } else if l.starts_with('-') {
+                        theme.diff_del
+                    } else if l.starts_with("@@") {
+                        theme.diff_hunk
+                    } else {
+                        theme.text
+                    };
+                    Line::from(Span::styled(l.to_owned(), style))
+                })
+                .collect(),
+            Some(Preview::Text(t)) => t.lines().map(|l| Line::from(l.to_owned())).collect(),
+            None => serde_json::to_string_pretty(&req.args)
+                .unwrap_or_default()
+                .lines()
+                .map(|l| Line::from(l.to_owned()))
+                .collect(),
+        };
+        Self {
+            call_id: req.call_id,
+            tool: req.tool,
+            cmd_string: req.cmd_string,
+            prompt: req.prompt,
+            judge_reason: req.judge_reason,
+            position: req.position,
+            total: req.total,
+            remember: req.remember,
+            body,
+            selected: 1,
+            reason: None,
+            scroll: 0,
+            reply: Some(req.reply),
+        }
+    }
+
+    /// What "Always accept" will remember, in words.
+    pub fn always_label(&self) -> String {
+        match &self.remember {
+            Remember::Tool(t) => format!("Always accept — don't ask again for `{t}` in this chat"),
+            Remember::Command(c) => format!("Always accept — don't ask again for exactly `{c}`"),
+        }
+    }
+
+    /// Sends the answer to the engine; the modal is done.
+    pub fn answer(&mut self, choice: UserChoice) {
+        if let Some(reply) = self.reply.take() {
+            let _ = reply.send(choice);
+        }
+    }
+
+    fn scroll_by(&mut self, delta: i32) {
+        let max = self.body.len().saturating_sub(1) as i32;
+        self.scroll = (self.scroll as i32 + delta).clamp(0, max) as u16;
+    }
+
+    fn choose(&mut self, index: usize) -> Option<UserChoice> {
+        match index {
+            0 => Some(UserChoice::AlwaysAccept),
+            1 => Some(UserChoice::Accept),
+            2 => {
+                self.selected = 2;
+                self.reason = Some(String::new());
+                None
+            }
+            _ => Some(UserChoice::Cancel),
+        }
+    }
+
+    /// Handles a key; returns the decision once the user has made one.
+    pub fn handle_key(&mut self, key: KeyEvent) -> Option<UserChoice> {
+        if let Some(reason) = self.reason.as_mut() {
+            match key.code {
+                KeyCode::Enter => {
+                    let r = reason.trim().to_owned();
+                    return Some(UserChoice::Reject((!r.is_empty()).then_some(r)));
+                }
+                KeyCode::Esc => self.reason = None,
+                KeyCode::Backspace => {
+                    reason.pop();
+                }
+                KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    reason.clear()
+                }
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    reason.push(c)
+                }
+                _ => {}
+            }
+            return None;
+        }
+        match key.code {
+            KeyCode::Char(c) if CHOICE_KEYS.contains(&c.to_ascii_lowercase()) => {
+                let i = CHOICE_KEYS
+                    .iter()
+                    .position(|k| *k == c.to_ascii_lowercase())
+                    .unwrap_or(1);
+                self.choose(i)
+            }
+            KeyCode::Esc => Some(UserChoice::Cancel),
+            KeyCode::Enter => self.choose(self.selected),
+            KeyCode::Left | KeyCode::BackTab => {
+                self.selected = self.selected.saturating_sub(1);
+                None
+            }
+            KeyCode::Right | KeyCode::Tab => {
+                self.selected = (self.selected + 1).min(CHOICES.len() - 1);
+                None
+            }
+            KeyCode::Up => {
+                self.scroll_by(-1);
+                None
+            }
+            KeyCode::Down => {
+                self.scroll_by(1);
+                None
+            }
+            KeyCode::PageUp => {
+                self.scroll_by(-10);
+                None
+            }
+            KeyCode::PageDown => {
+                self.scroll_by(10);
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// Pasted text goes into the reason input when it is open.
+    pub fn paste(&mut self, text: &str) {
+        if let Some(r) = self.reason.as_mut() {
+            r.push_str(&text.replace(['\r', '\n'], " "));
+        }
+    }
+}

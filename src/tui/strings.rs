@@ -1,0 +1,37 @@
+//! User-visible strings of the terminal UI, in one place (snapshot diffs stay readable and
+//! wording changes happen here).
+
+pub const HELP: &str = "\
+Keys: Enter send · Alt+Enter / Shift+Enter / Ctrl+J newline · Esc or Ctrl+C stop a running turn · \
+Ctrl+C twice quit · Ctrl+D quit on an empty input · PgUp/PgDn/Home/End/wheel scroll · \
+Up/Down (empty input) history · Tab expand/fold the last tool block
+Commands: /help · /clear (new chat) · /model [NAME] · /tools · /auto · /approvals [clear] · \
+/copy [N] · /expand · /collapse · /quit";
+
+pub const FOOTER_IDLE: &[(&str, &str)] = &[
+    ("Enter", "send"),
+    ("Alt+Enter", "newline"),
+    ("PgUp/PgDn", "scroll"),
+    ("Tab", "expand"),
+    ("/help", "help"),
+    ("Ctrl+D", "quit"),
+];
+pub const FOOTER_BUSY: &[(&str, &str)] =
+    &[("Esc", "stop"), ("PgUp/PgDn", "scroll"), ("End", "follow")];
+pub const FOOTER_MODAL: &[(&str, &str)] = &[
+    ("a", "always"),
+    ("y", "accept"),
+    ("r", "reject"),
+    ("c/Esc", "cancel"),
+    ("←/→ Enter", "choose"),
+    ("↑/↓", "scroll"),
+];
+pub const FOOTER_REASON: &[(&str, &str)] = &[("Enter", "reject with this reason"), ("Esc", "back")];
+
+pub const NEW_OUTPUT: &str = " ▼ new output below — End to follow ";
+pub const INTERRUPTED: &str = "⏹ interrupted";
+pub const PRESS_AGAIN_TO_QUIT: &str = "Press Ctrl+C again to quit";
+pub const PLACEHOLDER: &str = "Ask anything — Enter to send, Alt+Enter for a newline, /help";
+pub const BUSY_FOR_COMMAND: &str = "wait until the current turn ends (Esc stops it)";
+pub const SENT_TO_MODEL: &str = "sent to the model:";
+pub const REASON_PROMPT: &str = "Reason for rejecting (optional), Enter to submit, Esc to go back:";

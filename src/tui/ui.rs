@@ -1,0 +1,96 @@
+//! Draws one frame from `&App`: status bar, chat pane, input box, footer, and the modal on top.
+
+use std::time::Instant;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::app::{Activity, App};
+use super::strings;
+use super::widgets::{footer, modal, status_bar};
+use crate::headless::format_delay;
+
+pub fn draw(f: &mut Frame, app: &App, now: Instant) {
+    let screen = f.area();
+    let input_h = app.input.line_count().min(6) as u16 + 2;
+    let flash_h = u16::from(app.flash.is_some());
+    let [status, chat, input, flash, foot] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(input_h),
+        Constraint::Length(flash_h),
+        Constraint::Length(1),
+    ])
+    .areas(screen);
+    status_bar::draw(f, status, app, now);
+    draw_chat(f, chat, app, now);
+    draw_input(f, input, app);
+    if let Some(msg) = &app.flash {
+        f.render_widget(
+            Paragraph::new(Line::from(Span::styled(msg.clone(), app.theme.notice))),
+            flash,
+        );
+    }
+    footer::draw(f, foot, app);
+    modal::draw(f, screen, app);
+}
+
+fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
+    let started = &app.tool_started;
+    let elapsed = |id: &str| started.get(id).map(|t| now.saturating_duration_since(*t));
+    let ctx = app.view_ctx(&elapsed);
+    let ctx = super::chat_view::ViewCtx {
+        width: area.width,
+        ..ctx
+    };
+    let lines = app.chat.visible(app.entries(), area.height as usize, &ctx);
+    f.render_widget(Paragraph::new(lines), area);
+    let t = &app.theme;
+    if let Activity::Retrying {
+        until,
+        retry,
+        max,
+        error,
+    } = &app.activity
+    {
+        let msg = format!(
+            "⚠ {error} — retrying in {} (attempt {retry}/{max})",
+            format_delay(until.saturating_duration_since(now))
+        );
+        let line = Rect {
+            y: area.y + area.height.saturating_sub(1),
+            height: 1,
+            ..area
+        };
+        f.render_widget(
+            Paragraph::new(Line::from(Span::styled(msg, t.notice))),
+            line,
+        );
+    }
+    if !app.chat.following() && app.chat.new_output && area.height > 0 {
+        let w = strings::NEW_OUTPUT.chars().count() as u16;
+        let marker = Rect {
+            x: area.x + area.width.saturating_sub(w) / 2,
+            y: area.y + area.height - 1,
+            width: w.min(area.width),
+            height: 1,
+        };
+        f.render_widget(
+            Paragraph::new(Span::styled(strings::NEW_OUTPUT, t.marker)),
+            marker,
+        );
+    }
+}
+
+fn draw_input(f: &mut Frame, area: Rect, app: &App) {
+    let t = &app.theme;
+    let border = if app.modal.is_some() { t.dim } else { t.footer };
+    let block = Block::default()
+        .borders(Borders::TOP | Borders::BOTTOM)
+        .border_style(border);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    f.render_widget(&app.input.area, inner);
+}

@@ -1,0 +1,5 @@
+//! Widgets: each draws from `&App` and changes nothing.
+
+pub mod footer;
+pub mod modal;
+pub mod status_bar;

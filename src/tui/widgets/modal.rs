@@ -1,0 +1,147 @@
+//! The approval modal: centred over the chat, which stays visible around it (SPEC §6.4).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::tui::app::App;
+use crate::tui::modal::{CHOICE_KEYS, CHOICES};
+use crate::tui::strings;
+use crate::tui::wrap::wrap_line;
+
+/// The modal's rectangle: most of the screen, leaving the chat visible around it.
+pub fn area(screen: Rect) -> Rect {
+    let w = (screen.width.saturating_mul(4) / 5).clamp(20.min(screen.width), 110.min(screen.width));
+    let h = (screen.height.saturating_mul(4) / 5).max(8.min(screen.height));
+    Rect {
+        x: screen.x + (screen.width - w) / 2,
+        y: screen.y + (screen.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
+    let Some(m) = &app.modal else { return };
+    let t = &app.theme;
+    let rect = area(screen);
+    f.render_widget(Clear, rect);
+    let title = if m.total > 1 {
+        format!(" Approval needed — {} of {} ", m.position, m.total)
+    } else {
+        " Approval needed ".to_owned()
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.modal_border)
+        .title(Span::styled(title, t.modal_title));
+    let inner = block.inner(rect);
+    f.render_widget(block, rect);
+    let width = inner.width.max(1);
+
+    let mut head: Vec<Line<'static>> = Vec::new();
+    head.extend(wrap_line(
+        &Line::from(Span::styled(m.prompt.clone(), t.strong)),
+        width,
+    ));
+    if m.cmd_string != m.tool {
+        head.extend(wrap_line(
+            &Line::from(vec![
+                Span::styled("$ ", t.dim),
+                Span::styled(m.cmd_string.replace('\n', " ⏎ "), t.code_inline),
+            ]),
+            width,
+        ));
+    } else {
+        head.extend(wrap_line(
+            &Line::from(vec![
+                Span::styled("tool: ", t.dim),
+                Span::styled(m.tool.clone(), t.tool_name),
+            ]),
+            width,
+        ));
+    }
+    if let Some(reason) = &m.judge_reason {
+        head.extend(wrap_line(
+            &Line::from(Span::styled(
+                format!("The judge sent this to you: {reason}"),
+                t.notice,
+            )),
+            width,
+        ));
+    }
+
+    let foot: Vec<Line<'static>> = match &m.reason {
+        Some(reason) => vec![
+            Line::from(Span::styled(strings::REASON_PROMPT, t.dim)),
+            Line::from(vec![
+                Span::raw("> "),
+                Span::raw(reason.clone()),
+                Span::styled("█", t.dim),
+            ]),
+        ],
+        None => {
+            let mut lines = Vec::new();
+            let mut row = Vec::new();
+            for (i, label) in CHOICES.iter().enumerate() {
+                let style = if i == m.selected {
+                    t.choice_selected
+                } else {
+                    t.choice
+                };
+                row.push(Span::styled(
+                    format!(" [{}] {label} ", CHOICE_KEYS[i]),
+                    style,
+                ));
+                row.push(Span::raw(" "));
+            }
+            lines.extend(wrap_line(&Line::from(row), width));
+            lines.extend(wrap_line(
+                &Line::from(Span::styled(m.always_label(), t.dim)),
+                width,
+            ));
+            lines
+        }
+    };
+
+    let [head_area, body_area, foot_area] = Layout::vertical([
+        Constraint::Length(head.len() as u16 + 1),
+        Constraint::Min(1),
+        Constraint::Length(foot.len() as u16 + 1),
+    ])
+    .areas(inner);
+    f.render_widget(Paragraph::new(head), head_area);
+    let body: Vec<Line<'static>> = m
+        .body
+        .iter()
+        .flat_map(|l| wrap_line(l, width))
+        .skip(m.scroll as usize)
+        .take(body_area.height as usize)
+        .collect();
+    let more = m
+        .body
+        .len()
+        .saturating_sub(m.scroll as usize + body_area.height as usize);
+    f.render_widget(Paragraph::new(body), body_area);
+    if more > 0 && body_area.height > 0 {
+        let marker = Rect {
+            y: body_area.y + body_area.height - 1,
+            height: 1,
+            ..body_area
+        };
+        f.render_widget(
+            Paragraph::new(Line::from(Span::styled(
+                format!(" ↓ {more} more lines ",),
+                t.marker,
+            ))),
+            marker,
+        );
+    }
+    let foot_inner = Rect {
+        y: foot_area.y + 1,
+        height: foot_area.height.saturating_sub(1),
+        ..foot_area
+    };
+    f.render_widget(Paragraph::new(foot), foot_inner);
+}
