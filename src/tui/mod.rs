@@ -23,3 +23,10 @@ pub mod theme;
 pub mod ui;
 pub mod widgets;
 pub mod wrap;
+
+#[cfg(test)]
+mod app_tests;
+#[cfg(test)]
+mod snapshot_tests;
+#[cfg(test)]
+mod tests_support;

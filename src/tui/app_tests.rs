@@ -1,0 +1,255 @@
+//! The app as the engine sees it: approval requests in, keys pressed, decisions out.
+
+use crossterm::event::KeyCode;
+use tokio::sync::oneshot::error::TryRecvError;
+
+use super::app::{AppEvent, Effect};
+use super::tests_support::*;
+use crate::agent::{AgentEvent, TurnEnd};
+use crate::provider::StreamDelta;
+use crate::tools::approval::Mode;
+use crate::tools::events::UserChoice;
+
+/// Opens a modal, presses `keys`, returns what the engine was told (if anything).
+fn decide(keys: &[AppEvent]) -> Result<UserChoice, TryRecvError> {
+    let mut a = app();
+    let (req, mut answer) = request(1, 1, None, None);
+    a.update(AppEvent::Approval(req));
+    for k in keys {
+        let k = match k {
+            AppEvent::Key(k) => AppEvent::Key(*k),
+            _ => unreachable!(),
+        };
+        a.update(k);
+    }
+    answer.try_recv()
+}
+
+#[test]
+fn every_choice_key_sends_its_decision() {
+    assert_eq!(
+        decide(&[key(KeyCode::Char('a'))]),
+        Ok(UserChoice::AlwaysAccept)
+    );
+    assert_eq!(decide(&[key(KeyCode::Char('y'))]), Ok(UserChoice::Accept));
+    assert_eq!(decide(&[key(KeyCode::Char('c'))]), Ok(UserChoice::Cancel));
+    assert_eq!(decide(&[key(KeyCode::Esc)]), Ok(UserChoice::Cancel));
+    assert_eq!(
+        decide(&[key(KeyCode::Char('r')), key(KeyCode::Enter)]),
+        Ok(UserChoice::Reject(None))
+    );
+}
+
+#[test]
+fn enter_takes_the_highlighted_choice_accept_first() {
+    assert_eq!(decide(&[key(KeyCode::Enter)]), Ok(UserChoice::Accept));
+    assert_eq!(
+        decide(&[key(KeyCode::Left), key(KeyCode::Enter)]),
+        Ok(UserChoice::AlwaysAccept)
+    );
+    assert_eq!(
+        decide(&[
+            key(KeyCode::Right),
+            key(KeyCode::Right),
+            key(KeyCode::Enter)
+        ]),
+        Ok(UserChoice::Cancel)
+    );
+    assert_eq!(
+        decide(&[
+            key(KeyCode::Right),
+            key(KeyCode::Enter),
+            key(KeyCode::Enter)
+        ]),
+        Ok(UserChoice::Reject(None)),
+        "Enter on Reject opens the reason input; Enter again submits"
+    );
+    assert_eq!(
+        decide(&[key(KeyCode::Left), key(KeyCode::Left), key(KeyCode::Enter)]),
+        Ok(UserChoice::AlwaysAccept),
+        "the highlight stops at the edge"
+    );
+}
+
+#[test]
+fn a_typed_reason_is_sent_with_the_rejection() {
+    let mut keys = vec![key(KeyCode::Char('r'))];
+    keys.extend("wrong dir".chars().map(|c| key(KeyCode::Char(c))));
+    keys.push(key(KeyCode::Backspace));
+    keys.push(key(KeyCode::Char('r')));
+    keys.push(key(KeyCode::Enter));
+    assert_eq!(
+        decide(&keys),
+        Ok(UserChoice::Reject(Some("wrong dir".into())))
+    );
+}
+
+#[test]
+fn esc_in_the_reason_input_returns_to_the_choices() {
+    // Typing `c` in the reason input is text, not Cancel; Esc goes back, then `y` accepts.
+    let keys = [
+        key(KeyCode::Char('r')),
+        key(KeyCode::Char('c')),
+        key(KeyCode::Esc),
+        key(KeyCode::Char('y')),
+    ];
+    assert_eq!(decide(&keys), Ok(UserChoice::Accept));
+    let keys = [key(KeyCode::Char('r')), key(KeyCode::Esc)];
+    assert_eq!(
+        decide(&keys),
+        Err(TryRecvError::Empty),
+        "nothing decided yet"
+    );
+}
+
+#[test]
+fn the_draft_survives_the_modal_and_keys_go_to_the_modal_only() {
+    let mut a = app();
+    typed(&mut a, "my draft");
+    let (req, mut answer) = request(1, 1, None, None);
+    let effects = a.update(AppEvent::Approval(req));
+    assert_eq!(effects, [Effect::Bell]);
+    a.update(key(KeyCode::Char('y')));
+    assert_eq!(answer.try_recv(), Ok(UserChoice::Accept));
+    assert_eq!(a.input.text(), "my draft");
+    assert!(a.modal.is_none());
+}
+
+#[test]
+fn requests_that_arrive_while_a_modal_is_open_wait_their_turn() {
+    let mut a = app();
+    let (r1, mut a1) = request(1, 2, None, None);
+    let (r2, mut a2) = request(2, 2, None, None);
+    a.update(AppEvent::Approval(r1));
+    a.update(AppEvent::Approval(r2));
+    a.update(key(KeyCode::Char('y')));
+    assert_eq!(a1.try_recv(), Ok(UserChoice::Accept));
+    assert_eq!(a.modal.as_ref().map(|m| m.position), Some(2));
+    a.update(key(KeyCode::Char('c')));
+    assert_eq!(a2.try_recv(), Ok(UserChoice::Cancel));
+}
+
+#[test]
+fn enter_sends_and_esc_or_ctrl_c_stop_a_running_turn() {
+    let mut a = app();
+    typed(&mut a, "hello");
+    assert_eq!(
+        a.update(key(KeyCode::Enter)),
+        [Effect::Send("hello".into())]
+    );
+    assert!(a.busy);
+    assert_eq!(a.update(key(KeyCode::Esc)), [Effect::Stop]);
+    assert_eq!(a.update(ctrl('c')), [Effect::Stop]);
+    agent(
+        &mut a,
+        AgentEvent::Delta(StreamDelta::Text("partial answer".into())),
+    );
+    agent(
+        &mut a,
+        AgentEvent::ReplyInterrupted {
+            partial: "partial answer".into(),
+        },
+    );
+    a.update(AppEvent::TurnEnded(TurnEnd::Stopped));
+    assert!(!a.busy);
+    assert!(matches!(
+        a.transcript.entries.last(),
+        Some(crate::agent::transcript::Entry::Assistant { interrupted: true, text }) if text == "partial answer"
+    ));
+}
+
+#[test]
+fn ctrl_c_when_idle_clears_then_quits_and_ctrl_d_quits_on_empty_input() {
+    let mut a = app();
+    typed(&mut a, "oops");
+    assert!(a.update(ctrl('c')).is_empty());
+    assert_eq!(a.input.text(), "");
+    assert_eq!(a.update(ctrl('c')), [Effect::Quit]);
+    let mut a = app();
+    typed(&mut a, "x");
+    assert!(
+        a.update(ctrl('d')).is_empty(),
+        "Ctrl+D with text does not quit"
+    );
+    a.update(ctrl('c'));
+    assert_eq!(a.update(ctrl('d')), [Effect::Quit]);
+}
+
+#[test]
+fn slash_commands_toggle_auto_and_reject_unknown_ones_without_sending() {
+    let mut a = app();
+    typed(&mut a, "/auto");
+    assert!(a.update(key(KeyCode::Enter)).is_empty());
+    assert_eq!(a.mode.get(), Mode::Auto);
+    typed(&mut a, "/frobnicate");
+    assert!(a.update(key(KeyCode::Enter)).is_empty());
+    assert_eq!(
+        a.flash.as_deref(),
+        Some("unknown command /frobnicate — /help lists them")
+    );
+    assert!(!a.busy);
+    typed(&mut a, "/approvals clear");
+    assert_eq!(a.update(key(KeyCode::Enter)), [Effect::ClearApprovals]);
+}
+
+#[test]
+fn copy_takes_the_last_reply_or_its_nth_code_block() {
+    let mut a = app();
+    agent(
+        &mut a,
+        AgentEvent::Delta(StreamDelta::Text(
+            "Run:\n\n```sh\nmake\n```\n\nor\n\n```sh\nmake test\n```\n".into(),
+        )),
+    );
+    typed(&mut a, "/copy 2");
+    assert_eq!(
+        a.update(key(KeyCode::Enter)),
+        [Effect::Copy("make test\n".into())]
+    );
+    typed(&mut a, "/copy");
+    assert!(
+        matches!(a.update(key(KeyCode::Enter)).as_slice(), [Effect::Copy(t)] if t.starts_with("Run:"))
+    );
+}
+
+#[test]
+fn scrolled_up_views_are_not_yanked_down_by_new_output() {
+    let mut a = app();
+    for i in 0..40 {
+        a.transcript.push_user(&format!("message {i}"));
+    }
+    a.after_command();
+    a.update(key(KeyCode::PageUp));
+    assert!(!a.chat.following());
+    agent(
+        &mut a,
+        AgentEvent::Delta(StreamDelta::Text("new text".into())),
+    );
+    assert!(!a.chat.following());
+    assert!(a.chat.new_output);
+    a.update(key(KeyCode::End));
+    assert!(a.chat.following() && !a.chat.new_output);
+}
+
+#[test]
+fn only_key_presses_count() {
+    let mut a = app();
+    let mut release = match key(KeyCode::Char('x')) {
+        AppEvent::Key(k) => k,
+        _ => unreachable!(),
+    };
+    release.kind = crossterm::event::KeyEventKind::Release;
+    a.update(AppEvent::Key(release));
+    assert_eq!(a.input.text(), "");
+}
+
+#[test]
+fn tab_unfolds_and_folds_the_last_tool_block_on_screen() {
+    let mut a = app();
+    finished_tool(&mut a, "c1", 12);
+    let i = a.transcript.entries.len() - 1;
+    a.update(key(KeyCode::Tab));
+    assert!(a.expanded.contains(&i));
+    a.update(key(KeyCode::Tab));
+    assert!(!a.expanded.contains(&i));
+}

@@ -1,0 +1,129 @@
+//! Snapshots of whole frames (text and styles) for each widget state the issue lists.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::KeyCode;
+
+use super::app::{Activity, AppEvent};
+use super::tests_support::*;
+use crate::agent::AgentEvent;
+use crate::provider::{ProviderError, StreamDelta};
+use crate::tools::approval::Mode;
+use crate::tools::tool::Preview;
+
+const REPLY: &str = "## Plan\n\nRead **the config** first, then `cargo test`:\n\n| step | tool |\n|---|---|\n| 1 | read_file |\n| 2 | run_command |\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nStill typing this li";
+
+#[test]
+fn streaming_reply_with_reasoning_table_and_code() {
+    let mut a = app();
+    a.transcript.push_user("how do I start?");
+    a.after_command();
+    agent(
+        &mut a,
+        AgentEvent::Delta(StreamDelta::Reasoning(
+            "The user wants a plan. Keep it short.".into(),
+        )),
+    );
+    agent(&mut a, AgentEvent::Delta(StreamDelta::Text(REPLY.into())));
+    a.busy = true;
+    insta::assert_snapshot!(render(&a, Instant::now()));
+}
+
+#[test]
+fn tool_blocks_folded_and_expanded() {
+    let mut a = app();
+    finished_tool(&mut a, "c1", 12);
+    let now = Instant::now();
+    insta::assert_snapshot!("tool_folded", render(&a, now));
+    let i = a.transcript.entries.len() - 1;
+    a.expanded.insert(i);
+    a.chat.invalidate(i);
+    a.size = (80, 40);
+    insta::assert_snapshot!("tool_expanded", render(&a, now));
+}
+
+#[test]
+fn endpoint_error_with_retry_countdown() {
+    let mut a = app();
+    a.transcript.push_user("hi");
+    a.after_command();
+    a.busy = true;
+    let now = Instant::now();
+    a.activity = Activity::Retrying {
+        until: now + Duration::from_secs(2),
+        retry: 2,
+        max: 4,
+        error: ProviderError::Status {
+            status: 503,
+            message: "Service Unavailable: overloaded".into(),
+            retry_after: None,
+        }
+        .to_string(),
+    };
+    insta::assert_snapshot!(render(&a, now));
+}
+
+fn diff() -> Preview {
+    Preview::Diff {
+        path: "src/lib.rs".into(),
+        diff: "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,3 @@\n pub fn add(a: i32, b: i32) -> i32 {\n-    a - b\n+    a + b\n }\n".into(),
+    }
+}
+
+#[test]
+fn approval_modal_with_a_diff() {
+    let mut a = app();
+    let (req, _answer) = request(1, 1, Some(diff()), None);
+    a.update(AppEvent::Approval(req));
+    insta::assert_snapshot!(render(&a, Instant::now()));
+}
+
+#[test]
+fn approval_modal_with_a_judge_reason_two_of_three() {
+    let mut a = app();
+    a.mode.set(Mode::Auto);
+    let (req, _answer) = request(2, 3, None, Some("it deletes files outside the project"));
+    a.update(AppEvent::Approval(req));
+    insta::assert_snapshot!(render(&a, Instant::now()));
+}
+
+#[test]
+fn approval_modal_reason_input() {
+    let mut a = app();
+    let (req, _answer) = request(1, 1, None, None);
+    a.update(AppEvent::Approval(req));
+    a.update(key(KeyCode::Char('r')));
+    typed(&mut a, "use make check");
+    insta::assert_snapshot!(render(&a, Instant::now()));
+}
+
+#[test]
+fn auto_mode_status_bar() {
+    let mut a = app();
+    a.mode.set(Mode::Auto);
+    a.size = (80, 6);
+    insta::assert_snapshot!(render(&a, Instant::now()));
+}
+
+#[test]
+fn resize_reflows_the_transcript() {
+    let mut a = app();
+    a.transcript
+        .push_user("a fairly long message that has to wrap when the terminal is narrow enough");
+    a.after_command();
+    let now = Instant::now();
+    a.update(AppEvent::Resize(40, 10));
+    let narrow = render(&a, now);
+    assert!(
+        narrow.contains("\"› a fairly long message that has to wrap\""),
+        "{narrow}"
+    );
+    a.update(AppEvent::Resize(100, 10));
+    let wide = render(&a, now);
+    assert!(
+        wide.contains(
+            "› a fairly long message that has to wrap when the terminal is narrow enough"
+        ),
+        "{wide}"
+    );
+}

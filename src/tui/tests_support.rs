@@ -1,0 +1,141 @@
+//! Helpers for the TUI's unit and snapshot tests: an app at a fixed size, events, keys, and
+//! approval requests whose replies the test can read.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+use tokio::sync::oneshot;
+
+use super::app::{App, AppEvent};
+use super::theme::Theme;
+use crate::agent::AgentEvent;
+use crate::provider::{AssistantMessage, StreamDelta, ToolCall};
+use crate::tools::approval::{Mode, SharedMode};
+use crate::tools::events::{ApprovalRequest, EngineEvent, Remember, ToolStatus, UserChoice};
+use crate::tools::tool::Preview;
+
+pub fn app() -> App {
+    let mut a = App::new(
+        Theme::dark(),
+        "qwen2.5-coder".into(),
+        "local".into(),
+        "~/src/proj".into(),
+        SharedMode::new(Mode::Normal),
+    );
+    a.size = (80, 24);
+    a
+}
+
+pub fn key(code: KeyCode) -> AppEvent {
+    AppEvent::Key(KeyEvent {
+        code,
+        modifiers: KeyModifiers::NONE,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    })
+}
+
+pub fn ctrl(c: char) -> AppEvent {
+    AppEvent::Key(KeyEvent {
+        code: KeyCode::Char(c),
+        modifiers: KeyModifiers::CONTROL,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    })
+}
+
+pub fn typed(app: &mut App, s: &str) {
+    for c in s.chars() {
+        app.update(key(KeyCode::Char(c)));
+    }
+}
+
+pub fn agent(app: &mut App, e: AgentEvent) {
+    app.update(AppEvent::Agent(e));
+}
+
+pub fn engine(app: &mut App, e: EngineEvent) {
+    app.update(AppEvent::Agent(AgentEvent::Engine(e)));
+}
+
+/// An approval request and the receiver of the user's decision.
+pub fn request(
+    position: usize,
+    total: usize,
+    preview: Option<Preview>,
+    judge: Option<&str>,
+) -> (ApprovalRequest, oneshot::Receiver<UserChoice>) {
+    let (reply, answer) = oneshot::channel();
+    let req = ApprovalRequest {
+        call_id: format!("call_{position}"),
+        tool: "run_command".into(),
+        cmd_string: "cargo test --workspace".into(),
+        prompt: "Run the command `cargo test --workspace`?".into(),
+        args: json!({"cmd": "cargo test --workspace", "flag": "testing"}),
+        preview,
+        judge_reason: judge.map(str::to_owned),
+        position,
+        total,
+        remember: Remember::Command("cargo test --workspace".into()),
+        reply,
+    };
+    (req, answer)
+}
+
+/// A finished tool call whose display text has `lines` lines.
+pub fn finished_tool(app: &mut App, id: &str, lines: usize) {
+    agent(
+        app,
+        AgentEvent::Delta(StreamDelta::ToolCallStarted {
+            index: 0,
+            id: id.into(),
+            name: "run_command".into(),
+        }),
+    );
+    agent(
+        app,
+        AgentEvent::ReplyDone(AssistantMessage {
+            tool_calls: vec![ToolCall {
+                id: id.into(),
+                name: "run_command".into(),
+                arguments: "{}".into(),
+            }],
+            ..AssistantMessage::default()
+        }),
+    );
+    engine(
+        app,
+        EngineEvent::ToolStarted {
+            call_id: id.into(),
+            name: "run_command".into(),
+            cmd_string: "ls -1 src".into(),
+            args: json!({}),
+        },
+    );
+    let display: Vec<String> = (1..=lines).map(|i| format!("file_{i}.rs")).collect();
+    engine(
+        app,
+        EngineEvent::ToolOutput {
+            call_id: id.into(),
+            name: "run_command".into(),
+            content: format!("`ls -1 src`\n````\n{}\n````", display.join("\n")),
+            display: Some(display.join("\n")),
+        },
+    );
+    engine(
+        app,
+        EngineEvent::ToolFinished {
+            call_id: id.into(),
+            name: "run_command".into(),
+            status: ToolStatus::Success,
+        },
+    );
+}
+
+/// The frame as text plus a style table (insta snapshots include colours this way).
+pub fn render(app: &App, now: std::time::Instant) -> String {
+    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).expect("test backend");
+    term.draw(|f| super::ui::draw(f, app, now)).expect("draw");
+    format!("{:?}", term.backend().buffer())
+}
