@@ -168,6 +168,7 @@ async fn run(cli: Cli) -> u8 {
         .map_or(overrides.cwd.clone(), |d| d.path().to_path_buf());
     if !cli.print {
         let (approver, approvals) = tokio::sync::mpsc::unbounded_channel();
+        let (questioner, questions) = tokio::sync::mpsc::unbounded_channel();
         let tools_summary = sayso::tools::setup::describe(&setup, config.judge.enabled);
         let cwd_label = home_relative(&cwd);
         let agent = sayso::agent::build(
@@ -177,6 +178,7 @@ async fn run(cli: Cli) -> u8 {
             cwd,
             Interaction::Interactive,
             Some(approver),
+            Some(questioner),
         );
         let theme = sayso::tui::theme::Theme::named(
             &config.ui.theme,
@@ -190,12 +192,20 @@ async fn run(cli: Cli) -> u8 {
             cwd_label,
             tools_summary,
         };
-        let code = sayso::tui::run::run(agent, approvals, options).await;
+        let code = sayso::tui::run::run(agent, approvals, questions, options).await;
         drop(demo);
         drop(demo_dir);
         return code;
     }
-    let mut agent = sayso::agent::build(&config, client, setup, cwd, Interaction::Headless, None);
+    let mut agent = sayso::agent::build(
+        &config,
+        client,
+        setup,
+        cwd,
+        Interaction::Headless,
+        None,
+        None,
+    );
 
     let stdout = std::io::stdout();
     let mut printer: Box<dyn Printer> = if cli.json {

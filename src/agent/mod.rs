@@ -76,6 +76,7 @@ pub fn build(
     cwd: std::path::PathBuf,
     interaction: crate::tools::approval::Interaction,
     approver: Option<crate::tools::events::ApprovalSender>,
+    questions: Option<crate::tools::context::QuestionSender>,
 ) -> Agent {
     let judge = config.judge.enabled.then(|| {
         let model = config
@@ -104,6 +105,11 @@ pub fn build(
         judge,
         cwd,
         approver,
+        ctx: std::sync::Arc::new(crate::tools::context::ToolContext {
+            ledger: Default::default(),
+            questions,
+            memory_dir: config.dirs.data.join("memories"),
+        }),
     };
     Agent::new(
         client,

@@ -16,17 +16,21 @@
 //! - [`command_safety`]: the deterministic `is_safe` gate for shell commands.
 //! - [`judge`]: the LLM judge that vets calls in auto mode.
 //! - [`events`]: engine events and approval requests.
+//! - [`output_cap`]: the head-and-tail cap on what a tool sends to the model.
+//! - [`context`]: what calls share (file ledger, questions, memory directory).
 
 pub mod ansi;
 pub mod approval;
 pub mod builtin;
 pub mod cmd_tool;
 pub mod command_safety;
+pub mod context;
 pub mod events;
 pub mod function;
 pub mod judge;
 pub mod opts;
 pub mod orchestrator;
+pub mod output_cap;
 pub mod registry;
 pub mod runner;
 pub mod setup;

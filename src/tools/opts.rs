@@ -20,6 +20,8 @@ pub struct Opts {
     pub safe_commands: Option<Vec<String>>,
     /// Consecutive calls of this tool share one setup/on_exit, and only the first asks.
     pub use_handlers_once: Option<bool>,
+    /// Characters of one result sent to the model; longer output keeps its head and tail.
+    pub output_limit: Option<usize>,
 }
 
 /// The default function watchdog and shell timeout: 10 minutes.
@@ -48,6 +50,7 @@ impl Opts {
             timeout: high.timeout.or(self.timeout),
             safe_commands: high.safe_commands.clone().or(self.safe_commands.clone()),
             use_handlers_once: high.use_handlers_once.or(self.use_handlers_once),
+            output_limit: high.output_limit.or(self.output_limit),
         }
     }
 
@@ -73,6 +76,11 @@ impl Opts {
 
     pub fn timeout_ms(&self) -> u64 {
         self.timeout.unwrap_or(DEFAULT_TIMEOUT_MS)
+    }
+
+    pub fn output_limit(&self) -> usize {
+        self.output_limit
+            .unwrap_or(super::output_cap::DEFAULT_LIMIT)
     }
 
     pub fn use_handlers_once(&self) -> bool {
@@ -102,6 +110,7 @@ impl Opts {
         put("timeout", self.timeout.map(Value::from));
         put("safe_commands", self.safe_commands.clone().map(Value::from));
         put("use_handlers_once", self.use_handlers_once.map(Value::Bool));
+        put("output_limit", self.output_limit.map(Value::from));
         Value::Object(m)
     }
 }

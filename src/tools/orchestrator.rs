@@ -91,6 +91,8 @@ pub struct Engine {
     pub cwd: PathBuf,
     /// Where approval requests go when interactive.
     pub approver: Option<ApprovalSender>,
+    /// Shared with every call (file ledger, question channel, memory directory).
+    pub ctx: Arc<super::context::ToolContext>,
 }
 
 enum Prepared {
@@ -151,6 +153,7 @@ impl Engine {
                     function_call: call.clone(),
                     opts: entry.opts(),
                     cwd: self.cwd.clone(),
+                    ctx: self.ctx.clone(),
                 }),
                 entry,
             },
@@ -303,8 +306,9 @@ impl Engine {
         let id = inv.function_call.id.clone();
         let name = inv.name.clone();
         let mut out = ToolOutput::default();
+        let limit = inv.opts.output_limit();
         let finish = |out: ToolOutput, status: ToolStatus| {
-            let mut out = out;
+            let mut out = out.capped(limit);
             if out.is_empty() {
                 out.add(no_output_text(&name), None);
             }

@@ -51,6 +51,8 @@ pub struct Invocation {
     pub opts: Opts,
     /// The session's working directory.
     pub cwd: PathBuf,
+    /// The chat's shared tool context (file ledger, question channel, memory directory).
+    pub ctx: std::sync::Arc<super::context::ToolContext>,
 }
 
 impl Invocation {
@@ -148,6 +150,17 @@ impl ToolOutput {
 
     pub fn parts(&self) -> &[(String, Option<String>)] {
         &self.parts
+    }
+
+    /// Every part's content capped to `limit` characters (SPEC §8.3); display texts are kept.
+    pub fn capped(self, limit: usize) -> Self {
+        Self {
+            parts: self
+                .parts
+                .into_iter()
+                .map(|(c, d)| (super::output_cap::cap(&c, limit), d))
+                .collect(),
+        }
     }
 }
 

@@ -31,6 +31,8 @@ pub enum AppEvent {
     Resize(u16, u16),
     Agent(AgentEvent),
     Approval(ApprovalRequest),
+    /// `ask_questions` wants answers.
+    Questions(crate::tools::context::QuestionRequest),
     TurnEnded(TurnEnd),
     /// The answer to a command the agent task ran between turns.
     Info(Result<String, String>),
@@ -79,6 +81,7 @@ pub struct App {
     pub chat: ChatView,
     pub input: Composer,
     pub modal: Option<ApprovalModal>,
+    pub form: Option<super::questions::QuestionForm>,
     pub model: String,
     pub provider: String,
     pub cwd: String,
@@ -115,6 +118,7 @@ impl App {
             chat: ChatView::default(),
             input: Composer::new(),
             modal: None,
+            form: None,
             model,
             provider,
             cwd,
@@ -160,9 +164,12 @@ impl App {
             AppEvent::Key(k) if k.kind == KeyEventKind::Press => self.on_key(k),
             AppEvent::Key(_) => Vec::new(),
             AppEvent::Paste(text) => {
-                match self.modal.as_mut() {
-                    Some(m) => m.paste(&text),
-                    None => self.input.paste(&text),
+                if let Some(f) = self.form.as_mut() {
+                    f.paste(&text);
+                } else if let Some(m) = self.modal.as_mut() {
+                    m.paste(&text);
+                } else {
+                    self.input.paste(&text);
                 }
                 Vec::new()
             }
@@ -184,6 +191,15 @@ impl App {
                     return Vec::new();
                 }
                 self.modal = Some(ApprovalModal::new(req, &self.theme));
+                self.activity = Activity::Approval;
+                if self.bell {
+                    vec![Effect::Bell]
+                } else {
+                    Vec::new()
+                }
+            }
+            AppEvent::Questions(req) => {
+                self.form = Some(super::questions::QuestionForm::new(req));
                 self.activity = Activity::Approval;
                 if self.bell {
                     vec![Effect::Bell]
@@ -298,6 +314,7 @@ impl App {
         self.tool_started.clear();
         // A modal still open belongs to a turn that is over: its reply channel is gone.
         self.modal = None;
+        self.form = None;
         self.queued_approvals.clear();
         match end {
             TurnEnd::Completed | TurnEnd::Stopped => {}
@@ -353,6 +370,13 @@ impl App {
 
     fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if let Some(form) = self.form.as_mut() {
+            if form.handle_key(key) {
+                self.form = None;
+                self.activity = Activity::Thinking;
+            }
+            return Vec::new();
+        }
         if let Some(modal) = self.modal.as_mut() {
             if let Some(choice) = modal.handle_key(key) {
                 modal.answer(choice);

@@ -16,6 +16,7 @@ pub mod highlight;
 pub mod input;
 pub mod markdown;
 pub mod modal;
+pub mod questions;
 pub mod run;
 pub mod strings;
 pub mod terminal;

@@ -21,6 +21,7 @@ use super::theme::Theme;
 use super::ui;
 use crate::agent::Agent;
 use crate::exit;
+use crate::tools::context::QuestionRequest;
 use crate::tools::events::ApprovalRequest;
 
 const FRAME: Duration = Duration::from_millis(16);
@@ -63,6 +64,7 @@ fn to_app_event(ev: Event) -> Option<AppEvent> {
 pub async fn run(
     agent: Agent,
     approvals: mpsc::UnboundedReceiver<ApprovalRequest>,
+    questions: mpsc::UnboundedReceiver<QuestionRequest>,
     opts: TuiOptions,
 ) -> u8 {
     let mut app = App::new(
@@ -102,6 +104,15 @@ pub async fn run(
         let mut approvals = approvals;
         while let Some(req) = approvals.recv().await {
             if approvals_tx.send(AppEvent::Approval(req)).is_err() {
+                break;
+            }
+        }
+    });
+    let questions_tx = app_tx.clone();
+    tokio::spawn(async move {
+        let mut questions = questions;
+        while let Some(req) = questions.recv().await {
+            if questions_tx.send(AppEvent::Questions(req)).is_err() {
                 break;
             }
         }

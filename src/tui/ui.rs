@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::{Activity, App};
 use super::strings;
-use super::widgets::{footer, modal, status_bar};
+use super::widgets::{footer, modal, questions, status_bar};
 use crate::headless::format_delay;
 
 pub fn draw(f: &mut Frame, app: &App, now: Instant) {
@@ -35,6 +35,7 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
     }
     footer::draw(f, foot, app);
     modal::draw(f, screen, app);
+    questions::draw(f, screen, app);
 }
 
 fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {

@@ -2,4 +2,5 @@
 
 pub mod footer;
 pub mod modal;
+pub mod questions;
 pub mod status_bar;

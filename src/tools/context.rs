@@ -1,0 +1,94 @@
+//! What a call can reach besides its arguments: the chat's file ledger (the content each file
+//! had when the model last read or wrote it, so an edit can refuse a file that changed since),
+//! the question channel used by `ask_questions`, and the memory directory.
+
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
+
+/// Per-chat record of file contents the model has seen.
+#[derive(Debug, Clone, Default)]
+pub struct FileLedger(Arc<Mutex<HashMap<PathBuf, u64>>>);
+
+fn digest(content: &[u8]) -> u64 {
+    let mut h = DefaultHasher::new();
+    content.hash(&mut h);
+    h.finish()
+}
+
+impl FileLedger {
+    /// The model has now seen `content` as the file's content (after a read or its own write).
+    pub fn record(&self, path: &Path, content: &[u8]) {
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(path.to_path_buf(), digest(content));
+        }
+    }
+
+    /// `Err` when the model saw this file and it has changed since.
+    pub fn check_fresh(&self, path: &Path, current: &[u8]) -> Result<(), String> {
+        let seen = self.0.lock().ok().and_then(|m| m.get(path).copied());
+        match seen {
+            Some(d) if d != digest(current) => Err(format!(
+                "`{}` changed since you last read it (someone else edited it); read it again, then retry your edit",
+                path.display()
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    pub fn forget(&self, path: &Path) {
+        if let Ok(mut m) = self.0.lock() {
+            m.remove(path);
+        }
+    }
+}
+
+/// One question of an `ask_questions` call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Question {
+    pub header: String,
+    pub question: String,
+    #[serde(default)]
+    pub options: Vec<QuestionOption>,
+    #[serde(default, rename = "multiSelect")]
+    pub multi_select: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuestionOption {
+    pub label: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// The user's answer to one question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Text(String),
+    Selected(Vec<String>),
+    Skipped,
+}
+
+/// Questions for the user, with a reply channel (a dropped reply means every question skipped).
+#[derive(Debug)]
+pub struct QuestionRequest {
+    pub call_id: String,
+    pub questions: Vec<Question>,
+    pub reply: oneshot::Sender<Vec<Answer>>,
+}
+
+pub type QuestionSender = mpsc::UnboundedSender<QuestionRequest>;
+
+/// Shared by every call of a chat.
+#[derive(Debug, Clone, Default)]
+pub struct ToolContext {
+    pub ledger: FileLedger,
+    /// Where `ask_questions` sends its questions; `None` when nobody can answer (headless).
+    pub questions: Option<QuestionSender>,
+    /// The root of the `memory` tool's files.
+    pub memory_dir: PathBuf,
+}
