@@ -323,6 +323,7 @@ fn library_agent(url: &str, work: &Path, home: &Path) -> sayso::agent::Agent {
         work.to_path_buf(),
         Interaction::Headless,
         None,
+        None,
     );
     let offered: Vec<String> = agent.tool_specs().into_iter().map(|s| s.name).collect();
     assert_eq!(offered, ["read_file"]);

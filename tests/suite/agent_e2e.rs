@@ -106,6 +106,7 @@ async fn harness(mode: Mode, choices: Vec<UserChoice>, extra: Vec<Arc<dyn Tool>>
         ))),
         cwd: dir.path().to_path_buf(),
         approver: Some(tx),
+        ctx: Default::default(),
     };
     let agent = Agent::new(
         c,

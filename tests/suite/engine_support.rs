@@ -184,6 +184,7 @@ pub fn engine(tools: Vec<Arc<dyn Tool>>, mode: Mode, cwd: &Path) -> Engine {
         judge: None,
         cwd: cwd.to_path_buf(),
         approver: None,
+        ctx: Default::default(),
     }
 }
 
