@@ -169,7 +169,6 @@ async fn run(cli: Cli) -> u8 {
     if !cli.print {
         let (approver, approvals) = tokio::sync::mpsc::unbounded_channel();
         let (questioner, questions) = tokio::sync::mpsc::unbounded_channel();
-        let tools_summary = sayso::tools::setup::describe(&setup, config.judge.enabled);
         let cwd_label = home_relative(&cwd);
         let agent = sayso::agent::build(
             &config,
@@ -190,7 +189,6 @@ async fn run(cli: Cli) -> u8 {
             bell: config.ui.bell,
             prompt: Some(prompt).filter(|p| !p.trim().is_empty()),
             cwd_label,
-            tools_summary,
         };
         let code = sayso::tui::run::run(agent, approvals, questions, options).await;
         drop(demo);

@@ -7,6 +7,7 @@
 //! (`messages`): every assistant tool-call message is followed by exactly one tool message per
 //! call id, in call order, before the next request.
 
+pub mod mentions;
 pub mod transcript;
 
 use futures_util::StreamExt;
@@ -90,6 +91,7 @@ pub fn build(
             config.judge.timeout,
         ))
     });
+    let groups = setup.groups;
     let engine = Engine {
         registry: std::sync::Arc::new(setup.registry),
         active: setup.active,
@@ -111,7 +113,7 @@ pub fn build(
             memory_dir: config.dirs.data.join("memories"),
         }),
     };
-    Agent::new(
+    let mut agent = Agent::new(
         client,
         engine,
         AgentSettings {
@@ -121,13 +123,17 @@ pub fn build(
             auto_submit_success: config.tools.auto_submit_success,
             auto_submit_errors: config.tools.auto_submit_errors,
         },
-    )
+    );
+    agent.groups = groups;
+    agent
 }
 
 pub struct Agent {
     pub client: Client,
     pub engine: Engine,
     pub settings: AgentSettings,
+    /// Tool groups, for `@{group}` mentions.
+    pub groups: std::collections::BTreeMap<String, crate::tools::setup::Group>,
     /// The provider history.
     pub messages: Vec<ChatMessage>,
 }
@@ -138,6 +144,7 @@ impl Agent {
             client,
             engine,
             settings,
+            groups: Default::default(),
             messages: Vec::new(),
         };
         let system = agent.system_message();
@@ -191,8 +198,16 @@ impl Agent {
         events: &mpsc::UnboundedSender<AgentEvent>,
         cancel: &CancellationToken,
     ) -> TurnEnd {
+        // @{name} mentions add tools for the rest of the chat; their system prompts go in first.
+        let expanded = mentions::expand(user, &self.engine.registry, &self.groups, &self.engine.active);
+        for name in &expanded.added {
+            self.engine.active.insert(name.clone());
+            if let Some(p) = self.engine.registry.get(name).and_then(|e| e.tool.system_prompt()) {
+                self.messages.push(ChatMessage::System { content: p });
+            }
+        }
         self.messages.push(ChatMessage::User {
-            content: user.to_owned(),
+            content: expanded.text,
         });
         let emit = |e: AgentEvent| {
             let _ = events.send(e);

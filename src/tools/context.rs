@@ -52,16 +52,25 @@ impl FileLedger {
 pub struct Question {
     pub header: String,
     pub question: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_is_default")]
     pub options: Vec<QuestionOption>,
-    #[serde(default, rename = "multiSelect")]
+    #[serde(default, rename = "multiSelect", deserialize_with = "null_is_default")]
     pub multi_select: bool,
+}
+
+/// Strict schemas make optional fields nullable: `null` means the default.
+fn null_is_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuestionOption {
     pub label: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_is_default")]
     pub description: String,
 }
 

@@ -217,21 +217,26 @@ pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
 /// The tools table of `sayso tools` and `/tools`: name, kind, source, whether offered, and the
 /// approval settings in words; then the groups.
 pub fn describe(setup: &ToolSetup, judge_enabled: bool) -> String {
+    describe_parts(&setup.registry, &setup.active, &setup.allowed, &setup.groups, judge_enabled)
+}
+
+/// [`describe`] from the pieces a running chat holds.
+pub fn describe_parts(
+    registry: &Registry,
+    active: &BTreeSet<String>,
+    allowed: &BTreeSet<String>,
+    groups: &BTreeMap<String, Group>,
+    judge_enabled: bool,
+) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<16} {:<10} {:<8} {:<7} APPROVAL",
-        "TOOL", "KIND", "SOURCE", "ACTIVE"
-    );
-    for (name, entry) in setup.registry.entries() {
+    let _ = writeln!(out, "{:<18} {:<10} {:<8} {:<7} APPROVAL", "TOOL", "KIND", "SOURCE", "ACTIVE");
+    for (name, entry) in registry.entries() {
         let opts = entry.opts();
         let mut approval = vec![match opts.approval_setting() {
             super::opts::ApprovalSetting::Yes => "ask".to_owned(),
             super::opts::ApprovalSetting::No => "no approval".to_owned(),
-            super::opts::ApprovalSetting::PromptCondition => {
-                "ask when its condition says so".to_owned()
-            }
+            super::opts::ApprovalSetting::PromptCondition => "ask when its condition says so".to_owned(),
         }];
         if opts.require_cmd_approval() {
             approval.push("remembers exact commands".into());
@@ -245,25 +250,21 @@ pub fn describe(setup: &ToolSetup, judge_enabled: bool) -> String {
         if opts.judge() && judge_enabled {
             approval.push("judge in auto mode".into());
         }
-        if setup.allowed.contains(name) {
+        if allowed.contains(name) {
             approval = vec!["never asks (allowed)".into()];
         }
-        let active = if setup.active.contains(name) {
-            "yes"
-        } else {
-            "no"
-        };
+        let on = if active.contains(name) { "yes" } else { "no" };
         let _ = writeln!(
             out,
-            "{:<16} {:<10} {:<8} {:<7} {}",
+            "{:<18} {:<10} {:<8} {:<7} {}",
             name,
             entry.tool.kind().as_str(),
             entry.source.as_str(),
-            active,
+            on,
             approval.join("; ")
         );
     }
-    for (name, g) in &setup.groups {
+    for (name, g) in groups {
         let _ = writeln!(out, "group {name}: {}", g.tools.join(", "));
     }
     out

@@ -18,6 +18,7 @@ pub enum AgentCommand {
     ListModels,
     ListApprovals,
     ClearApprovals,
+    ListTools,
     NewChat,
 }
 
@@ -77,6 +78,11 @@ pub async fn run(
             AgentCommand::ClearApprovals => {
                 agent.engine.approvals.clear();
                 let _ = app.send(AppEvent::Info(Ok("remembered approvals cleared".into())));
+            }
+            AgentCommand::ListTools => {
+                let e = &agent.engine;
+                let table = crate::tools::setup::describe_parts(&e.registry, &e.active, &e.allowed_tools, &agent.groups, e.judge.is_some());
+                let _ = app.send(AppEvent::Info(Ok(format!("tools (add one to the chat with @{{name}}):\n{}", table.trim_end()))));
             }
             AgentCommand::NewChat => agent.reset(),
         }

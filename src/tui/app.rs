@@ -54,6 +54,7 @@ pub enum Effect {
     SetModel(String),
     ListApprovals,
     ClearApprovals,
+    ListTools,
     NewChat,
     Quit,
 }
@@ -95,8 +96,7 @@ pub struct App {
     pub flash: Option<String>,
     pub bell: bool,
     pub quit: bool,
-    /// What `/tools` shows.
-    pub tools_summary: String,
+
     /// Terminal size.
     pub size: (u16, u16),
     last_ctrl_c: Option<Instant>,
@@ -131,7 +131,7 @@ impl App {
             flash: None,
             bell: true,
             quit: false,
-            tools_summary: String::new(),
+
             size: (80, 24),
             last_ctrl_c: None,
             queued_approvals: Default::default(),

@@ -96,9 +96,7 @@ pub fn run(app: &mut App, line: &str) -> Vec<Effect> {
                 e
             };
         }
-        "/tools" => {
-            app.transcript.push_notice(app.tools_summary.clone());
-        }
+        "/tools" => return between_turns(app, Effect::ListTools),
         "/approvals" => {
             return match arg {
                 "" => between_turns(app, Effect::ListApprovals),

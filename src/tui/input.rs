@@ -25,6 +25,8 @@ pub const COMMANDS: &[&str] = &[
 
 pub struct Composer {
     pub area: TextArea<'static>,
+    /// Tool and group names `@{` completes.
+    pub mentions: Vec<String>,
     history: Vec<String>,
     /// Index into `history` while walking it.
     walking: Option<usize>,
@@ -53,6 +55,7 @@ impl Composer {
         area.set_cursor_line_style(Style::default());
         Self {
             area,
+            mentions: Vec::new(),
             history: Vec::new(),
             walking: None,
             recalled: None,
@@ -149,6 +152,23 @@ impl Composer {
                 }
                 InputOutcome::Edited
             }
+            KeyCode::Tab if self.open_mention().is_some() => {
+                let (start, partial) = self.open_mention().unwrap_or_default();
+                let matches: Vec<&String> = self.mentions.iter().filter(|m| m.starts_with(&partial)).collect();
+                let text = self.text();
+                let completed = match matches.as_slice() {
+                    [one] => format!("{}@{{{one}}}", &text[..start]),
+                    [first, rest @ ..] => {
+                        let common: String = rest.iter().fold(first.to_string(), |acc, c| {
+                            acc.chars().zip(c.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect()
+                        });
+                        format!("{}@{{{common}", &text[..start])
+                    }
+                    [] => return InputOutcome::Ignored,
+                };
+                self.set_text(&completed);
+                InputOutcome::Edited
+            }
             KeyCode::Tab if self.text().starts_with('/') && !self.text().contains(' ') => {
                 let typed = self.text();
                 let matches: Vec<&&str> =
@@ -187,6 +207,14 @@ impl Composer {
                 }
             }
         }
+    }
+
+    /// An unfinished `@{name` at the end of the text: its start and the partial name.
+    fn open_mention(&self) -> Option<(usize, String)> {
+        let text = self.text();
+        let i = text.rfind("@{")?;
+        let partial = &text[i + 2..];
+        (!partial.contains('}') && !partial.contains(char::is_whitespace)).then(|| (i, partial.to_owned()))
     }
 
     pub fn move_to_end(&mut self) {
@@ -257,6 +285,20 @@ mod tests {
         typed(&mut c, "draft");
         c.handle_key(key(KeyCode::Up, KeyModifiers::NONE));
         assert_eq!(c.text(), "draft", "a draft is not replaced by history");
+    }
+
+    #[test]
+    fn tab_completes_mentions() {
+        let mut c = Composer::new();
+        c.mentions = vec!["read_file".into(), "run_command".into(), "files".into()];
+        typed(&mut c, "please @{ru");
+        c.handle_key(key(KeyCode::Tab, KeyModifiers::NONE));
+        assert_eq!(c.text(), "please @{run_command}");
+        let mut c = Composer::new();
+        c.mentions = vec!["read_file".into(), "run_command".into()];
+        typed(&mut c, "@{r");
+        c.handle_key(key(KeyCode::Tab, KeyModifiers::NONE));
+        assert_eq!(c.text(), "@{r", "ambiguous, no longer common prefix");
     }
 
     #[test]

@@ -33,7 +33,6 @@ pub struct TuiOptions {
     /// Sent as the first message.
     pub prompt: Option<String>,
     pub cwd_label: String,
-    pub tools_summary: String,
 }
 
 /// Copies text: the system clipboard, or OSC 52 (which works over SSH) when there is none.
@@ -75,7 +74,13 @@ pub async fn run(
         agent.engine.mode.clone(),
     );
     app.bell = opts.bell;
-    app.tools_summary = opts.tools_summary;
+    app.input.mentions = agent
+        .engine
+        .registry
+        .entries()
+        .map(|(n, _)| n.to_owned())
+        .chain(agent.groups.keys().cloned())
+        .collect();
     if let Err(e) = terminal::enter(opts.mouse) {
         terminal::restore();
         eprintln!("sayso: error: cannot set up the terminal: {e}");
@@ -197,6 +202,9 @@ pub async fn run(
                     }
                     Effect::ClearApprovals => {
                         let _ = cmd_tx.send(AgentCommand::ClearApprovals);
+                    }
+                    Effect::ListTools => {
+                        let _ = cmd_tx.send(AgentCommand::ListTools);
                     }
                     Effect::NewChat => {
                         let _ = cmd_tx.send(AgentCommand::NewChat);

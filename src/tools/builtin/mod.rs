@@ -1,8 +1,13 @@
 //! The built-in tools (SPEC §8.3), one file each, and the built-in groups.
 //!
-//! So far: `run_command` (a cmd_tool, see `cmd_tool.rs`), `read_file`, `create_file`.
+//! `run_command` is a cmd_tool (see `cmd_tool.rs`); every other tool has its own file here.
 
+pub mod ask_questions;
 pub mod create_file;
+pub mod fetch_webpage;
+pub mod get_changed_files;
+pub mod html_text;
+pub mod memory;
 pub mod paths;
 pub mod read_file;
 
@@ -17,6 +22,10 @@ pub fn registry() -> Registry {
     r.register(Arc::new(run_command()), Source::Builtin);
     r.register(Arc::new(read_file::ReadFile), Source::Builtin);
     r.register(Arc::new(create_file::CreateFile), Source::Builtin);
+    r.register(Arc::new(get_changed_files::GetChangedFiles), Source::Builtin);
+    r.register(Arc::new(fetch_webpage::FetchWebpage), Source::Builtin);
+    r.register(Arc::new(memory::Memory), Source::Builtin);
+    r.register(Arc::new(ask_questions::AskQuestions), Source::Builtin);
     r
 }
 
@@ -30,7 +39,7 @@ pub fn groups() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
         ),
         (
             "agent",
-            vec!["run_command", "read_file", "create_file"],
+            vec!["run_command", "read_file", "create_file", "get_changed_files", "ask_questions"],
             "I'm giving you access to ${tools} to help you work on this project",
         ),
     ]
