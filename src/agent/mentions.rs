@@ -54,7 +54,7 @@ pub fn expand(text: &str, registry: &Registry, groups: &BTreeMap<String, Group>,
         rest = &after[end + 1..];
     }
     out.push_str(rest);
-    Expanded { text: out.trim().to_owned(), added }
+    Expanded { text: out, added }
 }
 
 #[cfg(test)]
@@ -86,7 +86,7 @@ mod tests {
     fn glued_text_repeats_and_trailing_newlines() {
         let reg = builtin::registry();
         let e = expand("x@{read_file}y @{read_file}\n", &reg, &groups(), &BTreeSet::new());
-        assert_eq!(e.text, "xthe read_file tooly the read_file tool");
+        assert_eq!(e.text, "xthe read_file tooly the read_file tool\n", "the rest of the text is untouched");
         assert_eq!(e.added, ["read_file"]);
     }
 }

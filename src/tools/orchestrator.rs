@@ -207,7 +207,18 @@ impl Engine {
                 if matches!(outcome, BatchOutcome::Completed { .. }) {
                     outcome = BatchOutcome::Stopped;
                 }
-                results[i] = Some(self.cancelled_result(&calls[i], p));
+                let r = self.cancelled_result(&calls[i], p);
+                // Report it like any other call, so every view shows it cancelled.
+                for (content, display) in r.output.parts() {
+                    emit(EngineEvent::ToolOutput {
+                        call_id: r.call_id.clone(),
+                        name: r.name.clone(),
+                        content: content.clone(),
+                        display: display.clone(),
+                    });
+                }
+                emit(EngineEvent::ToolFinished { call_id: r.call_id.clone(), name: r.name.clone(), status: r.status });
+                results[i] = Some(r);
                 continue;
             }
             let (entry, inv) = match p {
