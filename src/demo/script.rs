@@ -84,7 +84,7 @@ pub fn reply_for(request: &Value) -> Reply {
                 ));
             }
             if !tool_calls.is_empty() {
-                text.push_str("\nNow some tools: each call waits for your approval (Always accept, Accept, Reject with a reason, or Cancel).\n");
+                text.push_str("\nNow some tools. In normal mode sayso asks before each call (Always accept, Accept, Reject with a reason, or Cancel); in auto mode safe calls run and the judge vets the rest.\n");
             }
             Reply {
                 reasoning: TOUR_REASONING.trim().to_owned(),

@@ -16,13 +16,13 @@
 //! bytes is not highlighted — regex-based highlighting of such input can take seconds.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use syntect::easy::HighlightLines;
-use syntect::highlighting::{self as sh, FontStyle};
-use syntect::parsing::{SyntaxReference, SyntaxSet};
+use syntect::highlighting::{self as sh, FontStyle, HighlightState};
+use syntect::parsing::{ParseState, SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 use two_face::theme::EmbeddedThemeName;
 use unicode_width::UnicodeWidthChar;
@@ -52,9 +52,18 @@ fn assets() -> &'static Assets {
     })
 }
 
-/// Load the syntaxes and the theme now (idempotent; blocks while another thread loads).
+/// Load the syntaxes and the theme now, and compile the regexes of a few common languages
+/// (they compile lazily, on first use: ~65 ms for Rust in a release build). Idempotent; meant
+/// for a background thread at startup.
 pub fn warm_up() {
     let _ = assets();
+    for (lang, code) in [
+        ("rust", "fn f(x: &str) -> u8 { let s = \"a\"; 1 } // c\n"),
+        ("python", "def f(x):\n    return \"a\" # c\n"),
+        ("bash", "for f in *; do echo \"$f\"; done # c\n"),
+    ] {
+        let _ = highlight_code(code, lang);
+    }
 }
 
 /// Highlight `code` written in `lang` (a fence info token such as `rust`, `rs`, `py`, `sh`,
@@ -74,7 +83,7 @@ pub fn highlight_code(code: &str, lang: &str) -> Vec<Line<'static>> {
     let highlighted = catch_unwind(AssertUnwindSafe(|| {
         let assets = assets();
         let syntax = find_syntax(&assets.syntaxes, lang)?;
-        highlight_with(assets, syntax, code)
+        highlight_with(assets, syntax, lang, code)
     }));
     match highlighted {
         Ok(Some(lines)) => lines,
@@ -107,22 +116,67 @@ fn find_syntax<'a>(set: &'a SyntaxSet, lang: &str) -> Option<&'a SyntaxReference
         .filter(|s| s.name != "Plain Text")
 }
 
+/// The last highlighted code, to resume from while a code block streams in: if the next
+/// call's code extends `code` (complete lines only), only the new lines are highlighted.
+struct Resume {
+    lang: String,
+    code: String,
+    lines: Vec<Line<'static>>,
+    parse: ParseState,
+    highlight: HighlightState,
+}
+
+static RESUME: Mutex<Option<Resume>> = Mutex::new(None);
+
 fn highlight_with(
-    assets: &Assets,
+    assets: &'static Assets,
     syntax: &SyntaxReference,
+    lang: &str,
     code: &str,
 ) -> Option<Vec<Line<'static>>> {
-    let mut h = HighlightLines::new(syntax, &assets.theme);
-    let mut out = Vec::new();
-    for line in LinesWithEndings::from(code) {
-        let regions = h.highlight_line(line, &assets.syntaxes).ok()?;
-        let mut b = LineBuilder::default();
-        for (style, text) in regions {
-            b.push(text, convert_style(style));
-        }
-        out.push(b.finish());
+    let cached = RESUME
+        .lock()
+        .ok()
+        .and_then(|mut c| c.take())
+        .filter(|c| c.lang == lang && code.starts_with(&c.code));
+    let (mut h, mut out, start) = match cached {
+        Some(c) => (
+            HighlightLines::from_state(&assets.theme, c.highlight, c.parse),
+            c.lines,
+            c.code.len(),
+        ),
+        None => (HighlightLines::new(syntax, &assets.theme), Vec::new(), 0),
+    };
+    // Complete lines first; remember the state after them; then the unfinished last line.
+    let complete_end = code.rfind('\n').map_or(0, |i| i + 1).max(start);
+    for line in LinesWithEndings::from(&code[start..complete_end]) {
+        out.push(highlight_one(&mut h, assets, line)?);
+    }
+    let (hs, ps) = h.state();
+    let resume = Resume {
+        lang: lang.to_string(),
+        code: code[..complete_end].to_string(),
+        lines: out.clone(),
+        parse: ps.clone(),
+        highlight: hs.clone(),
+    };
+    let mut h = HighlightLines::from_state(&assets.theme, hs, ps);
+    for line in LinesWithEndings::from(&code[complete_end..]) {
+        out.push(highlight_one(&mut h, assets, line)?);
+    }
+    if let Ok(mut c) = RESUME.lock() {
+        *c = Some(resume);
     }
     Some(out)
+}
+
+fn highlight_one(h: &mut HighlightLines<'_>, assets: &Assets, line: &str) -> Option<Line<'static>> {
+    let regions = h.highlight_line(line, &assets.syntaxes).ok()?;
+    let mut b = LineBuilder::default();
+    for (style, text) in regions {
+        b.push(text, convert_style(style));
+    }
+    Some(b.finish())
 }
 
 /// Unstyled lines (tabs expanded, control characters removed).
@@ -234,8 +288,14 @@ mod tests {
     fn load_time() {
         // Only meaningful when this test runs first in its process; printed for the record.
         let t = Instant::now();
+        let _ = assets();
+        let load = t.elapsed();
+        let t = Instant::now();
         warm_up();
-        eprintln!("highlighter load: {:?}", t.elapsed());
+        eprintln!(
+            "highlighter load: {load:?}; priming Rust, Python, Bash: {:?}",
+            t.elapsed()
+        );
     }
 
     #[test]
@@ -351,6 +411,31 @@ mod tests {
             assert_eq!(highlight_code(code, "").len(), n, "{code:?}");
         }
         assert_eq!(text(&highlight_code("a\r\nb", "py")), ["a", "b"]);
+    }
+
+    #[test]
+    fn streaming_resume_matches_full_highlight() {
+        // Feed a code block a few bytes at a time, as a stream would; every result must equal
+        // highlighting that text from scratch (a different language in between evicts the
+        // cached state, forcing a fresh start).
+        let code = "/* a\n multi-line comment */\nfn main() {\n    let s = \"str\\n\";\n}\n";
+        let mut end = 0;
+        while end < code.len() {
+            end = (end + 5).min(code.len());
+            while !code.is_char_boundary(end) {
+                end += 1;
+            }
+            let streamed = highlight_code(&code[..end], "rust");
+            let _ = highlight_code("x = 1\n", "python");
+            let fresh = highlight_code(&code[..end], "rust");
+            assert_eq!(streamed, fresh, "at {end}");
+        }
+        // Continuing from the cache: the comment state carries across calls.
+        let a = highlight_code("/* open\n", "rust");
+        let b = highlight_code("/* open\nstill comment */ fn\n", "rust");
+        assert_eq!(a[0], b[0]);
+        let _ = highlight_code("", "python");
+        assert_eq!(b, highlight_code("/* open\nstill comment */ fn\n", "rust"));
     }
 
     #[test]

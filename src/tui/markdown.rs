@@ -235,24 +235,12 @@ impl<'t> Renderer<'t> {
     }
 
     fn finish(mut self) -> Vec<Line<'static>> {
-        // Close whatever the (possibly unfinished) input left open.
-        if self.code.is_some() {
-            self.end_code_block();
-        }
-        if self.html.is_some() {
-            self.end_html_block();
-        }
-        if self.table.is_some() {
-            self.end_table();
-        }
+        // pulldown-cmark closes every construct at the end of the input, even an unfinished
+        // one; this is only a safety net.
+        self.end_code_block();
+        self.end_html_block();
+        self.end_table();
         self.flush_inline();
-        while let Some(c) = self.containers.pop() {
-            if let Container::Item { pending: true, .. } = c {
-                self.containers.push(c);
-                self.emit_marker_only();
-                self.containers.pop();
-            }
-        }
         self.out
     }
 
@@ -1269,11 +1257,22 @@ Final paragraph.
     #[ignore]
     fn render_one_megabyte() {
         use std::time::Instant;
+        let t = Instant::now();
         crate::tui::highlight::warm_up();
+        let load = t.elapsed();
+        let t = Instant::now();
+        crate::tui::highlight::highlight_code("fn main() { let x = \"s\"; }", "rust");
+        eprintln!(
+            "highlighter load {load:?}; first Rust highlight {:?}",
+            t.elapsed()
+        );
         let mut doc = String::new();
+        let mut i = 0;
         while doc.len() < 1 << 20 {
-            doc.push_str(SAMPLE);
+            // Unique code per copy, so no highlighting result can be reused.
+            doc.push_str(&SAMPLE.replace("fn main", &format!("fn main_{i}")));
             doc.push('\n');
+            i += 1;
         }
         let prose: String = {
             let mut p = String::new();
@@ -1285,7 +1284,12 @@ Final paragraph.
             }
             p
         };
-        for (name, text) in [("mixed sample", &doc), ("prose", &prose)] {
+        let unhighlighted = doc.replace("```rust", "```");
+        for (name, text) in [
+            ("mixed sample", &doc),
+            ("mixed sample, code not highlighted", &unhighlighted),
+            ("prose", &prose),
+        ] {
             let t = Instant::now();
             let lines = render_markdown(text, 100, &Theme::dark());
             let whole = t.elapsed();

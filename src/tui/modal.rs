@@ -80,8 +80,8 @@ impl ApprovalModal {
     /// What "Always accept" will remember, in words.
     pub fn always_label(&self) -> String {
         match &self.remember {
-            Remember::Tool(t) => format!("Always accept — don't ask again for `{t}` in this chat"),
-            Remember::Command(c) => format!("Always accept — don't ask again for exactly `{c}`"),
+            Remember::Tool(t) => format!("[a] remembers `{t}`: it will not ask again in this chat"),
+            Remember::Command(c) => format!("[a] remembers exactly `{c}`: it will not ask again for this command"),
         }
     }
 

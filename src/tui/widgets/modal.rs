@@ -12,8 +12,16 @@ use crate::tui::wrap::wrap_line;
 
 /// The modal's rectangle: most of the screen, leaving the chat visible around it.
 pub fn area(screen: Rect) -> Rect {
+    sized(screen, u16::MAX)
+}
+
+/// Like [`area`], but no taller than `content` rows (plus the border).
+pub fn sized(screen: Rect, content: u16) -> Rect {
     let w = (screen.width.saturating_mul(4) / 5).clamp(20.min(screen.width), 110.min(screen.width));
-    let h = (screen.height.saturating_mul(4) / 5).max(8.min(screen.height));
+    let h = (screen.height.saturating_mul(4) / 5)
+        .max(8.min(screen.height))
+        .min(content.saturating_add(2).max(8))
+        .min(screen.height);
     Rect {
         x: screen.x + (screen.width - w) / 2,
         y: screen.y + (screen.height - h) / 2,
@@ -25,7 +33,11 @@ pub fn area(screen: Rect) -> Rect {
 pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
     let Some(m) = &app.modal else { return };
     let t = &app.theme;
-    let rect = area(screen);
+    let probe = area(screen);
+    let width = probe.width.saturating_sub(2).max(1);
+    let (head, foot) = parts(app, m, width);
+    let body_rows: usize = m.body.iter().map(|l| wrap_line(l, width).len()).sum();
+    let rect = sized(screen, (head.len() + 1 + body_rows + foot.len() + 1) as u16);
     f.render_widget(Clear, rect);
     let title = if m.total > 1 {
         format!(" Approval needed — {} of {} ", m.position, m.total)
@@ -38,7 +50,52 @@ pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
         .title(Span::styled(title, t.modal_title));
     let inner = block.inner(rect);
     f.render_widget(block, rect);
-    let width = inner.width.max(1);
+    let [head_area, body_area, foot_area] = Layout::vertical([
+        Constraint::Length(head.len() as u16 + 1),
+        Constraint::Min(1),
+        Constraint::Length(foot.len() as u16 + 1),
+    ])
+    .areas(inner);
+    f.render_widget(Paragraph::new(head), head_area);
+    let body: Vec<Line<'static>> = m
+        .body
+        .iter()
+        .flat_map(|l| wrap_line(l, width))
+        .skip(m.scroll as usize)
+        .take(body_area.height as usize)
+        .collect();
+    let more = m
+        .body
+        .len()
+        .saturating_sub(m.scroll as usize + body_area.height as usize);
+    f.render_widget(Paragraph::new(body), body_area);
+    if more > 0 && body_area.height > 0 {
+        let marker = Rect {
+            y: body_area.y + body_area.height - 1,
+            height: 1,
+            ..body_area
+        };
+        f.render_widget(
+            Paragraph::new(Line::from(Span::styled(
+                format!(" ↓ {more} more lines ",),
+                t.marker,
+            ))),
+            marker,
+        );
+    }
+    let foot_inner = Rect {
+        y: foot_area.y + 1,
+        height: foot_area.height.saturating_sub(1),
+        ..foot_area
+    };
+    f.render_widget(Paragraph::new(foot), foot_inner);
+}
+
+type Lines = Vec<Line<'static>>;
+
+/// The modal's fixed top (prompt, command, judge reason) and bottom (choices or reason input).
+fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines, Lines) {
+    let t = &app.theme;
 
     let mut head: Vec<Line<'static>> = Vec::new();
     head.extend(wrap_line(
@@ -105,43 +162,5 @@ pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
         }
     };
 
-    let [head_area, body_area, foot_area] = Layout::vertical([
-        Constraint::Length(head.len() as u16 + 1),
-        Constraint::Min(1),
-        Constraint::Length(foot.len() as u16 + 1),
-    ])
-    .areas(inner);
-    f.render_widget(Paragraph::new(head), head_area);
-    let body: Vec<Line<'static>> = m
-        .body
-        .iter()
-        .flat_map(|l| wrap_line(l, width))
-        .skip(m.scroll as usize)
-        .take(body_area.height as usize)
-        .collect();
-    let more = m
-        .body
-        .len()
-        .saturating_sub(m.scroll as usize + body_area.height as usize);
-    f.render_widget(Paragraph::new(body), body_area);
-    if more > 0 && body_area.height > 0 {
-        let marker = Rect {
-            y: body_area.y + body_area.height - 1,
-            height: 1,
-            ..body_area
-        };
-        f.render_widget(
-            Paragraph::new(Line::from(Span::styled(
-                format!(" ↓ {more} more lines ",),
-                t.marker,
-            ))),
-            marker,
-        );
-    }
-    let foot_inner = Rect {
-        y: foot_area.y + 1,
-        height: foot_area.height.saturating_sub(1),
-        ..foot_area
-    };
-    f.render_widget(Paragraph::new(foot), foot_inner);
+    (head, foot)
 }

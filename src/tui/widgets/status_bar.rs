@@ -38,6 +38,9 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, now: Instant) {
             t.status_bar,
         ),
     ];
+    if !app.chat.following() {
+        spans.push(Span::styled("· scrolled ↑ (End) ", t.status_bar));
+    }
     let activity = app.activity_text(now);
     if !activity.is_empty() {
         spans.push(Span::styled(format!("· {activity} "), t.status_bar));
