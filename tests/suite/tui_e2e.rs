@@ -461,7 +461,7 @@ async fn always_accept_lets_the_queued_duplicate_run_without_asking() {
     tui.send("append twice").await;
     let screen = tui.wait_for("Approval needed — 1 of 2").await;
     assert!(
-        screen.contains("don't ask again for exactly `echo same >> twice.txt`"),
+        screen.contains("[a] remembers exactly `echo same >> twice.txt`"),
         "{screen}"
     );
     tui.keys(&["a"]);
