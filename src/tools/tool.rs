@@ -270,6 +270,24 @@ pub trait Tool: Send + Sync {
     }
 }
 
+/// Function commands that compute both texts pass them through the runner as one string — the
+/// short display line first, then the content for the model. [`display_and_content`] splits it.
+pub fn pack_display(display: &str, content: &str) -> String {
+    format!("{display}\n{content}")
+}
+
+/// The (display, content) of the latest successful command's [`pack_display`]ed data.
+pub fn display_and_content(data: Option<&[String]>) -> (String, String) {
+    let data = data
+        .and_then(<[String]>::last)
+        .map(String::as_str)
+        .unwrap_or_default();
+    match data.split_once('\n') {
+        Some((d, c)) => (d.to_owned(), c.to_owned()),
+        None => (data.to_owned(), String::new()),
+    }
+}
+
 /// ``The user rejected the execution of the NAME tool`` + the reason, when given.
 pub fn default_rejection(name: &str, reason: Option<&str>) -> String {
     let mut s = format!("The user rejected the execution of the {name} tool");

@@ -11,7 +11,9 @@ use serde_json::json;
 use super::html_text::html_to_text;
 use crate::provider::ToolSpec;
 use crate::tools::opts::Opts;
-use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Tool, ToolOutput};
+use crate::tools::tool::{
+    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
+};
 
 pub struct FetchWebpage;
 
@@ -22,7 +24,9 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 pub async fn fetch(url: &str) -> Result<(String, String), String> {
     let parsed = reqwest::Url::parse(url).map_err(|_| format!("Invalid URL: `{url}`"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(format!("Invalid URL: `{url}` (only http and https are fetched)"));
+        return Err(format!(
+            "Invalid URL: `{url}` (only http and https are fetched)"
+        ));
     }
     let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
@@ -30,10 +34,16 @@ pub async fn fetch(url: &str) -> Result<(String, String), String> {
         .user_agent(concat!("sayso/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| format!("Error fetching `{url}`: {e}"))?;
-    let resp = client.get(parsed).send().await.map_err(|e| format!("Error fetching `{url}`: {e}"))?;
+    let resp = client
+        .get(parsed)
+        .send()
+        .await
+        .map_err(|e| format!("Error fetching `{url}`: {e}"))?;
     let status = resp.status();
     if !status.is_success() {
-        return Err(format!("Error fetching `{url}`: the server answered {status}"));
+        return Err(format!(
+            "Error fetching `{url}`: the server answered {status}"
+        ));
     }
     let ctype = resp
         .headers()
@@ -49,7 +59,9 @@ pub async fn fetch(url: &str) -> Result<(String, String), String> {
         || ctype.contains("markdown")
         || ctype.contains("javascript");
     if !is_html && !is_text {
-        return Err(format!("`{url}` is {ctype}, not a web page or text; sayso only fetches text"));
+        return Err(format!(
+            "`{url}` is {ctype}, not a web page or text; sayso only fetches text"
+        ));
     }
     let mut body = Vec::new();
     let mut truncated = false;
@@ -65,11 +77,21 @@ pub async fn fetch(url: &str) -> Result<(String, String), String> {
         body.extend_from_slice(&chunk);
     }
     let raw = String::from_utf8_lossy(&body);
-    let mut text = if is_html { html_to_text(&raw) } else { raw.into_owned() };
+    let mut text = if is_html {
+        html_to_text(&raw)
+    } else {
+        raw.into_owned()
+    };
     if truncated {
-        text.push_str(&format!("\n\n[… the page is larger than {} MB; the rest was not read]", MAX_BYTES / 1024 / 1024));
+        text.push_str(&format!(
+            "\n\n[… the page is larger than {} MB; the rest was not read]",
+            MAX_BYTES / 1024 / 1024
+        ));
     }
-    Ok((format!("<attachment url=\"{url}\">\n{text}\n</attachment>"), format!("Fetched {url} ({} KB)", body.len() / 1024)))
+    Ok((
+        format!("<attachment url=\"{url}\">\n{text}\n</attachment>"),
+        format!("Fetched {url} ({} KB)", body.len() / 1024),
+    ))
 }
 
 impl Tool for FetchWebpage {
@@ -96,7 +118,10 @@ impl Tool for FetchWebpage {
     }
 
     fn default_opts(&self) -> Opts {
-        Opts { require_approval_before: Some(toml::Value::Boolean(true)), ..Opts::default() }
+        Opts {
+            require_approval_before: Some(toml::Value::Boolean(true)),
+            ..Opts::default()
+        }
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {
@@ -115,7 +140,7 @@ impl Tool for FetchWebpage {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
                 Some(match fetch(inv.arg_str("url")).await {
-                    Ok((content, display)) => CmdResult::Success(format!("{display}\n{content}")),
+                    Ok((content, display)) => CmdResult::Success(pack_display(&display, &content)),
                     Err(e) => CmdResult::Error(e),
                 })
             })
@@ -123,9 +148,8 @@ impl Tool for FetchWebpage {
     }
 
     fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let data = data.and_then(<[String]>::last).cloned().unwrap_or_default();
-        let (display, content) = data.split_once('\n').unwrap_or((&data, ""));
-        out.add(content.to_owned(), Some(display.to_owned()));
+        let (display, content) = display_and_content(data);
+        out.add(content, Some(display));
     }
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::provider::ToolSpec;
-use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Tool, ToolOutput};
+use crate::tools::tool::{
+    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
+};
 
 pub struct GetChangedFiles;
 
@@ -22,11 +24,13 @@ async fn git(cwd: &Path, args: &[&str]) -> Result<String, String> {
         .map_err(|e| format!("cannot run git: {e}"))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr).trim().to_owned();
-        return Err(if err.to_ascii_lowercase().contains("not a git repository") {
-            "the working directory is not inside a git repository".to_owned()
-        } else {
-            format!("git {} failed: {err}", args.join(" "))
-        });
+        return Err(
+            if err.to_ascii_lowercase().contains("not a git repository") {
+                "the working directory is not inside a git repository".to_owned()
+            } else {
+                format!("git {} failed: {err}", args.join(" "))
+            },
+        );
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -41,12 +45,18 @@ fn requested(args: &Value) -> Result<Vec<&'static str>, String> {
                 match STATES.iter().find(|k| **k == s) {
                     Some(k) if !out.contains(k) => out.push(*k),
                     Some(_) => {}
-                    None => return Err(format!("unknown state `{v}`; use any of unstaged, staged, merge-conflicts")),
+                    None => {
+                        return Err(format!(
+                            "unknown state `{v}`; use any of unstaged, staged, merge-conflicts"
+                        ));
+                    }
                 }
             }
             Ok(if out.is_empty() { STATES.to_vec() } else { out })
         }
-        Some(other) => Err(format!("`source_control_state` must be a list, not {other}")),
+        Some(other) => Err(format!(
+            "`source_control_state` must be a list, not {other}"
+        )),
     }
 }
 
@@ -58,12 +68,22 @@ async fn changed(inv: &Invocation) -> Result<(String, String), String> {
         let (body, n) = match state {
             "unstaged" => {
                 let d = git(&inv.cwd, &["diff", "--no-color", "--no-ext-diff"]).await?;
-                let n = git(&inv.cwd, &["diff", "--name-only"]).await?.lines().count();
+                let n = git(&inv.cwd, &["diff", "--name-only"])
+                    .await?
+                    .lines()
+                    .count();
                 (d, n)
             }
             "staged" => {
-                let d = git(&inv.cwd, &["diff", "--cached", "--no-color", "--no-ext-diff"]).await?;
-                let n = git(&inv.cwd, &["diff", "--cached", "--name-only"]).await?.lines().count();
+                let d = git(
+                    &inv.cwd,
+                    &["diff", "--cached", "--no-color", "--no-ext-diff"],
+                )
+                .await?;
+                let n = git(&inv.cwd, &["diff", "--cached", "--name-only"])
+                    .await?
+                    .lines()
+                    .count();
                 (d, n)
             }
             _ => {
@@ -74,14 +94,24 @@ async fn changed(inv: &Invocation) -> Result<(String, String), String> {
         };
         if n > 0 {
             counts.push(format!("{n} {state}"));
-            let fence = if state == "merge-conflicts" { "" } else { "diff" };
-            blocks.push(format!("<getChangedFiles type=\"{state}\">\n```{fence}\n{}\n```\n</getChangedFiles>", body.trim_end()));
+            let fence = if state == "merge-conflicts" {
+                ""
+            } else {
+                "diff"
+            };
+            blocks.push(format!(
+                "<getChangedFiles type=\"{state}\">\n```{fence}\n{}\n```\n</getChangedFiles>",
+                body.trim_end()
+            ));
         }
     }
     if blocks.is_empty() {
         return Ok(("No changed files found.".into(), "No changed files".into()));
     }
-    Ok((blocks.join("\n\n"), format!("Changed files: {}", counts.join(", "))))
+    Ok((
+        blocks.join("\n\n"),
+        format!("Changed files: {}", counts.join(", ")),
+    ))
 }
 
 impl Tool for GetChangedFiles {
@@ -117,7 +147,7 @@ impl Tool for GetChangedFiles {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
                 Some(match changed(&inv).await {
-                    Ok((content, summary)) => CmdResult::Success(format!("{summary}\n{content}")),
+                    Ok((content, summary)) => CmdResult::Success(pack_display(&summary, &content)),
                     Err(e) => CmdResult::Error(e),
                 })
             })
@@ -125,9 +155,8 @@ impl Tool for GetChangedFiles {
     }
 
     fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let data = data.and_then(<[String]>::last).cloned().unwrap_or_default();
-        let (summary, content) = data.split_once('\n').unwrap_or((&data, ""));
-        out.add(content.to_owned(), Some(summary.to_owned()));
+        let (summary, content) = display_and_content(data);
+        out.add(content, Some(summary));
     }
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {

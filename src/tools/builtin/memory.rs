@@ -11,7 +11,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::provider::ToolSpec;
-use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Tool, ToolOutput};
+use crate::tools::tool::{
+    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
+};
 
 pub struct Memory;
 
@@ -35,7 +37,11 @@ pub fn resolve(root: &Path, path: &str) -> Result<PathBuf, String> {
         match c {
             Component::Normal(p) => out.push(p),
             Component::CurDir => {}
-            _ => return Err(format!("Invalid path: it must stay within the {ROOT} directory")),
+            _ => {
+                return Err(format!(
+                    "Invalid path: it must stay within the {ROOT} directory"
+                ));
+            }
         }
     }
     Ok(out)
@@ -53,7 +59,8 @@ fn need<'a>(args: &'a Value, key: &str) -> Result<&'a str, String> {
 pub fn run(root: &Path, args: &Value) -> Result<(String, String), String> {
     let command = need(args, "command")?;
     let path_arg = arg(args, "path").unwrap_or(ROOT);
-    std::fs::create_dir_all(root).map_err(|e| format!("cannot create the memories directory: {e}"))?;
+    std::fs::create_dir_all(root)
+        .map_err(|e| format!("cannot create the memories directory: {e}"))?;
     match command {
         "view" => {
             let p = resolve(root, path_arg)?;
@@ -63,14 +70,30 @@ pub fn run(root: &Path, args: &Value) -> Result<(String, String), String> {
                     .filter_map(Result::ok)
                     .map(|e| {
                         let n = e.file_name().to_string_lossy().into_owned();
-                        if e.path().is_dir() { format!("{n}/") } else { n }
+                        if e.path().is_dir() {
+                            format!("{n}/")
+                        } else {
+                            n
+                        }
                     })
                     .collect();
                 names.sort();
-                let list = if names.is_empty() { "(empty)".to_owned() } else { names.iter().map(|n| format!("- {n}")).collect::<Vec<_>>().join("\n") };
-                return Ok((format!("Directory: {path_arg}\n{list}"), format!("Viewed {path_arg}")));
+                let list = if names.is_empty() {
+                    "(empty)".to_owned()
+                } else {
+                    names
+                        .iter()
+                        .map(|n| format!("- {n}"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                };
+                return Ok((
+                    format!("Directory: {path_arg}\n{list}"),
+                    format!("Viewed {path_arg}"),
+                ));
             }
-            let text = std::fs::read_to_string(&p).map_err(|_| format!("Path does not exist: {path_arg}"))?;
+            let text = std::fs::read_to_string(&p)
+                .map_err(|_| format!("Path does not exist: {path_arg}"))?;
             let lines: Vec<&str> = text.lines().collect();
             let (start, end) = match args.get("view_range") {
                 Some(Value::Array(r)) if r.len() == 2 => {
@@ -78,12 +101,16 @@ pub fn run(root: &Path, args: &Value) -> Result<(String, String), String> {
                     let e = r[1].as_i64().unwrap_or(-1);
                     let e = if e == -1 { lines.len() as i64 } else { e };
                     if s < 1 || e < s {
-                        return Err(format!("Invalid view_range [{s}, {e}]: lines start at 1, and -1 as the end means the last line"));
+                        return Err(format!(
+                            "Invalid view_range [{s}, {e}]: lines start at 1, and -1 as the end means the last line"
+                        ));
                     }
                     (s as usize, (e as usize).min(lines.len()))
                 }
                 Some(Value::Null) | None => (1, lines.len()),
-                Some(other) => return Err(format!("`view_range` must be [start, end], not {other}")),
+                Some(other) => {
+                    return Err(format!("`view_range` must be [start, end], not {other}"));
+                }
             };
             let shown: Vec<String> = lines
                 .iter()
@@ -92,7 +119,10 @@ pub fn run(root: &Path, args: &Value) -> Result<(String, String), String> {
                 .take(end.saturating_sub(start - 1))
                 .map(|(i, l)| format!("{:>6}\t{l}", i + 1))
                 .collect();
-            Ok((format!("{path_arg}:\n{}", shown.join("\n")), format!("Viewed {path_arg}")))
+            Ok((
+                format!("{path_arg}:\n{}", shown.join("\n")),
+                format!("Viewed {path_arg}"),
+            ))
         }
         "create" => {
             let p = resolve(root, path_arg)?;
@@ -101,7 +131,8 @@ pub fn run(root: &Path, args: &Value) -> Result<(String, String), String> {
             }
             let text = arg(args, "file_text").unwrap_or_default();
             if let Some(parent) = p.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {path_arg}: {e}"))?;
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("cannot create {path_arg}: {e}"))?;
             }
             std::fs::write(&p, text).map_err(|e| format!("cannot write {path_arg}: {e}"))?;
             Ok((format!("Created {path_arg}"), format!("Created {path_arg}")))
@@ -113,21 +144,32 @@ pub fn run(root: &Path, args: &Value) -> Result<(String, String), String> {
             if old.is_empty() {
                 return Err("`old_str` must not be empty".into());
             }
-            let text = std::fs::read_to_string(&p).map_err(|_| format!("Path does not exist or is not a text file: {path_arg}"))?;
+            let text = std::fs::read_to_string(&p)
+                .map_err(|_| format!("Path does not exist or is not a text file: {path_arg}"))?;
             match text.matches(old).count() {
                 0 => Err(format!("String not found in {path_arg}: {old}")),
                 1 => {
-                    std::fs::write(&p, text.replacen(old, new, 1)).map_err(|e| format!("cannot write {path_arg}: {e}"))?;
-                    Ok((format!("Replaced the text in {path_arg}"), format!("Edited {path_arg}")))
+                    std::fs::write(&p, text.replacen(old, new, 1))
+                        .map_err(|e| format!("cannot write {path_arg}: {e}"))?;
+                    Ok((
+                        format!("Replaced the text in {path_arg}"),
+                        format!("Edited {path_arg}"),
+                    ))
                 }
-                n => Err(format!("`old_str` occurs {n} times in {path_arg}; include more surrounding text so it matches exactly once")),
+                n => Err(format!(
+                    "`old_str` occurs {n} times in {path_arg}; include more surrounding text so it matches exactly once"
+                )),
             }
         }
         "insert" => {
             let p = resolve(root, path_arg)?;
-            let text = std::fs::read_to_string(&p).map_err(|_| format!("Path does not exist or is not a text file: {path_arg}"))?;
+            let text = std::fs::read_to_string(&p)
+                .map_err(|_| format!("Path does not exist or is not a text file: {path_arg}"))?;
             let insert = need(args, "insert_text")?;
-            let line = args.get("insert_line").and_then(Value::as_i64).ok_or("`insert_line` is required for insert")?;
+            let line = args
+                .get("insert_line")
+                .and_then(Value::as_i64)
+                .ok_or("`insert_line` is required for insert")?;
             let mut lines: Vec<&str> = text.lines().collect();
             if line < 0 || line as usize > lines.len() {
                 return Err(format!(
@@ -143,7 +185,10 @@ pub fn run(root: &Path, args: &Value) -> Result<(String, String), String> {
                 out.push('\n');
             }
             std::fs::write(&p, out).map_err(|e| format!("cannot write {path_arg}: {e}"))?;
-            Ok((format!("Inserted the text after line {line} of {path_arg}"), format!("Edited {path_arg}")))
+            Ok((
+                format!("Inserted the text after line {line} of {path_arg}"),
+                format!("Edited {path_arg}"),
+            ))
         }
         "delete" => {
             let p = resolve(root, path_arg)?;
@@ -151,7 +196,8 @@ pub fn run(root: &Path, args: &Value) -> Result<(String, String), String> {
                 return Err(format!("Cannot delete the root directory {ROOT}"));
             }
             if p.is_dir() {
-                std::fs::remove_dir_all(&p).map_err(|e| format!("cannot delete {path_arg}: {e}"))?;
+                std::fs::remove_dir_all(&p)
+                    .map_err(|e| format!("cannot delete {path_arg}: {e}"))?;
             } else if p.exists() {
                 std::fs::remove_file(&p).map_err(|e| format!("cannot delete {path_arg}: {e}"))?;
             } else {
@@ -174,12 +220,18 @@ pub fn run(root: &Path, args: &Value) -> Result<(String, String), String> {
                 return Err(format!("{new_arg} already exists"));
             }
             if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {new_arg}: {e}"))?;
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("cannot create {new_arg}: {e}"))?;
             }
             std::fs::rename(&from, &to).map_err(|e| format!("cannot rename {old_arg}: {e}"))?;
-            Ok((format!("Renamed {old_arg} to {new_arg}"), format!("Renamed {old_arg} → {new_arg}")))
+            Ok((
+                format!("Renamed {old_arg} to {new_arg}"),
+                format!("Renamed {old_arg} → {new_arg}"),
+            ))
         }
-        other => Err(format!("unknown command `{other}`; use view, create, str_replace, insert, delete or rename")),
+        other => Err(format!(
+            "unknown command `{other}`; use view, create, str_replace, insert, delete or rename"
+        )),
     }
 }
 
@@ -223,15 +275,20 @@ impl Tool for Memory {
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {
-        let target = arg(&inv.args, "path").or(arg(&inv.args, "old_path")).unwrap_or(ROOT);
-        format!("memory {} {target}", arg(&inv.args, "command").unwrap_or("?"))
+        let target = arg(&inv.args, "path")
+            .or(arg(&inv.args, "old_path"))
+            .unwrap_or(ROOT);
+        format!(
+            "memory {} {target}",
+            arg(&inv.args, "command").unwrap_or("?")
+        )
     }
 
     fn commands(&self, _inv: &Invocation) -> Vec<Command> {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
                 Some(match run(&inv.ctx.memory_dir, &inv.args) {
-                    Ok((content, display)) => CmdResult::Success(format!("{display}\n{content}")),
+                    Ok((content, display)) => CmdResult::Success(pack_display(&display, &content)),
                     Err(e) => CmdResult::Error(e),
                 })
             })
@@ -239,13 +296,15 @@ impl Tool for Memory {
     }
 
     fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let data = data.and_then(<[String]>::last).cloned().unwrap_or_default();
-        let (display, content) = data.split_once('\n').unwrap_or((&data, ""));
-        out.add(content.to_owned(), Some(display.to_owned()));
+        let (display, content) = display_and_content(data);
+        out.add(content, Some(display));
     }
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        out.add(errors.join("\n"), Some(format!("Error: {}", errors.join("; "))));
+        out.add(
+            errors.join("\n"),
+            Some(format!("Error: {}", errors.join("; "))),
+        );
     }
 }
 
@@ -254,36 +313,94 @@ mod tests {
     use super::*;
 
     fn run_ok(root: &Path, args: Value) -> String {
-        run(root, &args).map(|(c, _)| c).unwrap_or_else(|e| panic!("{e}"))
+        run(root, &args)
+            .map(|(c, _)| c)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]
     fn every_command_and_its_errors() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("memories");
-        run_ok(&root, json!({"command": "create", "path": "/memories/notes/todo.md", "file_text": "one\ntwo\nthree\n"}));
-        assert_eq!(run_ok(&root, json!({"command": "view", "path": "/memories"})), "Directory: /memories\n- notes/");
+        run_ok(
+            &root,
+            json!({"command": "create", "path": "/memories/notes/todo.md", "file_text": "one\ntwo\nthree\n"}),
+        );
         assert_eq!(
-            run_ok(&root, json!({"command": "view", "path": "/memories/notes/todo.md", "view_range": [2, -1]})),
+            run_ok(&root, json!({"command": "view", "path": "/memories"})),
+            "Directory: /memories\n- notes/"
+        );
+        assert_eq!(
+            run_ok(
+                &root,
+                json!({"command": "view", "path": "/memories/notes/todo.md", "view_range": [2, -1]})
+            ),
             "/memories/notes/todo.md:\n     2\ttwo\n     3\tthree"
         );
-        run_ok(&root, json!({"command": "insert", "path": "/memories/notes/todo.md", "insert_line": 0, "insert_text": "zero"}));
-        run_ok(&root, json!({"command": "insert", "path": "/memories/notes/todo.md", "insert_line": 4, "insert_text": "four"}));
-        assert_eq!(std::fs::read_to_string(root.join("notes/todo.md")).unwrap(), "zero\none\ntwo\nthree\nfour\n");
+        run_ok(
+            &root,
+            json!({"command": "insert", "path": "/memories/notes/todo.md", "insert_line": 0, "insert_text": "zero"}),
+        );
+        run_ok(
+            &root,
+            json!({"command": "insert", "path": "/memories/notes/todo.md", "insert_line": 4, "insert_text": "four"}),
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("notes/todo.md")).unwrap(),
+            "zero\none\ntwo\nthree\nfour\n"
+        );
         let e = run(&root, &json!({"command": "insert", "path": "/memories/notes/todo.md", "insert_line": 9, "insert_text": "x"})).unwrap_err();
         assert!(e.contains("has 5 lines"), "{e}");
-        run_ok(&root, json!({"command": "create", "path": "/memories/dup.md", "file_text": "a a"}));
+        run_ok(
+            &root,
+            json!({"command": "create", "path": "/memories/dup.md", "file_text": "a a"}),
+        );
         let e = run(&root, &json!({"command": "str_replace", "path": "/memories/dup.md", "old_str": "a", "new_str": "b"})).unwrap_err();
         assert!(e.contains("occurs 2 times"), "{e}");
-        run_ok(&root, json!({"command": "str_replace", "path": "/memories/dup.md", "old_str": "a a", "new_str": "b"}));
-        run_ok(&root, json!({"command": "rename", "old_path": "/memories/dup.md", "new_path": "/memories/old/dup.md"}));
-        assert_eq!(std::fs::read_to_string(root.join("old/dup.md")).unwrap(), "b");
+        run_ok(
+            &root,
+            json!({"command": "str_replace", "path": "/memories/dup.md", "old_str": "a a", "new_str": "b"}),
+        );
+        run_ok(
+            &root,
+            json!({"command": "rename", "old_path": "/memories/dup.md", "new_path": "/memories/old/dup.md"}),
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("old/dup.md")).unwrap(),
+            "b"
+        );
         run_ok(&root, json!({"command": "delete", "path": "/memories/old"}));
         assert!(!root.join("old").exists());
-        assert!(run(&root, &json!({"command": "delete", "path": "/memories"})).unwrap_err().contains("root"));
-        assert!(run(&root, &json!({"command": "view", "path": "/memories/../etc"})).unwrap_err().contains("stay within"));
-        assert!(run(&root, &json!({"command": "view", "path": "/etc/passwd"})).unwrap_err().contains("must start with /memories"));
-        assert!(run(&root, &json!({"command": "view", "path": "/memoriesx"})).unwrap_err().contains("must start with"));
-        assert!(run(&root, &json!({"command": "view", "path": "/memories/a\u{0}b"})).unwrap_err().contains("invalid characters"));
+        assert!(
+            run(&root, &json!({"command": "delete", "path": "/memories"}))
+                .unwrap_err()
+                .contains("root")
+        );
+        assert!(
+            run(
+                &root,
+                &json!({"command": "view", "path": "/memories/../etc"})
+            )
+            .unwrap_err()
+            .contains("stay within")
+        );
+        assert!(
+            run(&root, &json!({"command": "view", "path": "/etc/passwd"}))
+                .unwrap_err()
+                .contains("must start with /memories")
+        );
+        assert!(
+            run(&root, &json!({"command": "view", "path": "/memoriesx"}))
+                .unwrap_err()
+                .contains("must start with")
+        );
+        assert!(
+            run(
+                &root,
+                &json!({"command": "view", "path": "/memories/a\u{0}b"})
+            )
+            .unwrap_err()
+            .contains("invalid characters")
+        );
     }
 }

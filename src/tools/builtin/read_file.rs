@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use super::paths::{display, resolve};
 use crate::provider::ToolSpec;
-use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Tool, ToolOutput};
+use crate::tools::tool::{
+    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
+};
 
 pub struct ReadFile;
 
@@ -33,6 +35,7 @@ pub fn read(inv: &Invocation) -> Result<(String, String), String> {
         return Err(format!("`{shown}` is a directory, not a file"));
     }
     let bytes = std::fs::read(&r.path).map_err(|e| format!("Error reading `{shown}`: {e}"))?;
+    inv.ctx.ledger.record(&r.path, &bytes);
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len();
@@ -101,7 +104,7 @@ impl Tool for ReadFile {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
                 Some(match read(&inv) {
-                    Ok((text, summary)) => CmdResult::Success(format!("{summary}\n{text}")),
+                    Ok((text, summary)) => CmdResult::Success(pack_display(&summary, &text)),
                     Err(e) => CmdResult::Error(e),
                 })
             })
@@ -109,12 +112,8 @@ impl Tool for ReadFile {
     }
 
     fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let data = data.and_then(<[String]>::last).cloned().unwrap_or_default();
-        let (summary, text) = data.split_once('\n').unwrap_or((&data, ""));
-        out.add(
-            format!("{summary}:\n````\n{text}\n````"),
-            Some(summary.to_owned()),
-        );
+        let (summary, text) = display_and_content(data);
+        out.add(format!("{summary}:\n````\n{text}\n````"), Some(summary));
     }
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
