@@ -18,7 +18,12 @@ pub struct Expanded {
     pub added: Vec<String>,
 }
 
-pub fn expand(text: &str, registry: &Registry, groups: &BTreeMap<String, Group>, active: &BTreeSet<String>) -> Expanded {
+pub fn expand(
+    text: &str,
+    registry: &Registry,
+    groups: &BTreeMap<String, Group>,
+    active: &BTreeSet<String>,
+) -> Expanded {
     let mut out = String::with_capacity(text.len());
     let mut added: Vec<String> = Vec::new();
     let add = |name: &str, added: &mut Vec<String>| {
@@ -49,7 +54,12 @@ pub fn expand(text: &str, registry: &Registry, groups: &BTreeMap<String, Group>,
             out.push_str(&format!("the {name} tool"));
         } else if let Some(g) = group {
             let tools = format!("{} tools", g.tools.join(", "));
-            out.push_str(&g.prompt.clone().unwrap_or_default().replace("${tools}", &tools));
+            out.push_str(
+                &g.prompt
+                    .clone()
+                    .unwrap_or_default()
+                    .replace("${tools}", &tools),
+            );
         }
         rest = &after[end + 1..];
     }
@@ -65,7 +75,10 @@ mod tests {
     fn groups() -> BTreeMap<String, Group> {
         [(
             "files".to_owned(),
-            Group { tools: vec!["read_file".into(), "create_file".into()], prompt: Some("I'm giving you access to ${tools} to help me out".into()) },
+            Group {
+                tools: vec!["read_file".into(), "create_file".into()],
+                prompt: Some("I'm giving you access to ${tools} to help me out".into()),
+            },
         )]
         .into()
     }
@@ -74,7 +87,12 @@ mod tests {
     fn tools_and_groups_are_added_and_replaced() {
         let reg = builtin::registry();
         let active: BTreeSet<String> = ["read_file".to_owned()].into();
-        let e = expand("run @{run_command}, please. Also @{files}. And @{nope}!", &reg, &groups(), &active);
+        let e = expand(
+            "run @{run_command}, please. Also @{files}. And @{nope}!",
+            &reg,
+            &groups(),
+            &active,
+        );
         assert_eq!(
             e.text,
             "run the run_command tool, please. Also I'm giving you access to read_file, create_file tools to help me out. And @{nope}!"
@@ -85,8 +103,16 @@ mod tests {
     #[test]
     fn glued_text_repeats_and_trailing_newlines() {
         let reg = builtin::registry();
-        let e = expand("x@{read_file}y @{read_file}\n", &reg, &groups(), &BTreeSet::new());
-        assert_eq!(e.text, "xthe read_file tooly the read_file tool\n", "the rest of the text is untouched");
+        let e = expand(
+            "x@{read_file}y @{read_file}\n",
+            &reg,
+            &groups(),
+            &BTreeSet::new(),
+        );
+        assert_eq!(
+            e.text, "xthe read_file tooly the read_file tool\n",
+            "the rest of the text is untouched"
+        );
         assert_eq!(e.added, ["read_file"]);
     }
 }

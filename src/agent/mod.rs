@@ -199,10 +199,20 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> TurnEnd {
         // @{name} mentions add tools for the rest of the chat; their system prompts go in first.
-        let expanded = mentions::expand(user, &self.engine.registry, &self.groups, &self.engine.active);
+        let expanded = mentions::expand(
+            user,
+            &self.engine.registry,
+            &self.groups,
+            &self.engine.active,
+        );
         for name in &expanded.added {
             self.engine.active.insert(name.clone());
-            if let Some(p) = self.engine.registry.get(name).and_then(|e| e.tool.system_prompt()) {
+            if let Some(p) = self
+                .engine
+                .registry
+                .get(name)
+                .and_then(|e| e.tool.system_prompt())
+            {
                 self.messages.push(ChatMessage::System { content: p });
             }
         }

@@ -217,7 +217,13 @@ pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
 /// The tools table of `sayso tools` and `/tools`: name, kind, source, whether offered, and the
 /// approval settings in words; then the groups.
 pub fn describe(setup: &ToolSetup, judge_enabled: bool) -> String {
-    describe_parts(&setup.registry, &setup.active, &setup.allowed, &setup.groups, judge_enabled)
+    describe_parts(
+        &setup.registry,
+        &setup.active,
+        &setup.allowed,
+        &setup.groups,
+        judge_enabled,
+    )
 }
 
 /// [`describe`] from the pieces a running chat holds.
@@ -230,13 +236,19 @@ pub fn describe_parts(
 ) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let _ = writeln!(out, "{:<18} {:<10} {:<8} {:<7} APPROVAL", "TOOL", "KIND", "SOURCE", "ACTIVE");
+    let _ = writeln!(
+        out,
+        "{:<18} {:<10} {:<8} {:<7} APPROVAL",
+        "TOOL", "KIND", "SOURCE", "ACTIVE"
+    );
     for (name, entry) in registry.entries() {
         let opts = entry.opts();
         let mut approval = vec![match opts.approval_setting() {
             super::opts::ApprovalSetting::Yes => "ask".to_owned(),
             super::opts::ApprovalSetting::No => "no approval".to_owned(),
-            super::opts::ApprovalSetting::PromptCondition => "ask when its condition says so".to_owned(),
+            super::opts::ApprovalSetting::PromptCondition => {
+                "ask when its condition says so".to_owned()
+            }
         }];
         if opts.require_cmd_approval() {
             approval.push("remembers exact commands".into());

@@ -81,8 +81,17 @@ pub async fn run(
             }
             AgentCommand::ListTools => {
                 let e = &agent.engine;
-                let table = crate::tools::setup::describe_parts(&e.registry, &e.active, &e.allowed_tools, &agent.groups, e.judge.is_some());
-                let _ = app.send(AppEvent::Info(Ok(format!("tools (add one to the chat with @{{name}}):\n{}", table.trim_end()))));
+                let table = crate::tools::setup::describe_parts(
+                    &e.registry,
+                    &e.active,
+                    &e.allowed_tools,
+                    &agent.groups,
+                    e.judge.is_some(),
+                );
+                let _ = app.send(AppEvent::Info(Ok(format!(
+                    "tools (add one to the chat with @{{name}}):\n{}",
+                    table.trim_end()
+                ))));
             }
             AgentCommand::NewChat => agent.reset(),
         }

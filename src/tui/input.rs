@@ -154,13 +154,21 @@ impl Composer {
             }
             KeyCode::Tab if self.open_mention().is_some() => {
                 let (start, partial) = self.open_mention().unwrap_or_default();
-                let matches: Vec<&String> = self.mentions.iter().filter(|m| m.starts_with(&partial)).collect();
+                let matches: Vec<&String> = self
+                    .mentions
+                    .iter()
+                    .filter(|m| m.starts_with(&partial))
+                    .collect();
                 let text = self.text();
                 let completed = match matches.as_slice() {
                     [one] => format!("{}@{{{one}}}", &text[..start]),
                     [first, rest @ ..] => {
                         let common: String = rest.iter().fold(first.to_string(), |acc, c| {
-                            acc.chars().zip(c.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a).collect()
+                            acc.chars()
+                                .zip(c.chars())
+                                .take_while(|(a, b)| a == b)
+                                .map(|(a, _)| a)
+                                .collect()
                         });
                         format!("{}@{{{common}", &text[..start])
                     }
@@ -214,7 +222,8 @@ impl Composer {
         let text = self.text();
         let i = text.rfind("@{")?;
         let partial = &text[i + 2..];
-        (!partial.contains('}') && !partial.contains(char::is_whitespace)).then(|| (i, partial.to_owned()))
+        (!partial.contains('}') && !partial.contains(char::is_whitespace))
+            .then(|| (i, partial.to_owned()))
     }
 
     pub fn move_to_end(&mut self) {

@@ -81,7 +81,9 @@ impl ApprovalModal {
     pub fn always_label(&self) -> String {
         match &self.remember {
             Remember::Tool(t) => format!("[a] remembers `{t}`: it will not ask again in this chat"),
-            Remember::Command(c) => format!("[a] remembers exactly `{c}`: it will not ask again for this command"),
+            Remember::Command(c) => {
+                format!("[a] remembers exactly `{c}`: it will not ask again for this command")
+            }
         }
     }
 

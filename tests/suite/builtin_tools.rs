@@ -33,10 +33,15 @@ async fn web(responses: Vec<(&'static str, Vec<u8>)>) -> String {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         for (head, body) in responses {
-            let Ok((mut sock, _)) = listener.accept().await else { return };
+            let Ok((mut sock, _)) = listener.accept().await else {
+                return;
+            };
             let mut buf = [0u8; 4096];
             let _ = sock.read(&mut buf).await;
-            let resp = format!("HTTP/1.1 {head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+            let resp = format!(
+                "HTTP/1.1 {head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
             let _ = sock.write_all(resp.as_bytes()).await;
             let _ = sock.write_all(&body).await;
         }
@@ -57,22 +62,54 @@ async fn fetch_webpage_returns_readable_text_and_refuses_what_is_not_text() {
     let page = format!("{base}/docs");
     let calls = [
         call("1", "fetch_webpage", &json!({"url": page}).to_string()),
-        call("2", "fetch_webpage", &json!({"url": format!("{base}/logo.png")}).to_string()),
-        call("3", "fetch_webpage", &json!({"url": format!("{base}/missing")}).to_string()),
+        call(
+            "2",
+            "fetch_webpage",
+            &json!({"url": format!("{base}/logo.png")}).to_string(),
+        ),
+        call(
+            "3",
+            "fetch_webpage",
+            &json!({"url": format!("{base}/missing")}).to_string(),
+        ),
         call("4", "fetch_webpage", r#"{"url": "file:///etc/passwd"}"#),
     ];
     let (r, _) = run(&mut e, &calls).await;
     let c = contents(&r);
-    assert_eq!(c[0].1, format!("<attachment url=\"{page}\">\n# Docs\n\n## Install\n\nRun cargo add sayso.\n</attachment>"));
-    assert_eq!(c[1].1, format!("`{base}/logo.png` is image/png, not a web page or text; sayso only fetches text"));
-    assert_eq!(c[2].1, format!("Error fetching `{base}/missing`: the server answered 404 Not Found"));
-    assert_eq!(c[3].1, "Invalid URL: `file:///etc/passwd` (only http and https are fetched)");
-    assert_eq!(r.results[0].output.display().as_deref(), Some(format!("Fetched {page} (0 KB)").as_str()));
+    assert_eq!(
+        c[0].1,
+        format!(
+            "<attachment url=\"{page}\">\n# Docs\n\n## Install\n\nRun cargo add sayso.\n</attachment>"
+        )
+    );
+    assert_eq!(
+        c[1].1,
+        format!("`{base}/logo.png` is image/png, not a web page or text; sayso only fetches text")
+    );
+    assert_eq!(
+        c[2].1,
+        format!("Error fetching `{base}/missing`: the server answered 404 Not Found")
+    );
+    assert_eq!(
+        c[3].1,
+        "Invalid URL: `file:///etc/passwd` (only http and https are fetched)"
+    );
+    assert_eq!(
+        r.results[0].output.display().as_deref(),
+        Some(format!("Fetched {page} (0 KB)").as_str())
+    );
 }
 
 fn git(dir: &std::path::Path, args: &[&str]) {
     let ok = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
@@ -88,32 +125,72 @@ async fn get_changed_files_shows_staged_and_unstaged_diffs() {
     let d = dir.path();
     let mut e = engine(d, ToolContext::default());
     let (r, _) = run(&mut e, &[call("0", "get_changed_files", "{}")]).await;
-    assert_eq!(r.results[0].content(), "the working directory is not inside a git repository");
+    assert_eq!(
+        r.results[0].content(),
+        "the working directory is not inside a git repository"
+    );
     git(d, &["init", "-q"]);
     std::fs::write(d.join("a.txt"), "one\n").unwrap();
     std::fs::write(d.join("b.txt"), "bee\n").unwrap();
     git(d, &["add", "."]);
     git(d, &["commit", "-qm", "init"]);
-    let (r, _) = run(&mut e, &[call("1", "get_changed_files", r#"{"source_control_state": null}"#)]).await;
+    let (r, _) = run(
+        &mut e,
+        &[call(
+            "1",
+            "get_changed_files",
+            r#"{"source_control_state": null}"#,
+        )],
+    )
+    .await;
     assert_eq!(r.results[0].content(), "No changed files found.");
     std::fs::write(d.join("a.txt"), "one\ntwo\n").unwrap();
     std::fs::write(d.join("b.txt"), "bee!\n").unwrap();
     git(d, &["add", "b.txt"]);
-    let (r, _) = run(&mut e, &[call("2", "get_changed_files", r#"{"source_control_state": ["staged"]}"#)]).await;
+    let (r, _) = run(
+        &mut e,
+        &[call(
+            "2",
+            "get_changed_files",
+            r#"{"source_control_state": ["staged"]}"#,
+        )],
+    )
+    .await;
     let staged = r.results[0].content();
-    assert!(staged.starts_with("<getChangedFiles type=\"staged\">\n```diff\ndiff --git a/b.txt b/b.txt"), "{staged}");
-    assert!(staged.contains("-bee\n+bee!") && !staged.contains("a.txt"), "{staged}");
+    assert!(
+        staged
+            .starts_with("<getChangedFiles type=\"staged\">\n```diff\ndiff --git a/b.txt b/b.txt"),
+        "{staged}"
+    );
+    assert!(
+        staged.contains("-bee\n+bee!") && !staged.contains("a.txt"),
+        "{staged}"
+    );
     let (r, _) = run(&mut e, &[call("3", "get_changed_files", "{}")]).await;
     let all = r.results[0].content();
-    assert!(all.contains("type=\"unstaged\"") && all.contains("+two") && all.contains("type=\"staged\""), "{all}");
-    assert_eq!(r.results[0].output.display().as_deref(), Some("Changed files: 1 unstaged, 1 staged"));
+    assert!(
+        all.contains("type=\"unstaged\"")
+            && all.contains("+two")
+            && all.contains("type=\"staged\""),
+        "{all}"
+    );
+    assert_eq!(
+        r.results[0].output.display().as_deref(),
+        Some("Changed files: 1 unstaged, 1 staged")
+    );
 }
 
 #[tokio::test]
 async fn memory_notes_live_under_the_memories_directory() {
     let dir = tempfile::tempdir().unwrap();
     let mem = dir.path().join("data/memories");
-    let mut e = engine(dir.path(), ToolContext { memory_dir: mem.clone(), ..ToolContext::default() });
+    let mut e = engine(
+        dir.path(),
+        ToolContext {
+            memory_dir: mem.clone(),
+            ..ToolContext::default()
+        },
+    );
     let calls = [
         call("1", "memory", &json!({"command": "create", "path": "/memories/project.md", "file_text": "uses tokio\n"}).to_string()),
         call("2", "memory", &json!({"command": "view", "path": "/memories/project.md", "view_range": [1, -1]}).to_string()),
@@ -123,9 +200,15 @@ async fn memory_notes_live_under_the_memories_directory() {
     let c = contents(&r);
     assert_eq!(c[0].1, "Created /memories/project.md");
     assert_eq!(c[1].1, "/memories/project.md:\n     1\tuses tokio");
-    assert_eq!(c[2].1, "Invalid path: it must stay within the /memories directory");
+    assert_eq!(
+        c[2].1,
+        "Invalid path: it must stay within the /memories directory"
+    );
     assert_eq!(r.results[2].status, ToolStatus::Error);
-    assert_eq!(std::fs::read_to_string(mem.join("project.md")).unwrap(), "uses tokio\n");
+    assert_eq!(
+        std::fs::read_to_string(mem.join("project.md")).unwrap(),
+        "uses tokio\n"
+    );
 }
 
 fn call_reply(calls: &[(&str, &str, Value)]) -> Reply {
@@ -144,7 +227,11 @@ fn call_reply(calls: &[(&str, &str, Value)]) -> Reply {
 fn home(base_url: &str) -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(home.path().join("config/sayso")).unwrap();
-    std::fs::write(home.path().join("config/sayso/config.toml"), format!("model = \"m\"\n[provider]\nbase_url = \"{base_url}\"\nmax_retries = 0\n")).unwrap();
+    std::fs::write(
+        home.path().join("config/sayso/config.toml"),
+        format!("model = \"m\"\n[provider]\nbase_url = \"{base_url}\"\nmax_retries = 0\n"),
+    )
+    .unwrap();
     home
 }
 
@@ -163,8 +250,16 @@ async fn headless_questions_get_no_answer() {
     let out = run_bin(cmd).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
     let msgs = &fx.requests()[1].body["messages"];
-    let tool = msgs.as_array().unwrap().iter().find(|m| m["role"] == "tool").unwrap();
-    assert_eq!(tool["content"], "**Stack**: Which database?\nNo answer provided");
+    let tool = msgs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    assert_eq!(
+        tool["content"],
+        "**Stack**: Which database?\nNo answer provided"
+    );
 }
 
 #[tokio::test]
@@ -173,16 +268,36 @@ async fn a_mention_adds_a_tool_for_the_rest_of_the_chat() {
     fx.push(Reply::Stream(sse::text_reply(&["ok"])));
     let h = home(&fx.base_url());
     let mut cmd = sayso(h.path());
-    cmd.args(["-p", "--tools", "read_file", "look it up with @{fetch_webpage} and @{files}"]);
+    cmd.args([
+        "-p",
+        "--tools",
+        "read_file",
+        "look it up with @{fetch_webpage} and @{files}",
+    ]);
     let out = run_bin(cmd).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
     let body = &fx.requests()[0].body;
-    let user = body["messages"].as_array().unwrap().iter().find(|m| m["role"] == "user").unwrap();
+    let user = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap();
     assert!(
         user["content"].as_str().unwrap().starts_with("look it up with the fetch_webpage tool and I'm giving you access to read_file, create_file"),
         "{}",
         user["content"]
     );
-    let names: Vec<&str> = body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
-    assert!(names.contains(&"fetch_webpage") && names.contains(&"create_file") && names.contains(&"read_file"), "{names:?}");
+    let names: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"fetch_webpage")
+            && names.contains(&"create_file")
+            && names.contains(&"read_file"),
+        "{names:?}"
+    );
 }

@@ -17,8 +17,9 @@ pub const NO_ANSWER: &str = "No answer provided";
 
 fn parse(args: &Value) -> Result<Vec<Question>, String> {
     let list = args.get("questions").cloned().unwrap_or(Value::Null);
-    let questions: Vec<Question> =
-        serde_json::from_value(list).map_err(|e| format!("`questions` must be a list of {{header, question, options?, multiSelect?}}: {e}"))?;
+    let questions: Vec<Question> = serde_json::from_value(list).map_err(|e| {
+        format!("`questions` must be a list of {{header, question, options?, multiSelect?}}: {e}")
+    })?;
     match questions.len() {
         0 => Err("No questions provided: ask between 1 and 4 questions".into()),
         1..=4 => Ok(questions),
@@ -91,7 +92,10 @@ impl Tool for AskQuestions {
 
     fn default_opts(&self) -> Opts {
         // The user may take their time: the watchdog must not cut them off.
-        Opts { timeout: Some(24 * 3600 * 1000), ..Opts::default() }
+        Opts {
+            timeout: Some(24 * 3600 * 1000),
+            ..Opts::default()
+        }
     }
 
     fn prompt(&self, inv: &Invocation) -> Option<String> {
@@ -109,13 +113,28 @@ impl Tool for AskQuestions {
                 let answers = match &inv.ctx.questions {
                     Some(tx) => {
                         let (reply, rx) = oneshot::channel();
-                        let req = QuestionRequest { call_id: inv.function_call.id.clone(), questions: questions.clone(), reply };
-                        if tx.send(req).is_ok() { rx.await.unwrap_or_default() } else { Vec::new() }
+                        let req = QuestionRequest {
+                            call_id: inv.function_call.id.clone(),
+                            questions: questions.clone(),
+                            reply,
+                        };
+                        if tx.send(req).is_ok() {
+                            rx.await.unwrap_or_default()
+                        } else {
+                            Vec::new()
+                        }
                     }
                     None => Vec::new(),
                 };
-                let answered = answers.iter().filter(|a| !matches!(a, Answer::Skipped)).count();
-                Some(CmdResult::Success(format!("{answered}/{}\n{}", questions.len(), format_answers(&questions, &answers))))
+                let answered = answers
+                    .iter()
+                    .filter(|a| !matches!(a, Answer::Skipped))
+                    .count();
+                Some(CmdResult::Success(format!(
+                    "{answered}/{}\n{}",
+                    questions.len(),
+                    format_answers(&questions, &answers)
+                )))
             })
         }))]
     }
@@ -124,7 +143,10 @@ impl Tool for AskQuestions {
         let data = data.and_then(<[String]>::last).cloned().unwrap_or_default();
         let (count, text) = data.split_once('\n').unwrap_or(("0/0", &data));
         let (answered, total) = count.split_once('/').unwrap_or(("0", "0"));
-        out.add(text.to_owned(), Some(format!("Answered {answered} of {total} question(s)")));
+        out.add(
+            text.to_owned(),
+            Some(format!("Answered {answered} of {total} question(s)")),
+        );
     }
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
@@ -147,6 +169,10 @@ mod tests {
             format_answers(&qs, &[Answer::Selected(vec!["React".into()])]),
             "**Framework**: Which one?\nReact\n\n**Name**: Project name?\nNo answer provided"
         );
-        assert!(parse(&json!({"questions": []})).unwrap_err().contains("No questions provided"));
+        assert!(
+            parse(&json!({"questions": []}))
+                .unwrap_err()
+                .contains("No questions provided")
+        );
     }
 }

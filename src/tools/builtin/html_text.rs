@@ -25,7 +25,9 @@ fn decode_entities(s: &str) -> String {
             "mdash" => Some('—'),
             "ndash" => Some('–'),
             "hellip" => Some('…'),
-            n if n.starts_with("#x") || n.starts_with("#X") => u32::from_str_radix(&n[2..], 16).ok().and_then(char::from_u32),
+            n if n.starts_with("#x") || n.starts_with("#X") => u32::from_str_radix(&n[2..], 16)
+                .ok()
+                .and_then(char::from_u32),
             n if n.starts_with('#') => n[1..].parse::<u32>().ok().and_then(char::from_u32),
             _ => None,
         };
@@ -54,7 +56,9 @@ fn attr(tag: &str, name: &str) -> Option<String> {
     };
     let end = match quote {
         Some(q) => v.find(q)?,
-        None => v.find(|c: char| c.is_whitespace() || c == '>').unwrap_or(v.len()),
+        None => v
+            .find(|c: char| c.is_whitespace() || c == '>')
+            .unwrap_or(v.len()),
     };
     Some(decode_entities(&v[..end]))
 }
@@ -70,10 +74,24 @@ pub fn html_to_text(html: &str) -> String {
     let mut link: Option<String> = None;
     while !rest.is_empty() {
         let Some(lt) = rest.find('<') else {
-            push_text(&mut out, rest, in_pre, skip_until.is_some(), in_title, &mut title);
+            push_text(
+                &mut out,
+                rest,
+                in_pre,
+                skip_until.is_some(),
+                in_title,
+                &mut title,
+            );
             break;
         };
-        push_text(&mut out, &rest[..lt], in_pre, skip_until.is_some(), in_title, &mut title);
+        push_text(
+            &mut out,
+            &rest[..lt],
+            in_pre,
+            skip_until.is_some(),
+            in_title,
+            &mut title,
+        );
         rest = &rest[lt..];
         if rest.starts_with("<!--") {
             rest = rest.find("-->").map_or("", |e| &rest[e + 3..]);
@@ -117,7 +135,11 @@ pub fn html_to_text(html: &str) -> String {
                 let level = name[1..].parse::<usize>().unwrap_or(1);
                 out.push_str(&format!("\n\n{} ", "#".repeat(level)));
             }
-            ("p" | "div" | "section" | "article" | "header" | "footer" | "ul" | "ol" | "table" | "tr" | "blockquote" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6", _) => out.push_str("\n\n"),
+            (
+                "p" | "div" | "section" | "article" | "header" | "footer" | "ul" | "ol" | "table"
+                | "tr" | "blockquote" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6",
+                _,
+            ) => out.push_str("\n\n"),
             ("td" | "th", false) => out.push_str(" | "),
             ("a", false) => link = attr(tag, "href"),
             ("a", true) => {
@@ -144,10 +166,21 @@ pub fn html_to_text(html: &str) -> String {
         text.push_str(line);
     }
     let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
-    if title.is_empty() { text } else { format!("# {title}\n\n{text}") }
+    if title.is_empty() {
+        text
+    } else {
+        format!("# {title}\n\n{text}")
+    }
 }
 
-fn push_text(out: &mut String, s: &str, pre: bool, skipping: bool, in_title: bool, title: &mut String) {
+fn push_text(
+    out: &mut String,
+    s: &str,
+    pre: bool,
+    skipping: bool,
+    in_title: bool,
+    title: &mut String,
+) {
     if skipping || s.is_empty() {
         return;
     }
