@@ -217,7 +217,11 @@ impl Engine {
                         display: display.clone(),
                     });
                 }
-                emit(EngineEvent::ToolFinished { call_id: r.call_id.clone(), name: r.name.clone(), status: r.status });
+                emit(EngineEvent::ToolFinished {
+                    call_id: r.call_id.clone(),
+                    name: r.name.clone(),
+                    status: r.status,
+                });
                 results[i] = Some(r);
                 continue;
             }
