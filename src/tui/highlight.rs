@@ -18,7 +18,6 @@
 //! Limits (as in Codex): code over 512 KiB, over 10,000 lines, or with a line over 10,000
 //! bytes is not highlighted — regex-based highlighting of such input can take seconds.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Mutex, OnceLock};
 
 use ratatui::style::{Color, Modifier, Style};
@@ -83,11 +82,11 @@ pub fn highlight_code(code: &str, lang: &str) -> Vec<Line<'static>> {
     {
         return plain_lines(code);
     }
-    let highlighted = catch_unwind(AssertUnwindSafe(|| {
+    let highlighted = super::terminal::catching(|| {
         let assets = assets();
         let syntax = find_syntax(&assets.syntaxes, lang)?;
         highlight_with(assets, syntax, lang, code)
-    }));
+    });
     match highlighted {
         Ok(Some(lines)) => lines,
         _ => plain_lines(code),

@@ -72,6 +72,20 @@ pub fn restore() {
     let _ = out.flush();
 }
 
+thread_local! {
+    /// Set while [`catching`] runs code whose panics are caught and handled.
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, catching a panic, without the panic hook treating it as a crash (the terminal
+/// stays as it is; the panic is logged).
+pub fn catching<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
+    CATCHING.with(|c| c.set(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(false));
+    r
+}
+
 /// A panic on the UI thread is a crash: restore the terminal, then report it as usual. A panic
 /// on another thread (a tool's function, which the engine catches and reports as a tool error)
 /// must not touch the screen: it goes to the log only.
@@ -83,7 +97,8 @@ fn install_panic_hook() {
     let ui_thread = std::thread::current().id();
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if std::thread::current().id() == ui_thread || !ACTIVE.load(Ordering::SeqCst) {
+        let caught = CATCHING.with(|c| c.get());
+        if !caught && (std::thread::current().id() == ui_thread || !ACTIVE.load(Ordering::SeqCst)) {
             restore();
             previous(info);
         } else {
