@@ -49,6 +49,7 @@ fn create(inv: &Invocation) -> Result<String, String> {
         .map_err(|e| format!("Cannot create `{shown}`: {e}"))?;
     std::io::Write::write_all(&mut f, content.as_bytes())
         .map_err(|e| format!("Cannot write `{shown}`: {e}"))?;
+    inv.ctx.ledger.record(&r.path, content.as_bytes());
     Ok(format!(
         "Created {shown} ({} lines)",
         content.lines().count()

@@ -4,6 +4,9 @@
 
 pub mod ask_questions;
 pub mod create_file;
+pub mod delete_file;
+pub mod edit_file;
+pub mod edit_match;
 pub mod fetch_webpage;
 pub mod get_changed_files;
 pub mod html_text;
@@ -22,6 +25,8 @@ pub fn registry() -> Registry {
     r.register(Arc::new(run_command()), Source::Builtin);
     r.register(Arc::new(read_file::ReadFile), Source::Builtin);
     r.register(Arc::new(create_file::CreateFile), Source::Builtin);
+    r.register(Arc::new(edit_file::EditFile), Source::Builtin);
+    r.register(Arc::new(delete_file::DeleteFile), Source::Builtin);
     r.register(Arc::new(get_changed_files::GetChangedFiles), Source::Builtin);
     r.register(Arc::new(fetch_webpage::FetchWebpage), Source::Builtin);
     r.register(Arc::new(memory::Memory), Source::Builtin);
@@ -34,12 +39,20 @@ pub fn groups() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
     vec![
         (
             "files",
-            vec!["read_file", "create_file"],
+            vec!["read_file", "create_file", "edit_file", "delete_file"],
             "I'm giving you access to ${tools} to help you perform file operations",
         ),
         (
             "agent",
-            vec!["run_command", "read_file", "create_file", "get_changed_files", "ask_questions"],
+            vec![
+                "run_command",
+                "read_file",
+                "create_file",
+                "edit_file",
+                "delete_file",
+                "get_changed_files",
+                "ask_questions",
+            ],
             "I'm giving you access to ${tools} to help you work on this project",
         ),
     ]

@@ -1,0 +1,1442 @@
+//! The matching engine behind `edit_file` (SPEC §8.3): search/replace edits applied in order to
+//! a text, each located by a chain of strategies, all or nothing.
+//!
+//! 1. **exact** — `oldText` as a substring (memchr's `memmem`, linear in the text).
+//! 2. **whitespace-normalised** — whole lines, runs of spaces/tabs compared as one space and
+//!    trailing whitespace ignored.
+//! 3. **indentation-tolerant** — whole lines compared with leading and trailing whitespace
+//!    trimmed.
+//! 4. **block anchor** — a `oldText` of three lines or more whose first and last lines equal a
+//!    region's first and last lines after trimming, with the lines between them at least
+//!    [`BLOCK_ANCHOR_MIN`] similar (character-level ratio of `similar`); the region may be up to
+//!    a quarter longer or shorter than `oldText`.
+//!
+//! The first strategy that finds anything decides: more than one place without `replaceAll` is
+//! an error (never a silent pick of the first, unlike upstream's bug #19). When a line-based
+//! strategy matched lines whose indentation differs from `oldText`'s, `newText` is re-indented
+//! to the matched block (relative indentation kept, tabs/spaces converted to the file's style).
+//!
+//! Edits apply in order, each to the result of the previous ones. Text written by an earlier
+//! edit of the same call is never matched again: a match that overlaps it is an overlap error,
+//! as is an edit that no longer matches but matched the original text where an earlier edit
+//! changed it.
+//!
+//! The text is LF-normalised by the caller (CRLF files are converted back after editing) and
+//! has no byte-order mark; offsets are bytes; messages number lines from 1.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::time::Duration;
+
+use memchr::memmem;
+
+/// Minimum similarity of the lines between the anchors for a block-anchor match.
+pub const BLOCK_ANCHOR_MIN: f32 = 0.8;
+/// How many places an ambiguity error lists.
+const MAX_LISTED: usize = 5;
+/// Width of a tab when converting indentation.
+const TAB: usize = 4;
+
+/// One search/replace edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub old_text: String,
+    pub new_text: String,
+    pub replace_all: bool,
+}
+
+impl Edit {
+    pub fn new(old_text: impl Into<String>, new_text: impl Into<String>) -> Self {
+        Self {
+            old_text: old_text.into(),
+            new_text: new_text.into(),
+            replace_all: false,
+        }
+    }
+
+    pub fn all(old_text: impl Into<String>, new_text: impl Into<String>) -> Self {
+        Self {
+            replace_all: true,
+            ..Self::new(old_text, new_text)
+        }
+    }
+}
+
+/// How an edit's `oldText` was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    Exact,
+    Whitespace,
+    Indentation,
+    BlockAnchor,
+    /// An empty `oldText` filled an empty file.
+    EmptyFile,
+}
+
+impl Strategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Exact => "exact",
+            Strategy::Whitespace => "whitespace-normalised",
+            Strategy::Indentation => "indentation-tolerant",
+            Strategy::BlockAnchor => "block anchor",
+            Strategy::EmptyFile => "empty file",
+        }
+    }
+}
+
+/// What one edit did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    /// 0-based index in the call's `edits`.
+    pub index: usize,
+    pub strategy: Strategy,
+    /// Places changed (more than one only with `replaceAll`).
+    pub count: usize,
+    /// 1-based line of the first place, in the text as the earlier edits left it.
+    pub line: usize,
+    /// `newText` was re-indented to the matched block.
+    pub reindented: bool,
+    /// Interior similarity of a block-anchor match (the lowest, with `replaceAll`).
+    pub similarity: Option<f32>,
+}
+
+/// The edited text and what each edit did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub content: String,
+    pub applied: Vec<Applied>,
+}
+
+/// A place in the text, for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// 1-based, inclusive.
+    pub start_line: usize,
+    pub end_line: usize,
+    /// The first non-blank line of the place, trimmed and shortened.
+    pub preview: String,
+}
+
+impl Location {
+    fn lines(&self) -> String {
+        if self.start_line == self.end_line {
+            format!("line {}", self.start_line)
+        } else {
+            format!("lines {}–{}", self.start_line, self.end_line)
+        }
+    }
+}
+
+/// The region most like a `oldText` that was not found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Closest {
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Why it is the closest ("2 of 3 lines equal ignoring whitespace").
+    pub why: String,
+    /// (1-based line number, text) of the region, at most 8 lines.
+    pub lines: Vec<(usize, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ErrorKind {
+    /// `oldText` is empty and the file is not.
+    EmptyOldText,
+    NotFound {
+        tried: Vec<Strategy>,
+        closest: Option<Box<Closest>>,
+        empty_file: bool,
+    },
+    Ambiguous {
+        strategy: Strategy,
+        count: usize,
+        places: Vec<Location>,
+    },
+    /// The match overlaps what an earlier edit of the call changed.
+    Overlap { earlier: usize, place: Location },
+}
+
+/// Why an edit failed; nothing of the call was applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditError {
+    pub index: usize,
+    /// The first non-blank line of the edit's `oldText`, shortened.
+    pub old_first_line: String,
+    pub kind: ErrorKind,
+    /// Earlier edits of the call had been applied, so line numbers count them.
+    pub after_earlier: bool,
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    let s = s.trim();
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+fn first_non_blank(s: &str) -> &str {
+    s.lines().find(|l| !l.trim().is_empty()).unwrap_or("")
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = self.index;
+        write!(f, "edits[{i}]")?;
+        if !self.old_first_line.is_empty() {
+            write!(f, " (oldText beginning `{}`)", self.old_first_line)?;
+        }
+        write!(f, " failed: ")?;
+        match &self.kind {
+            ErrorKind::EmptyOldText => write!(
+                f,
+                "oldText is empty. An empty oldText is only allowed when the file is empty, to give it its first content. To insert text, put an existing neighbouring line in oldText and repeat it in newText along with the new text."
+            )?,
+            ErrorKind::NotFound {
+                tried,
+                closest,
+                empty_file,
+            } => {
+                let names: Vec<&str> = tried.iter().map(|s| s.name()).collect();
+                write!(
+                    f,
+                    "oldText was not found in the file (tried {} matching).",
+                    names.join(", ")
+                )?;
+                if *empty_file {
+                    write!(
+                        f,
+                        " The file is empty: use an empty oldText to give it content."
+                    )?;
+                }
+                if let Some(c) = closest {
+                    let range = if c.start_line == c.end_line {
+                        format!("line {}", c.start_line)
+                    } else {
+                        format!("lines {}–{}", c.start_line, c.end_line)
+                    };
+                    write!(f, "\nThe closest text is at {range} ({}):", c.why)?;
+                    for (n, text) in &c.lines {
+                        write!(f, "\n{n:>6} | {text}")?;
+                    }
+                    if c.lines.last().is_some_and(|(n, _)| *n < c.end_line) {
+                        write!(f, "\n       | …")?;
+                    }
+                }
+                write!(
+                    f,
+                    "\nRe-read the file with read_file and copy the text to replace exactly as it is in the file, including whitespace and indentation."
+                )?;
+            }
+            ErrorKind::Ambiguous {
+                strategy,
+                count,
+                places,
+            } => {
+                write!(
+                    f,
+                    "oldText matches {count} places in the file ({} match):",
+                    strategy.name()
+                )?;
+                for p in places {
+                    write!(f, "\n  - {}: {}", p.lines(), p.preview)?;
+                }
+                if *count > places.len() {
+                    write!(f, "\n  … and {} more", count - places.len())?;
+                }
+                write!(
+                    f,
+                    "\nInclude more surrounding lines in oldText so that it matches exactly one place, or set replaceAll: true to change every occurrence."
+                )?;
+            }
+            ErrorKind::Overlap { earlier, place } => write!(
+                f,
+                "its oldText ({}: {}) overlaps the text that edits[{earlier}] changes. Edits in one call must not overlap: merge them into a single edit.",
+                place.lines(),
+                place.preview
+            )?,
+        }
+        if self.after_earlier {
+            write!(
+                f,
+                "\n(Line numbers count the earlier edits of this call as applied.)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for EditError {}
+
+/// The start of each line of a text. A final `\n` ends the last line; no empty line follows it.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut starts = Vec::with_capacity(text.len() / 40 + 1);
+        if !text.is_empty() {
+            starts.push(0);
+        }
+        starts.extend(
+            memchr::memchr_iter(b'\n', text.as_bytes())
+                .map(|i| i + 1)
+                .filter(|&s| s < text.len()),
+        );
+        Self { text, starts }
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Offset just past line `i`'s text (its `\n`, or the end of the text).
+    fn end(&self, i: usize) -> usize {
+        match self.starts.get(i + 1) {
+            Some(&s) => s - 1,
+            None if self.text.ends_with('\n') => self.text.len() - 1,
+            None => self.text.len(),
+        }
+    }
+
+    /// Line `i` without its `\n`.
+    fn line(&self, i: usize) -> &'a str {
+        &self.text[self.starts[i]..self.end(i)]
+    }
+
+    /// The 0-based line holding `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        self.starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
+    }
+
+    /// The place `[start, end)`, for messages.
+    fn location(&self, start: usize, end: usize) -> Location {
+        let first = self.line_of(start);
+        let last = self.line_of(end.saturating_sub(1).max(start));
+        let preview = (first..=last.min(self.len().saturating_sub(1)))
+            .map(|i| self.line(i))
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        Location {
+            start_line: first + 1,
+            end_line: last + 1,
+            preview: shorten(preview, 80),
+        }
+    }
+}
+
+/// A `oldText` as lines (for the line-based strategies): one final `\n` is dropped and noted.
+struct OldLines<'a> {
+    lines: Vec<&'a str>,
+    /// `oldText` ended with a newline: the match takes the last line's `\n` too.
+    eol: bool,
+}
+
+impl<'a> OldLines<'a> {
+    fn new(old: &'a str) -> Self {
+        let (body, eol) = match old.strip_suffix('\n') {
+            Some(b) => (b, true),
+            None => (old, false),
+        };
+        Self {
+            lines: body.split('\n').collect(),
+            eol,
+        }
+    }
+
+    fn has_content(&self) -> bool {
+        self.lines.iter().any(|l| !l.trim().is_empty())
+    }
+}
+
+/// One place a strategy found.
+#[derive(Debug, Clone)]
+struct Found {
+    start: usize,
+    end: usize,
+    /// `None`: `newText` as given.
+    replacement: Option<String>,
+    reindented: bool,
+    score: Option<f32>,
+}
+
+fn is_blank_ws(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// The bytes of `s` with every run of spaces/tabs as one space.
+fn collapsed(s: &str) -> impl Iterator<Item = u8> + '_ {
+    let b = s.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let c = *b.get(i)?;
+        i += 1;
+        if is_blank_ws(c) {
+            while b.get(i).is_some_and(|&c| is_blank_ws(c)) {
+                i += 1;
+            }
+            Some(b' ')
+        } else {
+            Some(c)
+        }
+    })
+}
+
+fn whitespace_eq(a: &str, b: &str) -> bool {
+    collapsed(a.trim_end()).eq(collapsed(b.trim_end()))
+}
+
+fn trimmed_eq(a: &str, b: &str) -> bool {
+    a.trim() == b.trim()
+}
+
+fn leading_ws(s: &str) -> &str {
+    &s[..s.len() - s.trim_start_matches([' ', '\t']).len()]
+}
+
+fn cols(ws: &str) -> usize {
+    ws.chars().map(|c| if c == '\t' { TAB } else { 1 }).sum()
+}
+
+/// Whether `lines` indent with tabs, and their indentation step in columns (the most common
+/// increase between consecutive non-blank lines, preferring steps of 2 or more).
+fn indent_style(lines: &[&str]) -> (bool, Option<usize>) {
+    let non_blank: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let tabs = non_blank.iter().any(|l| leading_ws(l).contains('\t'));
+    if tabs {
+        return (true, Some(TAB));
+    }
+    let mut steps: HashMap<usize, usize> = HashMap::new();
+    for w in non_blank.windows(2) {
+        let (a, b) = (cols(leading_ws(w[0])), cols(leading_ws(w[1])));
+        if b > a {
+            *steps.entry(b - a).or_default() += 1;
+        }
+    }
+    let wide = steps.keys().any(|&s| s >= 2);
+    let step = steps
+        .into_iter()
+        .filter(|&(s, _)| s >= 2 || !wide)
+        .max_by_key(|&(s, n)| (n, std::cmp::Reverse(s)))
+        .map(|(s, _)| s);
+    (false, step)
+}
+
+fn render_indent(n: usize, tabs: bool) -> String {
+    if tabs {
+        format!("{}{}", "\t".repeat(n / TAB), " ".repeat(n % TAB))
+    } else {
+        " ".repeat(n)
+    }
+}
+
+/// `new` re-indented from `old`'s indentation to `matched`'s: line `anchor.0` of `old`
+/// corresponds to line `anchor.1` of `matched`; every line of `new` keeps its indentation
+/// relative to that anchor, converted to the matched block's style.
+fn reindent(new: &str, old: &[&str], matched: &[&str], anchor: (usize, usize)) -> String {
+    let old_base = cols(leading_ws(old[anchor.0])) as isize;
+    let cur_base_ws = leading_ws(matched[anchor.1]);
+    let cur_base = cols(cur_base_ws) as isize;
+    let (old_tabs, old_step) = indent_style(old);
+    let (cur_tabs, cur_step) = indent_style(matched);
+    let old_step = old_step.or(cur_step).unwrap_or(4) as isize;
+    let cur_step = match cur_step {
+        Some(s) => s,
+        None if cur_tabs => TAB,
+        None if !old_tabs => old_step as usize,
+        None => 4,
+    } as isize;
+    let mut out = String::with_capacity(new.len() + 16);
+    for (n, line) in new.split('\n').enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let ws = leading_ws(line);
+        let rel = cols(ws) as isize - old_base;
+        let extra = rel.div_euclid(old_step) * cur_step + rel.rem_euclid(old_step);
+        if rel >= 0 {
+            out.push_str(cur_base_ws);
+            out.push_str(&render_indent(extra as usize, cur_tabs));
+        } else {
+            out.push_str(&render_indent((cur_base + extra).max(0) as usize, cur_tabs));
+        }
+        out.push_str(&line[ws.len()..]);
+    }
+    out
+}
+
+/// `new` placed over lines `first..first + matched.len()`: re-indented when the matched lines'
+/// indentation differs from `old`'s, and with its final newline adjusted to the match.
+fn line_replacement(
+    lines: &Lines,
+    old: &OldLines,
+    new: &str,
+    first: usize,
+    count: usize,
+    score: Option<f32>,
+) -> Found {
+    let last = first + count - 1;
+    let start = lines.starts[first];
+    let mut end = lines.end(last);
+    let took_newline = old.eol && end < lines.text.len();
+    if took_newline {
+        end += 1;
+    }
+    let matched: Vec<&str> = (first..=last).map(|i| lines.line(i)).collect();
+    let differs = if matched.len() == old.lines.len() {
+        old.lines
+            .iter()
+            .zip(&matched)
+            .any(|(o, m)| !o.trim().is_empty() && leading_ws(o) != leading_ws(m))
+    } else {
+        leading_ws(old.lines[0]) != leading_ws(matched[0])
+            || leading_ws(old.lines[old.lines.len() - 1]) != leading_ws(matched[count - 1])
+    };
+    let mut replacement = if differs {
+        let anchor = if matched.len() == old.lines.len() {
+            let j = old
+                .lines
+                .iter()
+                .position(|l| !l.trim().is_empty())
+                .unwrap_or(0);
+            (j, j)
+        } else {
+            (0, 0)
+        };
+        let (body, nl) = match new.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (new, ""),
+        };
+        format!("{}{nl}", reindent(body, &old.lines, &matched, anchor))
+    } else {
+        new.to_owned()
+    };
+    if old.eol && !took_newline && replacement.ends_with('\n') {
+        replacement.pop();
+    }
+    Found {
+        start,
+        end,
+        replacement: Some(replacement),
+        reindented: differs,
+        score,
+    }
+}
+
+fn find_exact(text: &str, old: &str) -> Vec<Found> {
+    memmem::find_iter(text.as_bytes(), old.as_bytes())
+        .map(|start| Found {
+            start,
+            end: start + old.len(),
+            replacement: None,
+            reindented: false,
+            score: None,
+        })
+        .collect()
+}
+
+/// Every non-overlapping window of lines equal to `old` under `eq`.
+fn find_lines(
+    lines: &Lines,
+    old: &OldLines,
+    new: &str,
+    eq: impl Fn(&str, &str) -> bool,
+) -> Vec<Found> {
+    let k = old.lines.len();
+    let n = lines.len();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + k <= n {
+        if (0..k).all(|j| eq(lines.line(i + j), old.lines[j])) {
+            out.push(line_replacement(lines, old, new, i, k, None));
+            i += k;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn has_alnum(s: &str) -> bool {
+    s.chars().any(char::is_alphanumeric)
+}
+
+/// Character-level similarity of two texts, `0..=1`.
+fn similarity(a: &str, b: &str) -> f32 {
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    if la + lb == 0 {
+        return 1.0;
+    }
+    // The ratio is at most 2·min/(a+b): skip the diff when that cannot reach the threshold.
+    let bound = 2.0 * la.min(lb) as f32 / (la + lb) as f32;
+    if bound < BLOCK_ANCHOR_MIN {
+        return bound;
+    }
+    similar::TextDiff::configure()
+        .timeout(Duration::from_millis(200))
+        .diff_chars(a, b)
+        .ratio()
+}
+
+fn trimmed_join<'s>(lines: impl Iterator<Item = &'s str>) -> String {
+    lines.map(str::trim).collect::<Vec<_>>().join("\n")
+}
+
+/// Regions whose first and last lines equal `old`'s after trimming and whose lines between
+/// are at least [`BLOCK_ANCHOR_MIN`] similar; the region may be a quarter longer or shorter.
+fn find_block_anchor(lines: &Lines, old: &OldLines, new: &str) -> Vec<Found> {
+    let k = old.lines.len();
+    let first = old.lines[0].trim();
+    let last = old.lines[k - 1].trim();
+    if k < 3 || first.is_empty() || last.is_empty() || !(has_alnum(first) || has_alnum(last)) {
+        return Vec::new();
+    }
+    let slack = (k / 4).max(1);
+    let (min_len, max_len) = (k.saturating_sub(slack).max(3), k + slack);
+    let interior = trimmed_join(old.lines[1..k - 1].iter().copied());
+    let n = lines.len();
+    // Scan on the more distinctive anchor.
+    let by_first = has_alnum(first);
+    let mut out = Vec::new();
+    let mut next_free = 0; // first line not yet taken by an accepted region
+    let mut a = 0;
+    while a < n {
+        let anchor_ok = if by_first {
+            lines.line(a).trim() == first
+        } else {
+            lines.line(a).trim() == last
+        };
+        if !anchor_ok {
+            a += 1;
+            continue;
+        }
+        let mut best: Option<(usize, usize, f32)> = None;
+        for len in min_len..=max_len {
+            let (s, e) = if by_first {
+                (a, a + len - 1)
+            } else {
+                match a.checked_sub(len - 1) {
+                    Some(s) => (s, a),
+                    None => break,
+                }
+            };
+            if e >= n || s < next_free {
+                continue;
+            }
+            let other_ok = if by_first {
+                lines.line(e).trim() == last
+            } else {
+                lines.line(s).trim() == first
+            };
+            if !other_ok {
+                continue;
+            }
+            let score = similarity(&interior, &trimmed_join((s + 1..e).map(|i| lines.line(i))));
+            if score >= BLOCK_ANCHOR_MIN && best.is_none_or(|(_, _, b)| score > b) {
+                best = Some((s, e, score));
+            }
+        }
+        match best {
+            Some((s, e, score)) => {
+                out.push(line_replacement(lines, old, new, s, e - s + 1, Some(score)));
+                next_free = e + 1;
+                a = if by_first { e + 1 } else { a + 1 };
+            }
+            None => a += 1,
+        }
+    }
+    out
+}
+
+/// The region most like `old`: the window with the most lines equal to `old`'s after trimming,
+/// else the first line holding one of `old`'s longest words.
+fn closest(lines: &Lines, old: &OldLines) -> Option<Closest> {
+    let k = old.lines.len();
+    let n = lines.len();
+    if n == 0 {
+        return None;
+    }
+    let distinctive = |l: &str| has_alnum(l) || l.trim().len() >= 3;
+    let mut keys: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (j, l) in old.lines.iter().enumerate() {
+        let t = l.trim();
+        if !t.is_empty() && distinctive(t) {
+            keys.entry(t).or_default().push(j);
+        }
+    }
+    let window = |start: usize, why: String| {
+        let end = (start + k).min(n) - 1;
+        Closest {
+            start_line: start + 1,
+            end_line: end + 1,
+            why,
+            lines: (start..=end.min(start + 7))
+                .map(|i| (i + 1, shorten_keep_indent(lines.line(i), 160)))
+                .collect(),
+        }
+    };
+    if !keys.is_empty() {
+        let mut votes: HashMap<usize, usize> = HashMap::new();
+        for i in 0..n {
+            if let Some(js) = keys.get(lines.line(i).trim()) {
+                for &j in js {
+                    if i >= j {
+                        *votes.entry(i - j).or_default() += 1;
+                    }
+                }
+            }
+        }
+        if let Some((start, v)) = votes
+            .into_iter()
+            .max_by_key(|&(s, v)| (v, std::cmp::Reverse(s)))
+        {
+            let start = start.min(n - 1);
+            return Some(window(
+                start,
+                format!("{v} of {k} lines equal ignoring indentation"),
+            ));
+        }
+    }
+    // No line in common: the first line holding one of oldText's longest words.
+    let mut words: Vec<(usize, &str)> = Vec::new();
+    for (j, l) in old.lines.iter().enumerate() {
+        for w in l.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            if w.chars().count() >= 4 && !words.iter().any(|(_, x)| *x == w) {
+                words.push((j, w));
+            }
+        }
+    }
+    words.sort_by_key(|(_, w)| std::cmp::Reverse(w.len()));
+    for (j, w) in words.into_iter().take(5) {
+        if let Some(pos) = memmem::find(lines.text.as_bytes(), w.as_bytes()) {
+            let start = lines.line_of(pos).saturating_sub(j);
+            return Some(window(start, format!("it contains `{w}`")));
+        }
+    }
+    None
+}
+
+fn shorten_keep_indent(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+/// What earlier edits of the call changed: their text in the current content (sorted,
+/// disjoint) and the range each replaced in the original.
+#[derive(Debug, Clone, Copy)]
+struct Region {
+    start: usize,
+    end: usize,
+    orig_start: usize,
+    orig_end: usize,
+    edit: usize,
+}
+
+#[derive(Debug, Default)]
+struct Tracker {
+    regions: Vec<Region>,
+}
+
+impl Tracker {
+    /// The earlier change that `[start, end)` of the current content overlaps (touching is fine).
+    fn overlapping(&self, start: usize, end: usize) -> Option<&Region> {
+        let i = self.regions.partition_point(|r| r.end <= start);
+        self.regions.get(i).filter(|r| r.start < end)
+    }
+
+    /// The earlier change whose original range `[start, end)` of the original overlaps.
+    fn overlapping_original(&self, start: usize, end: usize) -> Option<&Region> {
+        self.regions.iter().find(|r| {
+            if r.orig_start == r.orig_end {
+                start < r.orig_start && r.orig_start < end
+            } else {
+                start < r.orig_end && r.orig_start < end
+            }
+        })
+    }
+
+    /// `text` with `found` (sorted, disjoint, clear of earlier changes) replaced.
+    fn apply(&mut self, text: &str, found: &[Found], new_text: &str, edit: usize) -> String {
+        let grow: usize = found
+            .iter()
+            .map(|f| f.replacement.as_deref().unwrap_or(new_text).len())
+            .sum();
+        let mut out = String::with_capacity(text.len() + grow);
+        let mut regions = Vec::with_capacity(self.regions.len() + found.len());
+        let old = std::mem::take(&mut self.regions);
+        let mut ri = 0;
+        let mut last = 0;
+        let mut shift: isize = 0; // new position − current position
+        let mut orig_shift: isize = 0; // current position − original position
+        let moved = |r: &Region, shift: isize| Region {
+            start: (r.start as isize + shift) as usize,
+            end: (r.end as isize + shift) as usize,
+            ..*r
+        };
+        for f in found {
+            while ri < old.len() && old[ri].end <= f.start {
+                let r = &old[ri];
+                orig_shift += (r.end - r.start) as isize - (r.orig_end - r.orig_start) as isize;
+                regions.push(moved(r, shift));
+                ri += 1;
+            }
+            let rep = f.replacement.as_deref().unwrap_or(new_text);
+            out.push_str(&text[last..f.start]);
+            let start = out.len();
+            out.push_str(rep);
+            regions.push(Region {
+                start,
+                end: out.len(),
+                orig_start: (f.start as isize - orig_shift) as usize,
+                orig_end: (f.end as isize - orig_shift) as usize,
+                edit,
+            });
+            shift += rep.len() as isize - (f.end - f.start) as isize;
+            last = f.end;
+        }
+        out.push_str(&text[last..]);
+        regions.extend(old[ri..].iter().map(|r| moved(r, shift)));
+        self.regions = regions;
+        out
+    }
+}
+
+/// The places strategy `s` finds for `old`.
+fn locate(s: Strategy, text: &str, lines: &Lines, edit: &Edit, old: &OldLines) -> Vec<Found> {
+    match s {
+        Strategy::Exact => find_exact(text, &edit.old_text),
+        Strategy::Whitespace => find_lines(lines, old, &edit.new_text, whitespace_eq),
+        Strategy::Indentation => find_lines(lines, old, &edit.new_text, trimmed_eq),
+        Strategy::BlockAnchor => find_block_anchor(lines, old, &edit.new_text),
+        Strategy::EmptyFile => Vec::new(),
+    }
+}
+
+/// The strategies that apply to `old`, in order.
+fn chain(old: &OldLines) -> Vec<Strategy> {
+    let mut v = vec![Strategy::Exact];
+    if old.has_content() {
+        v.extend([Strategy::Whitespace, Strategy::Indentation]);
+        if old.lines.len() >= 3 {
+            v.push(Strategy::BlockAnchor);
+        }
+    }
+    v
+}
+
+/// The places the first fruitful strategy finds, clear of earlier changes, with the 1-based
+/// line of the first; `Ok(None)` when no strategy finds anything.
+fn search(
+    text: &str,
+    tracker: &Tracker,
+    edit: &Edit,
+    old: &OldLines,
+    strategies: &[Strategy],
+) -> Result<Option<(Strategy, Vec<Found>, usize)>, ErrorKind> {
+    let mut lines: Option<Lines> = None;
+    for &s in strategies {
+        let found = if s == Strategy::Exact {
+            find_exact(text, &edit.old_text)
+        } else {
+            let l = lines.get_or_insert_with(|| Lines::new(text));
+            locate(s, text, l, edit, old)
+        };
+        if found.is_empty() {
+            continue;
+        }
+        let (clear, blocked): (Vec<Found>, Vec<Found>) = found
+            .into_iter()
+            .partition(|f| tracker.overlapping(f.start, f.end).is_none());
+        if clear.len() == 1 || (edit.replace_all && !clear.is_empty()) {
+            // The common case: no line index needed, count the newlines before the match.
+            let start = clear[0].start;
+            let line = match &lines {
+                Some(l) => l.line_of(start) + 1,
+                None => memchr::memchr_iter(b'\n', &text.as_bytes()[..start]).count() + 1,
+            };
+            return Ok(Some((s, clear, line)));
+        }
+        let l = lines.get_or_insert_with(|| Lines::new(text));
+        if clear.is_empty() {
+            let f = &blocked[0];
+            let earlier = tracker.overlapping(f.start, f.end).map_or(0, |r| r.edit);
+            return Err(ErrorKind::Overlap {
+                earlier,
+                place: l.location(f.start, f.end),
+            });
+        }
+        return Err(ErrorKind::Ambiguous {
+            strategy: s,
+            count: clear.len(),
+            places: clear
+                .iter()
+                .take(MAX_LISTED)
+                .map(|f| l.location(f.start, f.end))
+                .collect(),
+        });
+    }
+    Ok(None)
+}
+
+/// Whether `edit` matched the original text where an earlier edit changed it.
+fn overlap_in_original(
+    content: &str,
+    tracker: &Tracker,
+    edit: &Edit,
+    old: &OldLines,
+    strategies: &[Strategy],
+) -> Option<ErrorKind> {
+    if tracker.regions.is_empty() {
+        return None;
+    }
+    let lines = Lines::new(content);
+    for &s in strategies {
+        let found = locate(s, content, &lines, edit, old);
+        if found.is_empty() {
+            continue;
+        }
+        let (f, r) = found
+            .iter()
+            .find_map(|f| tracker.overlapping_original(f.start, f.end).map(|r| (f, r)))?;
+        return Some(ErrorKind::Overlap {
+            earlier: r.edit,
+            place: lines.location(f.start, f.end),
+        });
+    }
+    None
+}
+
+/// Applies `edits` in order to `content` (LF line endings, no BOM). All or nothing.
+pub fn apply_edits(content: &str, edits: &[Edit]) -> Result<Outcome, EditError> {
+    // Borrowed until the first edit applies: no copy of a large file just to search it.
+    let mut text: std::borrow::Cow<str> = content.into();
+    let mut tracker = Tracker::default();
+    let mut applied = Vec::with_capacity(edits.len());
+    for (index, edit) in edits.iter().enumerate() {
+        let err = |kind, after_earlier| EditError {
+            index,
+            old_first_line: shorten(first_non_blank(&edit.old_text), 80),
+            kind,
+            after_earlier,
+        };
+        let changed = !tracker.regions.is_empty();
+        if edit.old_text.is_empty() {
+            if !text.is_empty() {
+                return Err(err(ErrorKind::EmptyOldText, false));
+            }
+            let start = Found {
+                start: 0,
+                end: 0,
+                replacement: None,
+                reindented: false,
+                score: None,
+            };
+            text = tracker.apply(&text, &[start], &edit.new_text, index).into();
+            applied.push(Applied {
+                index,
+                strategy: Strategy::EmptyFile,
+                count: 1,
+                line: 1,
+                reindented: false,
+                similarity: None,
+            });
+            continue;
+        }
+        let old = OldLines::new(&edit.old_text);
+        let strategies = chain(&old);
+        match search(&text, &tracker, edit, &old, &strategies) {
+            Err(kind) => return Err(err(kind, changed)),
+            Ok(Some((strategy, found, line))) => {
+                let reindented = found.iter().any(|f| f.reindented);
+                let similarity = found
+                    .iter()
+                    .filter_map(|f| f.score)
+                    .min_by(|a, b| a.total_cmp(b));
+                text = tracker.apply(&text, &found, &edit.new_text, index).into();
+                applied.push(Applied {
+                    index,
+                    strategy,
+                    count: found.len(),
+                    line,
+                    reindented,
+                    similarity,
+                });
+            }
+            Ok(None) => {
+                if let Some(kind) = overlap_in_original(content, &tracker, edit, &old, &strategies)
+                {
+                    return Err(err(kind, false));
+                }
+                return Err(err(
+                    ErrorKind::NotFound {
+                        tried: strategies,
+                        closest: closest(&Lines::new(&text), &old).map(Box::new),
+                        empty_file: text.is_empty(),
+                    },
+                    changed,
+                ));
+            }
+        }
+    }
+    Ok(Outcome {
+        content: text.into_owned(),
+        applied,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn apply(content: &str, edits: &[Edit]) -> Outcome {
+        apply_edits(content, edits).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn fail(content: &str, edits: &[Edit]) -> EditError {
+        match apply_edits(content, edits) {
+            Ok(o) => panic!("expected an error, got {:?}", o.content),
+            Err(e) => e,
+        }
+    }
+
+    fn strategies(o: &Outcome) -> Vec<Strategy> {
+        o.applied.iter().map(|a| a.strategy).collect()
+    }
+
+    #[test]
+    fn exact_replaces_a_substring_inside_a_line() {
+        let o = apply("let x = 1;\nlet y = 2;\n", &[Edit::new("y = 2", "y = 3")]);
+        assert_eq!(o.content, "let x = 1;\nlet y = 3;\n");
+        assert_eq!(
+            o.applied,
+            [Applied {
+                index: 0,
+                strategy: Strategy::Exact,
+                count: 1,
+                line: 2,
+                reindented: false,
+                similarity: None,
+            }]
+        );
+    }
+
+    #[test]
+    fn exact_multi_line_with_final_newline_deletes_whole_lines() {
+        let o = apply("a\nb\nc\nd\n", &[Edit::new("b\nc\n", "")]);
+        assert_eq!(o.content, "a\nd\n");
+    }
+
+    #[test]
+    fn edits_apply_in_order_each_to_the_previous_result() {
+        let o = apply(
+            "one\ntwo\nthree\n",
+            &[
+                Edit::new("one\n", "zero\none\n"),
+                Edit::new("three", "THREE"),
+            ],
+        );
+        assert_eq!(o.content, "zero\none\ntwo\nTHREE\n");
+        assert_eq!(o.applied[1].line, 4, "line counted after the first edit");
+    }
+
+    #[test]
+    fn identical_matches_are_an_error_with_places_not_a_silent_pick() {
+        let content = "fn a() {\n    foo();\n}\nfn b() {\n    foo();\n}\n";
+        let e = fail(content, &[Edit::new("    foo();", "    bar();")]);
+        assert_eq!(
+            e.to_string(),
+            "edits[0] (oldText beginning `foo();`) failed: oldText matches 2 places in the file (exact match):\n  - line 2: foo();\n  - line 5: foo();\nInclude more surrounding lines in oldText so that it matches exactly one place, or set replaceAll: true to change every occurrence."
+        );
+    }
+
+    #[test]
+    fn ambiguity_lists_at_most_five_places() {
+        let content = "x\n".repeat(8);
+        let e = fail(&content, &[Edit::new("x", "y")]);
+        let ErrorKind::Ambiguous { count, places, .. } = &e.kind else {
+            panic!("{e:?}")
+        };
+        assert_eq!((*count, places.len()), (8, 5));
+        assert!(e.to_string().contains("\n  … and 3 more\n"), "{e}");
+    }
+
+    #[test]
+    fn multi_line_places_show_their_line_range() {
+        let content = "if a {\n  b\n}\nif a {\n  b\n}\n";
+        let e = fail(content, &[Edit::new("if a {\n  b\n}", "")]);
+        assert!(
+            e.to_string()
+                .contains("  - lines 1–3: if a {\n  - lines 4–6: if a {"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn replace_all_changes_every_occurrence() {
+        let o = apply(
+            "var a = 1;\nvar b = 2;\nvar c;\n",
+            &[Edit::all("var ", "let ")],
+        );
+        assert_eq!(o.content, "let a = 1;\nlet b = 2;\nlet c;\n");
+        assert_eq!((o.applied[0].count, o.applied[0].line), (3, 1));
+    }
+
+    #[test]
+    fn replace_all_with_unicode() {
+        let o = apply("café ☕ café\nnaïve café\n", &[Edit::all("café", "thé")]);
+        assert_eq!(o.content, "thé ☕ thé\nnaïve thé\n");
+    }
+
+    #[test]
+    fn whitespace_strategy_collapses_runs_and_ignores_trailing_whitespace() {
+        let content = "fn main() {\n    let  x =   1;   \n    call(x,\t2);\n}\n";
+        let o = apply(
+            content,
+            &[Edit::new(
+                "    let x = 1;\n    call(x, 2);",
+                "    let x = 2;\n    call(x, 3);",
+            )],
+        );
+        assert_eq!(
+            o.content,
+            "fn main() {\n    let x = 2;\n    call(x, 3);\n}\n"
+        );
+        assert_eq!(strategies(&o), [Strategy::Whitespace]);
+        assert!(!o.applied[0].reindented);
+    }
+
+    #[test]
+    fn indentation_strategy_reindents_new_text_to_the_block() {
+        let content =
+            "class A:\n    def f(self):\n        if x:\n            return 1\n        return 2\n";
+        let o = apply(
+            content,
+            &[Edit::new(
+                "if x:\n    return 1\nreturn 2\n",
+                "if x:\n    log()\n    return 1\nreturn 3\n",
+            )],
+        );
+        assert_eq!(
+            o.content,
+            "class A:\n    def f(self):\n        if x:\n            log()\n            return 1\n        return 3\n"
+        );
+        assert_eq!(strategies(&o), [Strategy::Indentation]);
+        assert!(o.applied[0].reindented);
+    }
+
+    #[test]
+    fn reindent_handles_lines_less_indented_than_the_anchor() {
+        let content = "mod m {\n    fn f() {\n        a();\n    }\n}\n";
+        // The model starts mid-block, without indentation, and dedents the closing brace.
+        let o = apply(
+            content,
+            &[Edit::new("    a();\n}", "    a();\n    b();\n}")],
+        );
+        assert_eq!(
+            o.content,
+            "mod m {\n    fn f() {\n        a();\n        b();\n    }\n}\n"
+        );
+    }
+
+    #[test]
+    fn spaces_from_the_model_become_tabs_in_a_tab_file() {
+        let content = "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n";
+        let o = apply(
+            content,
+            &[Edit::new(
+                "    if x {\n        y()\n    }",
+                "    if x {\n        y()\n        z()\n    }",
+            )],
+        );
+        assert_eq!(
+            o.content,
+            "func f() {\n\tif x {\n\t\ty()\n\t\tz()\n\t}\n}\n"
+        );
+        assert_eq!(strategies(&o), [Strategy::Whitespace]);
+        assert!(o.applied[0].reindented);
+    }
+
+    #[test]
+    fn two_space_model_text_is_converted_to_a_four_space_file() {
+        let content = "def f():\n    if a:\n        b()\n";
+        let o = apply(
+            content,
+            &[Edit::new("if a:\n  b()", "if a:\n  b()\n  if c:\n    d()")],
+        );
+        assert_eq!(
+            o.content,
+            "def f():\n    if a:\n        b()\n        if c:\n            d()\n"
+        );
+    }
+
+    #[test]
+    fn block_anchor_tolerates_a_stale_line_between_the_anchors() {
+        let content = "fn total(items: &[Item]) -> u32 {\n    let mut sum = 0;\n    for i in items {\n        sum += i.price;\n    }\n    sum\n}\n";
+        let old = "fn total(items: &[Item]) -> u32 {\n    let mut sum = 0;\n    for i in items {\n        sum += i.cost;\n    }\n    sum\n}";
+        let new = "fn total(items: &[Item]) -> u32 {\n    items.iter().map(|i| i.price).sum()\n}";
+        let o = apply(content, &[Edit::new(old, new)]);
+        assert_eq!(
+            o.content,
+            "fn total(items: &[Item]) -> u32 {\n    items.iter().map(|i| i.price).sum()\n}\n"
+        );
+        assert_eq!(strategies(&o), [Strategy::BlockAnchor]);
+        assert!(o.applied[0].similarity.unwrap() >= BLOCK_ANCHOR_MIN);
+    }
+
+    #[test]
+    fn block_anchor_accepts_a_region_with_one_line_more() {
+        let content = "def run(self):\n    self.start()\n    self.load_config()\n    self.log(1)\n    self.connect()\n    self.work()\n    self.stop()\n    return True\n";
+        let old = "def run(self):\n    self.start()\n    self.load_config()\n    self.connect()\n    self.work()\n    self.stop()\n    return True";
+        let o = apply(
+            content,
+            &[Edit::new(old, "def run(self):\n    return False")],
+        );
+        assert_eq!(o.content, "def run(self):\n    return False\n");
+        assert_eq!(strategies(&o), [Strategy::BlockAnchor]);
+    }
+
+    #[test]
+    fn block_anchor_needs_similar_lines_between_the_anchors() {
+        let content = "fn a() {\n    completely();\n    different();\n    things();\n}\n";
+        let e = fail(
+            content,
+            &[Edit::new(
+                "fn a() {\n    x = 1;\n    y = 2;\n    z = 3;\n}",
+                "",
+            )],
+        );
+        let ErrorKind::NotFound { tried, .. } = &e.kind else {
+            panic!("{e:?}")
+        };
+        assert_eq!(
+            tried,
+            &[
+                Strategy::Exact,
+                Strategy::Whitespace,
+                Strategy::Indentation,
+                Strategy::BlockAnchor
+            ]
+        );
+    }
+
+    #[test]
+    fn block_anchor_with_two_similar_regions_is_ambiguous() {
+        let block = "fn handler() {\n    let a = load();\n    save(a);\n}\n";
+        let content = format!("{block}\n{block}");
+        let e = fail(
+            &content,
+            &[Edit::new(
+                "fn handler() {\n    let a = load()?;\n    save(a);\n}",
+                "",
+            )],
+        );
+        assert!(
+            matches!(
+                e.kind,
+                ErrorKind::Ambiguous {
+                    strategy: Strategy::BlockAnchor,
+                    count: 2,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn not_found_names_the_strategies_and_shows_the_closest_region() {
+        let content = "use std::io;\n\nfn main() {\n    let name = read();\n    greet(&name);\n}\n";
+        let e = fail(
+            content,
+            &[Edit::new(
+                "fn main() {\n    let name = read_line();\n    greet(name);\n",
+                "x",
+            )],
+        );
+        assert_eq!(
+            e.to_string(),
+            "edits[0] (oldText beginning `fn main() {`) failed: oldText was not found in the file (tried exact, whitespace-normalised, indentation-tolerant, block anchor matching).\nThe closest text is at lines 3–5 (1 of 3 lines equal ignoring indentation):\n     3 | fn main() {\n     4 |     let name = read();\n     5 |     greet(&name);\nRe-read the file with read_file and copy the text to replace exactly as it is in the file, including whitespace and indentation."
+        );
+    }
+
+    #[test]
+    fn a_three_line_edit_with_one_stale_middle_line_matches_by_its_anchors() {
+        let content = "fn main() {\n    let name = read();\n    greet(&name);\n}\n";
+        let o = apply(
+            content,
+            &[Edit::new(
+                "fn main() {\n    let name = read_line();\n    greet(&name);\n",
+                "fn main() {\n    greet(\"you\");\n",
+            )],
+        );
+        assert_eq!(o.content, "fn main() {\n    greet(\"you\");\n}\n");
+        assert_eq!(strategies(&o), [Strategy::BlockAnchor]);
+    }
+
+    #[test]
+    fn not_found_falls_back_to_a_line_sharing_a_word() {
+        let content = "alpha\nbeta\nlet configuration = load();\ngamma\n";
+        let e = fail(content, &[Edit::new("configuration=load()", "x")]);
+        let ErrorKind::NotFound { tried, closest, .. } = &e.kind else {
+            panic!("{e:?}")
+        };
+        assert_eq!(
+            tried,
+            &[Strategy::Exact, Strategy::Whitespace, Strategy::Indentation]
+        );
+        let c = closest.as_ref().unwrap();
+        assert_eq!(
+            (c.start_line, c.why.as_str()),
+            (3, "it contains `configuration`")
+        );
+    }
+
+    #[test]
+    fn not_found_in_an_empty_file_says_so() {
+        let e = fail("", &[Edit::new("x", "y")]);
+        assert!(
+            e.to_string()
+                .contains("The file is empty: use an empty oldText"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn empty_old_text_fills_an_empty_file() {
+        let o = apply("", &[Edit::new("", "hello\n")]);
+        assert_eq!(o.content, "hello\n");
+        assert_eq!(strategies(&o), [Strategy::EmptyFile]);
+    }
+
+    #[test]
+    fn empty_old_text_on_a_non_empty_file_is_an_error() {
+        let e = fail("content\n", &[Edit::new("", "more")]);
+        assert_eq!(e.kind, ErrorKind::EmptyOldText);
+        assert!(
+            e.to_string()
+                .starts_with("edits[0] failed: oldText is empty."),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_failing_edit_fails_the_whole_call_and_is_named() {
+        let e = fail(
+            "a\nb\nc\n",
+            &[
+                Edit::new("a", "A"),
+                Edit::new("zzz\nyyy", "q"),
+                Edit::new("c", "C"),
+            ],
+        );
+        assert_eq!(e.index, 1);
+        assert_eq!(e.old_first_line, "zzz");
+        assert!(
+            e.to_string()
+                .starts_with("edits[1] (oldText beginning `zzz`) failed")
+        );
+        assert!(e.after_earlier);
+    }
+
+    #[test]
+    fn an_edit_overlapping_an_earlier_one_in_the_original_is_an_overlap_error() {
+        let e = fail(
+            "one\ntwo\nthree\nfour\n",
+            &[
+                Edit::new("two\nthree", "2\n3"),
+                Edit::new("three\nfour", "3\n4"),
+            ],
+        );
+        assert_eq!(
+            e.kind,
+            ErrorKind::Overlap {
+                earlier: 0,
+                place: Location {
+                    start_line: 3,
+                    end_line: 4,
+                    preview: "three".into()
+                }
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "edits[1] (oldText beginning `three`) failed: its oldText (lines 3–4: three) overlaps the text that edits[0] changes. Edits in one call must not overlap: merge them into a single edit."
+        );
+    }
+
+    #[test]
+    fn text_written_by_an_earlier_edit_is_not_matched_again() {
+        // Only the first edit's new text holds `beta`: an overlap, not a chained edit.
+        let e = fail(
+            "alpha\n",
+            &[Edit::new("alpha", "alpha beta"), Edit::new("beta", "gamma")],
+        );
+        assert!(
+            matches!(e.kind, ErrorKind::Overlap { earlier: 0, .. }),
+            "{e:?}"
+        );
+        // A copy outside the earlier edit's text is unique and is the one edited.
+        let o = apply(
+            "keep();\nold();\n",
+            &[
+                Edit::new("keep();\n", "keep();\nold();\n"),
+                Edit::new("old();\n", ""),
+            ],
+        );
+        assert_eq!(o.content, "keep();\nold();\n");
+        assert_eq!(o.applied[1].line, 3);
+    }
+
+    #[test]
+    fn adjacent_edits_do_not_overlap() {
+        let o = apply("ab\n", &[Edit::new("a", "A"), Edit::new("b", "B")]);
+        assert_eq!(o.content, "AB\n");
+    }
+
+    #[test]
+    fn fuzzy_match_with_final_newline_takes_the_line_break() {
+        let o = apply("a\n  b  \nc\n", &[Edit::new("b\n", "")]);
+        assert_eq!(o.content, "a\nc\n");
+        assert_eq!(strategies(&o), [Strategy::Indentation]);
+        // At the end of a file without a final newline there is no line break to take.
+        let o = apply("a\n  b  ", &[Edit::new("b\n", "B\n")]);
+        assert_eq!(o.content, "a\n  B");
+    }
+
+    #[test]
+    fn blank_only_old_text_is_matched_exactly_only() {
+        let e = fail("a\n\nb\n", &[Edit::new("   \n", "x")]);
+        let ErrorKind::NotFound { tried, .. } = &e.kind else {
+            panic!("{e:?}")
+        };
+        assert_eq!(tried, &[Strategy::Exact]);
+    }
+
+    #[test]
+    fn exact_match_on_a_large_text_is_fast() {
+        let mut content = "let value = compute(index);\n".repeat(200_000);
+        content.push_str("fn the_end() {}\n");
+        let t = std::time::Instant::now();
+        let o = apply(
+            &content,
+            &[Edit::new("fn the_end() {}", "fn the_end() { done() }")],
+        );
+        assert!(o.content.ends_with("fn the_end() { done() }\n"));
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    }
+}
