@@ -10,6 +10,8 @@
 //!   through `run_batch`, against `sh -c true` spawned directly with
 //!   `tokio::process::Command::status`. Two diagnostics sit between them: the direct spawn
 //!   with both pipes captured (`output()`), and `shell::run_shell` without the engine.
+//!   `shell_call/interleaved` runs all four in every iteration and prints each one's median
+//!   and its ratio to the direct spawn: the number for the goal on a shared machine.
 //!
 //! Everything runs on a tokio current-thread runtime (`enable_all`), as the agent's engine
 //! future would on one core.

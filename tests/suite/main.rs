@@ -14,6 +14,7 @@ mod headless_tools;
 mod judge;
 mod requests;
 mod retries;
+mod search_tools;
 mod sse_property;
 mod stream_quirks;
 mod tui_e2e;

@@ -8,7 +8,9 @@ pub mod delete_file;
 pub mod edit_file;
 pub mod edit_match;
 pub mod fetch_webpage;
+pub mod file_search;
 pub mod get_changed_files;
+pub mod grep_search;
 pub mod html_text;
 pub mod memory;
 pub mod paths;
@@ -27,7 +29,12 @@ pub fn registry() -> Registry {
     r.register(Arc::new(create_file::CreateFile), Source::Builtin);
     r.register(Arc::new(edit_file::EditFile), Source::Builtin);
     r.register(Arc::new(delete_file::DeleteFile), Source::Builtin);
-    r.register(Arc::new(get_changed_files::GetChangedFiles), Source::Builtin);
+    r.register(Arc::new(file_search::FileSearch), Source::Builtin);
+    r.register(Arc::new(grep_search::GrepSearch), Source::Builtin);
+    r.register(
+        Arc::new(get_changed_files::GetChangedFiles),
+        Source::Builtin,
+    );
     r.register(Arc::new(fetch_webpage::FetchWebpage), Source::Builtin);
     r.register(Arc::new(memory::Memory), Source::Builtin);
     r.register(Arc::new(ask_questions::AskQuestions), Source::Builtin);
@@ -39,7 +46,14 @@ pub fn groups() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
     vec![
         (
             "files",
-            vec!["read_file", "create_file", "edit_file", "delete_file"],
+            vec![
+                "read_file",
+                "create_file",
+                "edit_file",
+                "delete_file",
+                "file_search",
+                "grep_search",
+            ],
             "I'm giving you access to ${tools} to help you perform file operations",
         ),
         (
@@ -50,6 +64,8 @@ pub fn groups() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
                 "create_file",
                 "edit_file",
                 "delete_file",
+                "file_search",
+                "grep_search",
                 "get_changed_files",
                 "ask_questions",
             ],

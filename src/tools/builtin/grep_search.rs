@@ -1,0 +1,793 @@
+//! `grep_search`: search the contents of the files under the working directory, in process.
+//!
+//! The walk is `ignore`'s parallel walker with the filters of `file_search` (`.gitignore`,
+//! hidden files, never `.git`); each file is searched line by line by `grep-searcher` with a
+//! `grep-regex` matcher, the libraries ripgrep is made of. The query is literal text unless
+//! `is_regexp` is true; matching ignores case unless the query has an uppercase letter (smart
+//! case). Files with a NUL byte are binary and skipped.
+//!
+//! Results are `path:line: text`, sorted by path then line: at most [`MAX_PER_FILE`] lines of one
+//! file and [`MAX_MATCHES`] in all, with a count of the rest. Each worker keeps only the first
+//! `MAX_MATCHES` lines in path order it has seen, so memory stays bounded whatever the query
+//! matches, and the lines of a file that cannot make the cut are counted but not copied.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use grep_matcher::{LineTerminator, Matcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
+use serde_json::{Value, json};
+
+use super::file_search::{CancelOnDrop, PathGlob, relative, shown, walker};
+use crate::provider::ToolSpec;
+use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Tool, ToolOutput};
+
+/// Matching lines listed in all.
+pub const MAX_MATCHES: usize = 200;
+/// Matching lines listed for one file.
+pub const MAX_PER_FILE: usize = 20;
+/// Characters of a matching line shown; longer lines are cut around the match with `…`.
+pub const MAX_LINE_CHARS: usize = 250;
+
+/// The arguments of one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrepArgs {
+    pub query: String,
+    pub is_regexp: bool,
+    pub include_pattern: Option<String>,
+}
+
+impl GrepArgs {
+    pub fn parse(args: &Value) -> Result<Self, String> {
+        let query = match args.get("query") {
+            Some(Value::String(s)) => s.clone(),
+            None | Some(Value::Null) => String::new(),
+            Some(other) => return Err(format!("`query` must be a string, got {other}")),
+        };
+        if query.is_empty() {
+            return Err("`query` is required and cannot be empty".into());
+        }
+        let is_regexp = match args.get("is_regexp") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => true,
+            Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => false,
+            Some(other) => return Err(format!("`is_regexp` must be true or false, got {other}")),
+        };
+        let include_pattern = match args.get("include_pattern") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s.trim().is_empty() => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                return Err(format!(
+                    "`include_pattern` must be a glob string, got {other}"
+                ));
+            }
+        };
+        Ok(Self {
+            query,
+            is_regexp,
+            include_pattern,
+        })
+    }
+}
+
+/// One listed line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub path: PathBuf,
+    pub line: u64,
+    pub text: String,
+}
+
+/// What a search found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GrepResults {
+    /// The listed lines, sorted by path then line.
+    pub hits: Vec<Hit>,
+    /// Every matching line.
+    pub total_matches: u64,
+    /// Files with at least one matching line.
+    pub files_matched: u64,
+    /// Files searched (after the include pattern).
+    pub files_searched: u64,
+}
+
+/// The matcher for a query: literal or regex, smart case, one line at a time.
+pub fn matcher(query: &str, is_regexp: bool) -> Result<RegexMatcher, String> {
+    if query.contains('\n') {
+        return Err(
+            "The query cannot contain a line break: grep_search matches one line at a time".into(),
+        );
+    }
+    RegexMatcherBuilder::new()
+        .case_smart(true)
+        .fixed_strings(!is_regexp)
+        .line_terminator(Some(b'\n'))
+        .crlf(true)
+        .build(query)
+        .map_err(|e| {
+            if is_regexp {
+                format!("Invalid regular expression `{query}`: {e}")
+            } else {
+                format!("Invalid query `{query}`: {e}")
+            }
+        })
+}
+
+/// Searches every file under `root` (matching `include`, when given). Stops early, with what it
+/// has, when `cancel` is set.
+pub fn search(
+    root: &Path,
+    matcher: &RegexMatcher,
+    include: Option<&PathGlob>,
+    cancel: &AtomicBool,
+) -> GrepResults {
+    let shared = Mutex::new(Collector::default());
+    let hidden = include.is_some_and(PathGlob::wants_hidden);
+    walker(root, hidden).visit(&mut Workers {
+        root,
+        matcher,
+        include,
+        cancel,
+        shared: &shared,
+    });
+    let c = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    GrepResults {
+        hits: c
+            .files
+            .into_iter()
+            .flat_map(|(path, lines)| {
+                lines.into_iter().map(move |(line, text)| Hit {
+                    path: path.clone(),
+                    line,
+                    text,
+                })
+            })
+            .collect(),
+        total_matches: c.total_matches,
+        files_matched: c.files_matched,
+        files_searched: c.files_searched,
+    }
+}
+
+/// The first [`MAX_MATCHES`] lines in (path, line) order of the files one worker (or all) saw,
+/// and counts.
+#[derive(Default)]
+struct Collector {
+    files: BTreeMap<PathBuf, Vec<(u64, String)>>,
+    stored: usize,
+    total_matches: u64,
+    files_matched: u64,
+    files_searched: u64,
+}
+
+impl Collector {
+    /// Whether lines of `rel` can still be among the first `MAX_MATCHES`.
+    fn may_keep(&self, rel: &Path) -> bool {
+        self.stored < MAX_MATCHES
+            || self
+                .files
+                .last_key_value()
+                .is_some_and(|(last, _)| rel < last.as_path())
+    }
+
+    fn store(&mut self, rel: PathBuf, lines: Vec<(u64, String)>) {
+        if lines.is_empty() || !self.may_keep(&rel) {
+            return;
+        }
+        self.stored += lines.len();
+        self.files.insert(rel, lines);
+        while self.stored > MAX_MATCHES {
+            let excess = self.stored - MAX_MATCHES;
+            let Some(mut last) = self.files.last_entry() else {
+                break;
+            };
+            let len = last.get().len();
+            if len > excess {
+                last.get_mut().truncate(len - excess);
+                self.stored -= excess;
+            } else {
+                self.stored -= len;
+                last.remove();
+            }
+        }
+    }
+
+    fn merge(&mut self, other: Collector) {
+        self.total_matches += other.total_matches;
+        self.files_matched += other.files_matched;
+        self.files_searched += other.files_searched;
+        for (path, lines) in other.files {
+            self.store(path, lines);
+        }
+    }
+}
+
+struct Workers<'a> {
+    root: &'a Path,
+    matcher: &'a RegexMatcher,
+    include: Option<&'a PathGlob>,
+    cancel: &'a AtomicBool,
+    shared: &'a Mutex<Collector>,
+}
+
+impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Worker {
+            root: self.root,
+            matcher: self.matcher.clone(),
+            include: self.include,
+            cancel: self.cancel,
+            shared: self.shared,
+            searcher: SearcherBuilder::new()
+                .line_number(true)
+                .line_terminator(LineTerminator::crlf())
+                .binary_detection(BinaryDetection::quit(b'\0'))
+                .build(),
+            local: Collector::default(),
+        })
+    }
+}
+
+/// One walker thread: its own searcher and collector, merged into the shared one when the
+/// thread ends (on drop).
+struct Worker<'a> {
+    root: &'a Path,
+    matcher: RegexMatcher,
+    include: Option<&'a PathGlob>,
+    cancel: &'a AtomicBool,
+    shared: &'a Mutex<Collector>,
+    searcher: Searcher,
+    local: Collector,
+}
+
+impl ParallelVisitor for Worker<'_> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        if self.cancel.load(Ordering::Relaxed) {
+            return WalkState::Quit;
+        }
+        let Ok(entry) = entry else {
+            return WalkState::Continue;
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            return WalkState::Continue;
+        }
+        let rel = relative(self.root, entry.path());
+        if self.include.is_some_and(|g| !g.is_match(&rel)) {
+            return WalkState::Continue;
+        }
+        self.local.files_searched += 1;
+        let mut sink = FileSink {
+            matcher: &self.matcher,
+            keep: self.local.may_keep(&rel),
+            lines: Vec::new(),
+            count: 0,
+            binary: false,
+        };
+        // An unreadable file (permissions, vanished) is skipped, as a binary one is.
+        let ok = self
+            .searcher
+            .search_path(&self.matcher, entry.path(), &mut sink)
+            .is_ok();
+        if ok && !sink.binary && sink.count > 0 {
+            self.local.total_matches += sink.count;
+            self.local.files_matched += 1;
+            self.local.store(rel, sink.lines);
+        }
+        WalkState::Continue
+    }
+}
+
+impl Drop for Worker<'_> {
+    fn drop(&mut self) {
+        let local = std::mem::take(&mut self.local);
+        self.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .merge(local);
+    }
+}
+
+struct FileSink<'a> {
+    matcher: &'a RegexMatcher,
+    /// Copy the first lines (false: this file cannot be listed, only counted).
+    keep: bool,
+    lines: Vec<(u64, String)>,
+    count: u64,
+    binary: bool,
+}
+
+impl Sink for FileSink<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        self.count += 1;
+        if self.keep && self.lines.len() < MAX_PER_FILE {
+            let line = m.line_number().unwrap_or(0);
+            self.lines.push((line, snippet(self.matcher, m.bytes())));
+        }
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _: u64) -> Result<bool, Self::Error> {
+        self.binary = true;
+        Ok(false)
+    }
+}
+
+/// A matching line for display: trimmed; when longer than [`MAX_LINE_CHARS`], a window around
+/// the first match with `…` where it was cut.
+pub fn snippet(matcher: &RegexMatcher, line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim();
+    let chars = text.chars().count();
+    if chars <= MAX_LINE_CHARS {
+        return text.to_owned();
+    }
+    // The character index where the match starts, to keep it in view.
+    let match_char = matcher
+        .find(text.as_bytes())
+        .ok()
+        .flatten()
+        .map_or(0, |m| text[..m.start()].chars().count());
+    let start = if match_char < MAX_LINE_CHARS / 2 {
+        0
+    } else {
+        (match_char - 40).min(chars - MAX_LINE_CHARS)
+    };
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(text.chars().skip(start).take(MAX_LINE_CHARS));
+    if start + MAX_LINE_CHARS < chars {
+        out.push('…');
+    }
+    out
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The tool's answer for `args` and what was found: `(content for the model, display)`.
+pub fn render(args: &GrepArgs, r: &GrepResults) -> (String, String) {
+    let q = &args.query;
+    if r.total_matches == 0 {
+        let mut msg = match &args.include_pattern {
+            Some(p) if r.files_searched == 0 => {
+                format!("No matches for `{q}`: no files match include_pattern `{p}`")
+            }
+            Some(p) => format!("No matches for `{q}` in files matching `{p}`"),
+            None => format!("No matches for `{q}`"),
+        };
+        if !args.is_regexp && q.contains(['|', '*', '\\', '[', '(', '^', '$', '+', '?']) {
+            msg.push_str(" (the query was searched as literal text; set is_regexp to true for a regular expression)");
+        }
+        return (msg.clone(), msg);
+    }
+    let display = format!(
+        "{} in {} for `{q}`",
+        plural(r.total_matches, "match", "matches"),
+        plural(r.files_matched, "file", "files")
+    );
+    let mut content = display.clone();
+    content.push(':');
+    for h in &r.hits {
+        content.push_str(&format!("\n{}:{}: {}", shown(&h.path), h.line, h.text));
+    }
+    let more = r.total_matches - r.hits.len() as u64;
+    if more > 0 {
+        content.push_str(&format!(
+            "\n{more} more {} not shown (at most {MAX_PER_FILE} per file and {MAX_MATCHES} in all); narrow the query or use include_pattern",
+            if more == 1 { "match" } else { "matches" }
+        ));
+    }
+    (content, display)
+}
+
+/// Runs one call: `(content, display)`, or the error text.
+pub fn run(root: &Path, args: &GrepArgs, cancel: &AtomicBool) -> Result<(String, String), String> {
+    let m = matcher(&args.query, args.is_regexp)?;
+    let include = match &args.include_pattern {
+        Some(p) => Some(
+            PathGlob::new(p, root).map_err(|e| format!("Invalid include_pattern `{p}`: {e}"))?,
+        ),
+        None => None,
+    };
+    let results = search(root, &m, include.as_ref(), cancel);
+    Ok(render(args, &results))
+}
+
+pub struct GrepSearch;
+
+impl Tool for GrepSearch {
+    fn name(&self) -> &str {
+        "grep_search"
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "grep_search".into(),
+            description: format!(
+                "Search the contents of the files in the working directory, respecting .gitignore and skipping binary files. Returns matching lines as `path:line: text`, sorted by path then line (at most {MAX_PER_FILE} lines per file and {MAX_MATCHES} in all). The query is literal text unless is_regexp is true; matching ignores case unless the query contains an uppercase letter. Lines are matched one at a time."
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "The text to search for, or a regular expression (Rust regex syntax) when is_regexp is true"},
+                    "is_regexp": {"type": ["boolean", "null"], "description": "true to read the query as a regular expression; null or false for literal text"},
+                    "include_pattern": {"type": ["string", "null"], "description": "A glob restricting the files searched, e.g. `src/**/*.rs` or `*.{ts,tsx}` (without `/` it matches file names at any depth); null for all files"}
+                },
+                "required": ["query", "is_regexp", "include_pattern"],
+                "additionalProperties": false
+            }),
+            strict: Some(true),
+        }
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::ReadOnly
+    }
+
+    fn cmd_string(&self, inv: &Invocation) -> String {
+        format!("grep_search {}", inv.arg_str("query"))
+    }
+
+    fn prompt(&self, inv: &Invocation) -> Option<String> {
+        Some(format!("Search the files for `{}`?", inv.arg_str("query")))
+    }
+
+    fn commands(&self, _inv: &Invocation) -> Vec<Command> {
+        vec![Command::Function(Arc::new(|inv, _| {
+            Box::pin(async move {
+                let args = match GrepArgs::parse(&inv.args) {
+                    Ok(a) => a,
+                    Err(e) => return Some(CmdResult::Error(e)),
+                };
+                let cancel = Arc::new(AtomicBool::new(false));
+                let _guard = CancelOnDrop(cancel.clone());
+                let root = inv.cwd.clone();
+                let res = tokio::task::spawn_blocking(move || run(&root, &args, &cancel)).await;
+                Some(match res {
+                    Ok(Ok((content, display))) => {
+                        CmdResult::Success(format!("{display}\n{content}"))
+                    }
+                    Ok(Err(e)) => CmdResult::Error(e),
+                    Err(e) => CmdResult::Error(format!("The search failed: {e}")),
+                })
+            })
+        }))]
+    }
+
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
+        let data = data.and_then(<[String]>::last).cloned().unwrap_or_default();
+        let (display, content) = data.split_once('\n').unwrap_or((&data, &data));
+        out.add(content.to_owned(), Some(display.to_owned()));
+    }
+
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
+        out.add(errors.join("\n"), None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (f, content) in files {
+            let p = dir.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, content).unwrap();
+        }
+        dir
+    }
+
+    fn project() -> tempfile::TempDir {
+        tree(&[
+            (".gitignore", "target/\n*.log\n"),
+            (
+                "src/main.rs",
+                "fn main() {\n    let answer = 42;\n    println!(\"{answer}\");\n}\n",
+            ),
+            (
+                "src/lib.rs",
+                "pub fn answer() -> u32 {\n    42 // the Answer\n}\n",
+            ),
+            (
+                "src/args.rs",
+                "// flags: --verbose and -v\nlet v = \"--verbose\";\n",
+            ),
+            ("docs/notes.md", "The answer is 42.\n"),
+            ("target/debug/out.rs", "let answer = 42;\n"),
+            ("run.log", "answer 42\n"),
+            (".hidden/secret.txt", "answer 42\n"),
+            ("image.bin", "answer\0\x01\x02 42\n"),
+        ])
+    }
+
+    fn call(dir: &Path, args: Value) -> Result<(String, String), String> {
+        let args = GrepArgs::parse(&args)?;
+        run(dir, &args, &AtomicBool::new(false))
+    }
+
+    fn content(dir: &Path, args: Value) -> String {
+        call(dir, args).unwrap().0
+    }
+
+    #[test]
+    fn literal_search_lists_path_line_text_sorted_and_skips_ignored_hidden_and_binary() {
+        let d = project();
+        let (content, display) = call(
+            d.path(),
+            json!({"query": "answer", "is_regexp": null, "include_pattern": null}),
+        )
+        .unwrap();
+        assert_eq!(
+            content,
+            "5 matches in 3 files for `answer`:\n\
+             docs/notes.md:1: The answer is 42.\n\
+             src/lib.rs:1: pub fn answer() -> u32 {\n\
+             src/lib.rs:2: 42 // the Answer\n\
+             src/main.rs:2: let answer = 42;\n\
+             src/main.rs:3: println!(\"{answer}\");"
+        );
+        assert_eq!(display, "5 matches in 3 files for `answer`");
+    }
+
+    #[test]
+    fn smart_case_an_uppercase_letter_makes_the_search_case_sensitive() {
+        let d = project();
+        assert_eq!(
+            content(d.path(), json!({"query": "Answer"})),
+            "1 match in 1 file for `Answer`:\nsrc/lib.rs:2: 42 // the Answer"
+        );
+    }
+
+    #[test]
+    fn the_query_is_literal_by_default_and_a_regex_on_request() {
+        let d = project();
+        assert_eq!(
+            content(d.path(), json!({"query": "println!(\""})),
+            "1 match in 1 file for `println!(\"`:\nsrc/main.rs:3: println!(\"{answer}\");"
+        );
+        assert_eq!(
+            content(
+                d.path(),
+                json!({"query": "fn \\w+\\(\\)", "is_regexp": true})
+            ),
+            "2 matches in 2 files for `fn \\w+\\(\\)`:\nsrc/lib.rs:1: pub fn answer() -> u32 {\nsrc/main.rs:1: fn main() {"
+        );
+        assert_eq!(
+            content(
+                d.path(),
+                json!({"query": "fn \\w+\\(\\)", "is_regexp": "true"})
+            ),
+            content(
+                d.path(),
+                json!({"query": "fn \\w+\\(\\)", "is_regexp": true})
+            ),
+        );
+        assert_eq!(
+            content(d.path(), json!({"query": "fn \\w+\\(\\)"})),
+            "No matches for `fn \\w+\\(\\)` (the query was searched as literal text; set is_regexp to true for a regular expression)"
+        );
+    }
+
+    #[test]
+    fn a_query_starting_with_a_dash_works() {
+        let d = project();
+        assert_eq!(
+            content(d.path(), json!({"query": "--verbose"})),
+            "2 matches in 1 file for `--verbose`:\nsrc/args.rs:1: // flags: --verbose and -v\nsrc/args.rs:2: let v = \"--verbose\";"
+        );
+        assert_eq!(
+            content(d.path(), json!({"query": "-v\\b", "is_regexp": true})),
+            "1 match in 1 file for `-v\\b`:\nsrc/args.rs:1: // flags: --verbose and -v"
+        );
+    }
+
+    #[test]
+    fn include_pattern_restricts_the_files() {
+        let d = project();
+        assert_eq!(
+            content(d.path(), json!({"query": "42", "include_pattern": "*.md"})),
+            "1 match in 1 file for `42`:\ndocs/notes.md:1: The answer is 42."
+        );
+        assert_eq!(
+            content(
+                d.path(),
+                json!({"query": "42", "include_pattern": "src/**/*.rs"})
+            ),
+            "2 matches in 2 files for `42`:\nsrc/lib.rs:2: 42 // the Answer\nsrc/main.rs:2: let answer = 42;"
+        );
+        assert_eq!(
+            content(
+                d.path(),
+                json!({"query": "42", "include_pattern": "**/*.{md,log}"})
+            ),
+            "1 match in 1 file for `42`:\ndocs/notes.md:1: The answer is 42.",
+            "an include pattern does not bring back ignored files"
+        );
+        assert_eq!(
+            content(
+                d.path(),
+                json!({"query": "42", "include_pattern": ".hidden/**"})
+            ),
+            "1 match in 1 file for `42`:\n.hidden/secret.txt:1: answer 42",
+            "naming a hidden directory searches it"
+        );
+        assert_eq!(
+            content(
+                d.path(),
+                json!({"query": "zzz", "include_pattern": "src/*.rs"})
+            ),
+            "No matches for `zzz` in files matching `src/*.rs`"
+        );
+        assert_eq!(
+            content(
+                d.path(),
+                json!({"query": "42", "include_pattern": "**/*.py"})
+            ),
+            "No matches for `42`: no files match include_pattern `**/*.py`"
+        );
+        assert_eq!(
+            content(d.path(), json!({"query": "42", "include_pattern": ""})),
+            content(d.path(), json!({"query": "42"})),
+            "an empty include pattern means all files"
+        );
+    }
+
+    #[test]
+    fn no_match_says_so() {
+        let d = project();
+        let (content, display) = call(d.path(), json!({"query": "nothing-like-this"})).unwrap();
+        assert_eq!(content, "No matches for `nothing-like-this`");
+        assert_eq!(display, content);
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let d = project();
+        let d = d.path();
+        assert_eq!(
+            call(d, json!({"query": ""})).unwrap_err(),
+            "`query` is required and cannot be empty"
+        );
+        assert_eq!(
+            call(d, json!({})).unwrap_err(),
+            "`query` is required and cannot be empty"
+        );
+        let e = call(d, json!({"query": "fn (", "is_regexp": true})).unwrap_err();
+        assert!(e.starts_with("Invalid regular expression `fn (`: "), "{e}");
+        assert!(e.contains("unclosed group"), "{e}");
+        assert_eq!(
+            call(d, json!({"query": "a\nb"})).unwrap_err(),
+            "The query cannot contain a line break: grep_search matches one line at a time"
+        );
+        let e = call(d, json!({"query": "a\\nb", "is_regexp": true})).unwrap_err();
+        assert!(e.starts_with("Invalid regular expression `a\\nb`: "), "{e}");
+        assert_eq!(
+            call(d, json!({"query": "x", "include_pattern": "src/[a"})).unwrap_err(),
+            "Invalid include_pattern `src/[a`: unclosed character class; missing ']'"
+        );
+        assert_eq!(
+            call(d, json!({"query": "x", "is_regexp": "yes"})).unwrap_err(),
+            "`is_regexp` must be true or false, got \"yes\""
+        );
+        assert_eq!(
+            call(d, json!({"query": "x", "include_pattern": 3})).unwrap_err(),
+            "`include_pattern` must be a glob string, got 3"
+        );
+    }
+
+    #[test]
+    fn results_are_capped_per_file_and_in_all_with_a_count_of_the_rest() {
+        let many: String = (1..=30).map(|i| format!("hit {i}\n")).collect();
+        let mut files: Vec<(String, String)> = vec![("a/big.txt".into(), many)];
+        for i in 0..300 {
+            files.push((format!("f/{i:03}.txt"), "one hit\nnothing\n".into()));
+        }
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let d = tree(&refs);
+        let (content, display) = call(d.path(), json!({"query": "hit"})).unwrap();
+        assert_eq!(display, "330 matches in 301 files for `hit`");
+        let lines: Vec<&str> = content.lines().collect();
+        assert_eq!(lines.len(), 1 + MAX_MATCHES + 1);
+        assert_eq!(lines[1], "a/big.txt:1: hit 1");
+        assert_eq!(lines[20], "a/big.txt:20: hit 20");
+        assert_eq!(lines[21], "f/000.txt:1: one hit");
+        assert_eq!(lines[200], "f/179.txt:1: one hit");
+        assert_eq!(
+            lines[201],
+            "130 more matches not shown (at most 20 per file and 200 in all); narrow the query or use include_pattern"
+        );
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_match() {
+        let m = matcher("needle", false).unwrap();
+        let short = snippet(&m, b"   short needle line \r\n");
+        assert_eq!(short, "short needle line");
+        let head = format!("needle {}", "x".repeat(400));
+        let s = snippet(&m, head.as_bytes());
+        assert_eq!(s.chars().count(), MAX_LINE_CHARS + 1);
+        assert!(s.starts_with("needle x") && s.ends_with("x…"), "{s}");
+        let mid = format!("{} needle {}", "a".repeat(300), "b".repeat(300));
+        let s = snippet(&m, mid.as_bytes());
+        assert!(s.starts_with('…') && s.ends_with('…'), "{s}");
+        assert!(s.contains("needle"), "{s}");
+        assert_eq!(s.chars().count(), MAX_LINE_CHARS + 2);
+        let tail = format!("{}needle", "é".repeat(400));
+        let s = snippet(&m, tail.as_bytes());
+        assert!(s.starts_with('…') && s.ends_with("needle"), "{s}");
+        assert_eq!(s.chars().count(), MAX_LINE_CHARS + 1);
+    }
+
+    #[test]
+    fn crlf_files_match_anchors_and_show_clean_text() {
+        let d = tree(&[("win.txt", "first line\r\nsecond end\r\n")]);
+        assert_eq!(
+            content(d.path(), json!({"query": "end$", "is_regexp": true})),
+            "1 match in 1 file for `end$`:\nwin.txt:2: second end"
+        );
+    }
+
+    #[test]
+    fn a_cancelled_search_stops() {
+        let d = project();
+        let m = matcher("answer", false).unwrap();
+        let r = search(d.path(), &m, None, &AtomicBool::new(true));
+        assert_eq!(r, GrepResults::default());
+    }
+
+    #[test]
+    fn collector_keeps_the_first_lines_in_path_order_whatever_the_arrival_order() {
+        let mut a = Collector::default();
+        let mut b = Collector::default();
+        for i in (0..150).rev() {
+            let target = if i % 2 == 0 { &mut a } else { &mut b };
+            target.store(
+                PathBuf::from(format!("p{i:03}")),
+                vec![(1, "x".into()), (2, "y".into())],
+            );
+        }
+        let mut all = Collector::default();
+        all.merge(a);
+        all.merge(b);
+        assert_eq!(all.stored, MAX_MATCHES);
+        let keys: Vec<String> = all.files.keys().map(|k| shown(k)).collect();
+        assert_eq!(keys.len(), 100);
+        assert_eq!(keys[0], "p000");
+        assert_eq!(keys[99], "p099");
+    }
+
+    #[test]
+    fn schema_is_strict_with_nullable_optionals() {
+        let spec = GrepSearch.spec();
+        assert_eq!(spec.strict, Some(true));
+        assert_eq!(
+            spec.parameters["required"],
+            json!(["query", "is_regexp", "include_pattern"])
+        );
+        assert_eq!(
+            spec.parameters["properties"]["is_regexp"]["type"],
+            json!(["boolean", "null"])
+        );
+        assert_eq!(
+            spec.parameters["properties"]["include_pattern"]["type"],
+            json!(["string", "null"])
+        );
+        assert_eq!(GrepSearch.kind(), Kind::ReadOnly);
+    }
+}
