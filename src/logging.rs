@@ -21,7 +21,12 @@ pub fn init(log_file: &Path, level: &str) -> Option<WorkerGuard> {
         .append(true)
         .open(log_file)
         .ok()?;
-    let (writer, guard) = tracing_appender::non_blocking(file);
+    // The default queue holds 128,000 lines and costs ~4 MB and ~2 ms at every start; sayso
+    // logs little, so a small queue (lossy when full, never blocking the UI) is plenty.
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .buffered_lines_limit(1024)
+        .lossy(true)
+        .finish(file);
     let filter = EnvFilter::try_new(format!("sayso={level}")).ok()?;
     tracing_subscriber::fmt()
         .with_writer(writer)
