@@ -159,7 +159,7 @@ impl Gen {
              \"choices\":{choices}}}\n\n"
         );
         self.chunks += 1;
-        if self.chunks % 400 == 0 {
+        if self.chunks.is_multiple_of(400) {
             self.out.push_str(": ping\n\n");
         }
     }
@@ -262,8 +262,10 @@ fn bench(c: &mut Criterion) {
         content > 0 && reasoning > 0 && calls >= 2,
         "the generated stream looks wrong"
     );
+    let events = bytes.windows(6).filter(|w| w == b"data: ").count();
     eprintln!(
-        "sse_decode: stream of {} bytes; reply has {content} bytes of content, {reasoning} of reasoning, {calls} tool calls",
+        "sse_decode: stream of {} bytes in {events} events; reply has {content} bytes of content, \
+         {reasoning} of reasoning, {calls} tool calls",
         bytes.len()
     );
 
