@@ -115,12 +115,10 @@ impl Client {
             // (~1.5 ms at every start). An https redirect would fail verification, not pass.
             builder = builder.tls_certs_only(Vec::<reqwest::Certificate>::new());
         }
-        let http = builder
-            .build()
-            .map_err(|e| BadHeader {
-                name: "(client)".into(),
-                reason: e.to_string(),
-            })?;
+        let http = builder.build().map_err(|e| BadHeader {
+            name: "(client)".into(),
+            reason: e.to_string(),
+        })?;
         Ok(Self {
             http,
             settings: Arc::new(settings),
