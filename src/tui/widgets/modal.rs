@@ -102,7 +102,8 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
         &Line::from(Span::styled(m.prompt.clone(), t.strong)),
         width,
     ));
-    if m.cmd_string != m.tool {
+    // A shell command reads as one; another tool's call as `tool: <what it does>`.
+    if !m.cmd_string.starts_with(&m.tool) {
         head.extend(wrap_line(
             &Line::from(vec![
                 Span::styled("$ ", t.dim),
@@ -114,7 +115,7 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
         head.extend(wrap_line(
             &Line::from(vec![
                 Span::styled("tool: ", t.dim),
-                Span::styled(m.tool.clone(), t.tool_name),
+                Span::styled(m.cmd_string.clone(), t.tool_name),
             ]),
             width,
         ));
