@@ -219,11 +219,14 @@ impl Runner<'_> {
                 msg.push_str(part.trim_end());
             }
         }
+        let status = match outcome.exit_code {
+            Some(c) => format!("exit status {c}"),
+            None => "killed by a signal".to_owned(),
+        };
         if msg.is_empty() {
-            msg = match outcome.exit_code {
-                Some(c) => format!("The command exited with status {c} and printed nothing"),
-                None => "The command was killed by a signal".to_owned(),
-            };
+            msg = format!("The command printed nothing ({status})");
+        } else {
+            msg.push_str(&format!("\n({status})"));
         }
         Some(CmdResult::Error(msg))
     }

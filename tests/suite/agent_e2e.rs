@@ -217,7 +217,7 @@ async fn failing_and_timed_out_commands_report_their_errors() {
         pairs(&[
             (
                 "c1",
-                "There was an error running the `echo oops >&2; echo partial; exit 2` command:\n```txt\noops\npartial\n```"
+                "There was an error running the `echo oops >&2; echo partial; exit 2` command:\n```txt\noops\npartial\n(exit status 2)\n```"
             ),
             (
                 "c2",

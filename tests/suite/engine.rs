@@ -465,10 +465,10 @@ async fn shell_commands_report_output_errors_and_timeouts() {
         "{:?}",
         c[0]
     );
-    assert_eq!(c[1].1, "bad failed: err\nout");
+    assert_eq!(c[1].1, "bad failed: err\nout\n(exit status 3)");
     assert_eq!(
         c[2].1,
-        "fakeout failed: The command exited with status 124 and printed nothing"
+        "fakeout failed: The command printed nothing (exit status 124)"
     );
     assert_eq!(
         c[3].1,
