@@ -26,7 +26,9 @@ use ignore::{WalkBuilder, WalkState};
 use serde_json::{Value, json};
 
 use crate::provider::ToolSpec;
-use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Tool, ToolOutput};
+use crate::tools::tool::{
+    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
+};
 
 /// Files listed when the model gives no `max_results`.
 pub const DEFAULT_MAX_RESULTS: usize = 200;
@@ -280,6 +282,22 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// Runs a blocking search off the async threads and reports (content, display) as a command
+/// result; dropping the future (the user stopped) sets the cancel flag the search checks.
+pub async fn search_blocking<F>(what: &str, f: F) -> CmdResult
+where
+    F: FnOnce(&AtomicBool) -> Result<(String, String), String> + Send + 'static,
+{
+    let cancel = Arc::new(AtomicBool::new(false));
+    let _guard = CancelOnDrop(cancel.clone());
+    let flag = cancel.clone();
+    match tokio::task::spawn_blocking(move || f(&flag)).await {
+        Ok(Ok((content, display))) => CmdResult::Success(pack_display(&display, &content)),
+        Ok(Err(e)) => CmdResult::Error(e),
+        Err(e) => CmdResult::Error(format!("The {what} failed: {e}")),
+    }
+}
+
 pub struct FileSearch;
 
 impl Tool for FileSearch {
@@ -326,25 +344,15 @@ impl Tool for FileSearch {
                     Ok(a) => a,
                     Err(e) => return Some(CmdResult::Error(e)),
                 };
-                let cancel = Arc::new(AtomicBool::new(false));
-                let _guard = CancelOnDrop(cancel.clone());
                 let root = inv.cwd.clone();
-                let res = tokio::task::spawn_blocking(move || run(&root, &args, &cancel)).await;
-                Some(match res {
-                    Ok(Ok((content, display))) => {
-                        CmdResult::Success(format!("{display}\n{content}"))
-                    }
-                    Ok(Err(e)) => CmdResult::Error(e),
-                    Err(e) => CmdResult::Error(format!("The file search failed: {e}")),
-                })
+                Some(search_blocking("file search", move |cancel| run(&root, &args, cancel)).await)
             })
         }))]
     }
 
     fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let data = data.and_then(<[String]>::last).cloned().unwrap_or_default();
-        let (display, content) = data.split_once('\n').unwrap_or((&data, &data));
-        out.add(content.to_owned(), Some(display.to_owned()));
+        let (display, content) = display_and_content(data);
+        out.add(content, Some(display));
     }
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {

@@ -22,9 +22,11 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch}
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
 use serde_json::{Value, json};
 
-use super::file_search::{CancelOnDrop, PathGlob, relative, shown, walker};
+use super::file_search::{PathGlob, relative, search_blocking, shown, walker};
 use crate::provider::ToolSpec;
-use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Tool, ToolOutput};
+use crate::tools::tool::{
+    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content,
+};
 
 /// Matching lines listed in all.
 pub const MAX_MATCHES: usize = 200;
@@ -450,25 +452,15 @@ impl Tool for GrepSearch {
                     Ok(a) => a,
                     Err(e) => return Some(CmdResult::Error(e)),
                 };
-                let cancel = Arc::new(AtomicBool::new(false));
-                let _guard = CancelOnDrop(cancel.clone());
                 let root = inv.cwd.clone();
-                let res = tokio::task::spawn_blocking(move || run(&root, &args, &cancel)).await;
-                Some(match res {
-                    Ok(Ok((content, display))) => {
-                        CmdResult::Success(format!("{display}\n{content}"))
-                    }
-                    Ok(Err(e)) => CmdResult::Error(e),
-                    Err(e) => CmdResult::Error(format!("The search failed: {e}")),
-                })
+                Some(search_blocking("search", move |cancel| run(&root, &args, cancel)).await)
             })
         }))]
     }
 
     fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let data = data.and_then(<[String]>::last).cloned().unwrap_or_default();
-        let (display, content) = data.split_once('\n').unwrap_or((&data, &data));
-        out.add(content.to_owned(), Some(display.to_owned()));
+        let (display, content) = display_and_content(data);
+        out.add(content, Some(display));
     }
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
