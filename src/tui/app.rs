@@ -305,6 +305,12 @@ impl App {
             self.activity = Activity::Approval;
         }
         self.transcript.apply(ev);
+        if matches!(ev, AgentEvent::Retrying { .. }) {
+            // The failed attempt's entries are gone; whatever replaces them is new.
+            if let Some(from) = self.transcript.take_changed() {
+                self.chat.forget_from(from);
+            }
+        }
         self.after_transcript_change();
     }
 

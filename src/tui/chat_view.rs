@@ -42,9 +42,27 @@ pub struct ViewCtx<'a> {
 #[derive(Default)]
 struct Cache {
     width: u16,
-    entries: Vec<Option<Vec<Line<'static>>>>,
-    /// Rendered Markdown blocks of assistant entries, to re-render only what changed.
-    blocks: HashMap<usize, Vec<(String, Vec<Line<'static>>)>>,
+    entries: Vec<Slot>,
+    /// For assistant entries: how much of the text is finished blocks, and how many lines they
+    /// rendered to. A block followed by a blank line (outside a code fence) never changes as
+    /// more text streams in, so only what follows it is rendered again.
+    stable: HashMap<usize, Stable>,
+}
+
+#[derive(Clone, Default)]
+struct Slot {
+    lines: Vec<Line<'static>>,
+    /// The entry changed since `lines` were rendered (they may still be reused in part).
+    stale: bool,
+    filled: bool,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Stable {
+    /// Bytes of the text that are finished blocks.
+    text_end: usize,
+    /// Lines those blocks rendered to (without a trailing separator).
+    lines: usize,
 }
 
 pub struct ChatView {
@@ -79,14 +97,26 @@ impl ChatView {
     pub fn invalidate_from(&self, index: usize) {
         let mut c = self.cache.borrow_mut();
         for slot in c.entries.iter_mut().skip(index) {
-            *slot = None;
+            slot.stale = true;
         }
     }
 
     pub fn invalidate(&self, index: usize) {
-        if let Some(slot) = self.cache.borrow_mut().entries.get_mut(index) {
-            *slot = None;
+        let mut c = self.cache.borrow_mut();
+        if let Some(slot) = c.entries.get_mut(index) {
+            slot.stale = true;
         }
+        // Folding changes the whole entry, not only its end.
+        c.stable.remove(&index);
+    }
+
+    /// Entries from `index` on were replaced (a retried reply): nothing of them may be reused.
+    pub fn forget_from(&self, index: usize) {
+        let mut c = self.cache.borrow_mut();
+        for slot in c.entries.iter_mut().skip(index) {
+            *slot = Slot::default();
+        }
+        c.stable.retain(|&i, _| i < index);
     }
 
     /// The transcript was replaced (a new chat).
@@ -106,35 +136,48 @@ impl ChatView {
                 _ => None,
             },
         };
-        if let Entry::Assistant {
-            text,
-            interrupted: false,
-        } = e
-        {
-            return self.render_assistant(i, text, ctx);
-        }
         entry_lines(e, &facts)
     }
 
-    /// Markdown block by block, reusing the blocks that did not change.
-    fn render_assistant(&self, i: usize, text: &str, ctx: &ViewCtx) -> Vec<Line<'static>> {
+    /// Markdown block by block: the finished blocks' lines are kept from the last render (`old`),
+    /// only the rest of the text is rendered again.
+    fn render_assistant(
+        &self,
+        i: usize,
+        text: &str,
+        old: Vec<Line<'static>>,
+        ctx: &ViewCtx,
+    ) -> Vec<Line<'static>> {
         let mut cache = self.cache.borrow_mut();
-        let old = cache.blocks.remove(&i).unwrap_or_default();
-        let mut fresh = Vec::new();
-        let mut lines = Vec::new();
-        for (n, range) in split_blocks(text).into_iter().enumerate() {
-            let block = &text[range];
-            let rendered = match old.get(n) {
-                Some((t, l)) if t == block => l.clone(),
-                _ => render_markdown(block, ctx.width.max(8), ctx.theme),
-            };
-            if n > 0 {
+        let mut stable = cache.stable.remove(&i).unwrap_or_default();
+        let mut lines = old;
+        if stable.text_end > text.len()
+            || !text.is_char_boundary(stable.text_end)
+            || lines.len() < stable.lines
+        {
+            stable = Stable::default();
+        }
+        lines.truncate(stable.lines);
+        let base = stable.text_end;
+        let tail = &text[base..];
+        let ranges = split_blocks(tail);
+        for (k, range) in ranges.iter().enumerate() {
+            if !lines.is_empty() {
                 lines.push(Line::default());
             }
-            lines.extend(rendered.iter().cloned());
-            fresh.push((block.to_owned(), rendered));
+            lines.extend(render_markdown(
+                &tail[range.clone()],
+                ctx.width.max(8),
+                ctx.theme,
+            ));
+            if let Some(next) = ranges.get(k + 1) {
+                stable = Stable {
+                    text_end: base + next.start,
+                    lines: lines.len(),
+                };
+            }
         }
-        cache.blocks.insert(i, fresh);
+        cache.stable.insert(i, stable);
         lines.push(Line::default());
         lines
     }
@@ -147,27 +190,44 @@ impl ChatView {
         ctx: &ViewCtx,
         f: impl FnOnce(&[Line<'static>]) -> R,
     ) -> R {
-        {
+        let old = {
             let mut c = self.cache.borrow_mut();
             if c.width != ctx.width {
-                *c = Cache {
-                    width: ctx.width,
-                    ..Cache::default()
-                };
+                // Freeing every cached line of a long chat takes a while: not on the UI thread.
+                let gone = std::mem::replace(
+                    &mut *c,
+                    Cache {
+                        width: ctx.width,
+                        ..Cache::default()
+                    },
+                );
+                std::thread::spawn(move || drop(gone));
             }
             if c.entries.len() < entries.len() {
-                c.entries.resize(entries.len(), None);
+                c.entries.resize(entries.len(), Slot::default());
             }
-            if let Some(Some(lines)) = c.entries.get(i) {
-                return f(lines);
+            match c.entries.get_mut(i) {
+                Some(slot) if slot.filled && !slot.stale => return f(&slot.lines),
+                Some(slot) => std::mem::take(&mut slot.lines),
+                None => Vec::new(),
             }
-        }
-        let lines = self.render_entry(i, &entries[i], ctx);
+        };
+        let lines = match &entries[i] {
+            Entry::Assistant {
+                text,
+                interrupted: false,
+            } => self.render_assistant(i, text, old, ctx),
+            e => self.render_entry(i, e, ctx),
+        };
         let r = f(&lines);
         if !is_live(&entries[i]) {
             let mut c = self.cache.borrow_mut();
             if let Some(slot) = c.entries.get_mut(i) {
-                *slot = Some(lines);
+                *slot = Slot {
+                    lines,
+                    stale: false,
+                    filled: true,
+                };
             }
         }
         r

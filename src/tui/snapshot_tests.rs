@@ -127,3 +127,61 @@ fn resize_reflows_the_transcript() {
         "{wide}"
     );
 }
+
+#[test]
+fn a_reply_rendered_while_streaming_matches_it_rendered_whole() {
+    let now = Instant::now();
+    let text = format!("{REPLY}ne.\n\n- one\n- two\n\n```sh\nmake\n\nmake test\n```\n\nDone.");
+    for chunk in [1, 3, 7, 20, 64] {
+        let mut streamed = app();
+        streamed.size = (60, 60);
+        let bytes: Vec<char> = text.chars().collect();
+        for piece in bytes.chunks(chunk) {
+            agent(
+                &mut streamed,
+                AgentEvent::Delta(StreamDelta::Text(piece.iter().collect())),
+            );
+            let _ = render(&streamed, now);
+        }
+        let mut whole = app();
+        whole.size = (60, 60);
+        agent(
+            &mut whole,
+            AgentEvent::Delta(StreamDelta::Text(text.clone())),
+        );
+        assert_eq!(
+            render(&streamed, now),
+            render(&whole, now),
+            "chunk size {chunk}"
+        );
+    }
+}
+
+#[test]
+fn a_retry_replaces_the_partial_reply_on_screen() {
+    let now = Instant::now();
+    let mut a = app();
+    agent(
+        &mut a,
+        AgentEvent::Delta(StreamDelta::Text(
+            "First attempt, cut off\n\nsecond para".into(),
+        )),
+    );
+    let _ = render(&a, now);
+    agent(
+        &mut a,
+        AgentEvent::Retrying {
+            retry: 1,
+            max_retries: 3,
+            delay: Duration::ZERO,
+            error: ProviderError::Dropped("x".into()),
+        },
+    );
+    agent(
+        &mut a,
+        AgentEvent::Delta(StreamDelta::Text("Second".into())),
+    );
+    let frame = render(&a, now);
+    assert!(!frame.contains("First attempt"), "{frame}");
+    assert!(frame.contains("Second"), "{frame}");
+}
