@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::{CommandFactory, Parser};
 
 use sayso::cli::{Cli, Command, ConfigAction};
-use sayso::config::{self, Config, ConfigError, Overrides, ProcessEnv};
+use sayso::config::{self, Config, Overrides, ProcessEnv};
 use sayso::demo::{DEMO_MODEL, DemoServer};
 use sayso::exit;
 use sayso::headless::{self, JsonPrinter, Printer, TextPrinter};
@@ -345,7 +345,6 @@ fn config_command(action: Option<&ConfigAction>, o: &Overrides) -> u8 {
                 let _ = writeln!(out, "log file:     {}", c.dirs.log_file().display());
                 exit::OK
             }
-            Err(e @ ConfigError::NoEndpoint { .. }) => fail(exit::USAGE, e),
             Err(e) => fail(exit::USAGE, e),
         },
     }

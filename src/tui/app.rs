@@ -59,6 +59,21 @@ pub enum Effect {
     Quit,
 }
 
+fn no_clock(_: &str) -> Option<Duration> {
+    None
+}
+
+/// A view context for scrolling and folding, which do not depend on running clocks. Built from
+/// fields (not `&self`) so the chat view can be borrowed mutably beside it.
+fn still_ctx<'a>(theme: &'a Theme, width: u16, expanded: &'a HashSet<usize>) -> ViewCtx<'a> {
+    ViewCtx {
+        theme,
+        width,
+        expanded,
+        elapsed: &no_clock,
+    }
+}
+
 /// What the status bar says is happening.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Activity {
@@ -342,13 +357,7 @@ impl App {
 
     fn on_mouse(&mut self, m: MouseEvent) {
         let h = self.chat_height();
-        let elapsed = |_: &str| None;
-        let ctx = ViewCtx {
-            theme: &self.theme,
-            width: self.size.0,
-            expanded: &self.expanded,
-            elapsed: &elapsed,
-        };
+        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded);
         match m.kind {
             MouseEventKind::ScrollUp => self.chat.scroll_up(3, &self.transcript.entries, h, &ctx),
             MouseEventKind::ScrollDown => {
@@ -360,13 +369,7 @@ impl App {
 
     fn scroll(&mut self, up: bool, n: usize) {
         let h = self.chat_height();
-        let elapsed = |_: &str| None;
-        let ctx = ViewCtx {
-            theme: &self.theme,
-            width: self.size.0,
-            expanded: &self.expanded,
-            elapsed: &elapsed,
-        };
+        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded);
         if up {
             self.chat.scroll_up(n, &self.transcript.entries, h, &ctx);
         } else {
@@ -460,13 +463,7 @@ impl App {
     /// Tab: unfold (or fold) the last foldable block on screen.
     fn toggle_last_foldable(&mut self) {
         let h = self.chat_height();
-        let elapsed = |_: &str| None;
-        let ctx = ViewCtx {
-            theme: &self.theme,
-            width: self.size.0,
-            expanded: &self.expanded,
-            elapsed: &elapsed,
-        };
+        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded);
         let Some((first, last)) = self.chat.visible_entries(&self.transcript.entries, h, &ctx)
         else {
             return;

@@ -6,7 +6,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Style;
-use ratatui_textarea::{CursorMove, TextArea};
+use ratatui_textarea::TextArea;
 
 use super::strings;
 
@@ -224,11 +224,6 @@ impl Composer {
         let partial = &text[i + 2..];
         (!partial.contains('}') && !partial.contains(char::is_whitespace))
             .then(|| (i, partial.to_owned()))
-    }
-
-    pub fn move_to_end(&mut self) {
-        self.area.move_cursor(CursorMove::Bottom);
-        self.area.move_cursor(CursorMove::End);
     }
 }
 

@@ -49,6 +49,19 @@ fn copy(text: &str) -> bool {
     .is_ok()
 }
 
+/// Passes requests from the engine (approvals, questions) into the app's event stream.
+async fn forward<T>(
+    mut from: mpsc::UnboundedReceiver<T>,
+    to: mpsc::UnboundedSender<AppEvent>,
+    wrap: fn(T) -> AppEvent,
+) {
+    while let Some(req) = from.recv().await {
+        if to.send(wrap(req)).is_err() {
+            break;
+        }
+    }
+}
+
 fn to_app_event(ev: Event) -> Option<AppEvent> {
     match ev {
         Event::Key(k) => Some(AppEvent::Key(k)),
@@ -104,24 +117,8 @@ pub async fn run(
     let (app_tx, mut app_rx) = mpsc::unbounded_channel::<AppEvent>();
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel::<AgentCommand>();
     tokio::spawn(agent_task::run(agent, cmd_rx, app_tx.clone()));
-    let approvals_tx = app_tx.clone();
-    tokio::spawn(async move {
-        let mut approvals = approvals;
-        while let Some(req) = approvals.recv().await {
-            if approvals_tx.send(AppEvent::Approval(req)).is_err() {
-                break;
-            }
-        }
-    });
-    let questions_tx = app_tx.clone();
-    tokio::spawn(async move {
-        let mut questions = questions;
-        while let Some(req) = questions.recv().await {
-            if questions_tx.send(AppEvent::Questions(req)).is_err() {
-                break;
-            }
-        }
-    });
+    tokio::spawn(forward(approvals, app_tx.clone(), AppEvent::Approval));
+    tokio::spawn(forward(questions, app_tx.clone(), AppEvent::Questions));
     let mut keys = EventStream::new();
     let mut signals = Signals::new();
     let mut current: Option<CancellationToken> = None;

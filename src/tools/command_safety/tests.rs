@@ -4,22 +4,7 @@ use super::*;
 use proptest::prelude::*;
 
 fn default_list() -> Vec<String> {
-    [
-        "ls",
-        "cat",
-        "pwd",
-        "git status",
-        "git diff",
-        "git log",
-        "rg",
-        "grep",
-        "head",
-        "tail",
-        "wc",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
+    crate::tools::cmd_tool::default_safe_commands()
 }
 
 fn list_with(extra: &[&str]) -> Vec<String> {
