@@ -8,11 +8,12 @@ use sayso::tools::approval::Mode;
 use sayso::tools::builtin;
 use sayso::tools::context::ToolContext;
 use sayso::tools::events::ToolStatus;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::engine_support::{call, contents, run};
-use crate::support::fixture::{Fixture, Reply, Step, sse};
+use crate::support::fixture::sse::tool_call_reply as call_reply;
+use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::{run as run_bin, sayso};
 
 /// An engine with the built-in registry, everything active.
@@ -211,30 +212,6 @@ async fn memory_notes_live_under_the_memories_directory() {
     );
 }
 
-fn call_reply(calls: &[(&str, &str, Value)]) -> Reply {
-    let mut steps = Vec::new();
-    for (i, (id, name, args)) in calls.iter().enumerate() {
-        steps.push(Step::Bytes(sse::data(&sse::chunk(
-            json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}]}),
-            None,
-        ))));
-    }
-    steps.push(Step::Bytes(sse::finish("tool_calls")));
-    steps.push(Step::Bytes(sse::done()));
-    Reply::Stream(steps)
-}
-
-fn home(base_url: &str) -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(home.path().join("config/sayso")).unwrap();
-    std::fs::write(
-        home.path().join("config/sayso/config.toml"),
-        format!("model = \"m\"\n[provider]\nbase_url = \"{base_url}\"\nmax_retries = 0\n"),
-    )
-    .unwrap();
-    home
-}
-
 #[tokio::test]
 async fn headless_questions_get_no_answer() {
     let fx = Fixture::start().await;
@@ -300,4 +277,8 @@ async fn a_mention_adds_a_tool_for_the_rest_of_the_chat() {
             && names.contains(&"read_file"),
         "{names:?}"
     );
+}
+
+fn home(base_url: &str) -> tempfile::TempDir {
+    crate::support::home_with(base_url, "")
 }

@@ -18,24 +18,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::support::client;
-use crate::support::fixture::{Fixture, Reply, Step, sse};
-
-/// A streamed reply that calls these tools: (id, name, arguments).
-fn tool_calls(calls: &[(&str, &str, String)]) -> Reply {
-    let mut steps = vec![Step::Bytes(sse::data(&sse::chunk(
-        json!({"role": "assistant", "content": null}),
-        None,
-    )))];
-    for (i, (id, name, args)) in calls.iter().enumerate() {
-        steps.push(Step::Bytes(sse::data(&sse::chunk(
-            json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": args}}]}),
-            None,
-        ))));
-    }
-    steps.push(Step::Bytes(sse::finish("tool_calls")));
-    steps.push(Step::Bytes(sse::done()));
-    Reply::Stream(steps)
-}
+use crate::support::fixture::sse::tool_call_reply as tool_calls;
+use crate::support::fixture::{Fixture, Reply, sse};
 
 fn edit_args(path: &str, edits: serde_json::Value) -> String {
     json!({"filepath": path, "edits": edits, "explanation": null}).to_string()

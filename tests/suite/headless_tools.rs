@@ -4,32 +4,10 @@
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::support::fixture::{Fixture, Reply, Step, sse};
+use crate::support::fixture::sse::tool_call_reply as call_reply;
+use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::home_with as home;
 use crate::support::{run, sayso};
-
-fn call_reply(calls: &[(&str, &str, Value)]) -> Reply {
-    let mut steps = Vec::new();
-    for (i, (id, name, args)) in calls.iter().enumerate() {
-        steps.push(Step::Bytes(sse::data(&sse::chunk(
-            json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}]}),
-            None,
-        ))));
-    }
-    steps.push(Step::Bytes(sse::finish("tool_calls")));
-    steps.push(Step::Bytes(sse::done()));
-    Reply::Stream(steps)
-}
-
-fn home(base_url: &str, extra: &str) -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(home.path().join("config/sayso")).unwrap();
-    std::fs::write(
-        home.path().join("config/sayso/config.toml"),
-        format!("model = \"m\"\n[provider]\nbase_url = \"{base_url}\"\nmax_retries = 0\n{extra}"),
-    )
-    .unwrap();
-    home
-}
 
 fn tool_messages(body: &Value) -> Vec<(String, String)> {
     body["messages"]

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::support::fixture::{Fixture, Reply, Step, sse};
+use crate::support::fixture::sse::tool_call_reply as calls;
+use crate::support::fixture::{Fixture, Reply, sse};
 
 /// How long any one wait may take before the test fails with the screen it last saw.
 const WAIT: Duration = Duration::from_secs(20);
@@ -238,23 +239,6 @@ impl Drop for Tui {
             let _ = std::fs::remove_file(socket);
         }
     }
-}
-
-/// A streamed reply calling these tools: (id, name, arguments).
-fn calls(calls: &[(&str, &str, Value)]) -> Reply {
-    let mut steps = vec![Step::Bytes(sse::data(&sse::chunk(
-        json!({"role": "assistant", "content": null}),
-        None,
-    )))];
-    for (i, (id, name, args)) in calls.iter().enumerate() {
-        steps.push(Step::Bytes(sse::data(&sse::chunk(
-            json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}]}),
-            None,
-        ))));
-    }
-    steps.push(Step::Bytes(sse::finish("tool_calls")));
-    steps.push(Step::Bytes(sse::done()));
-    Reply::Stream(steps)
 }
 
 fn run_command(id: &'static str, cmd: &str) -> (&'static str, &'static str, Value) {

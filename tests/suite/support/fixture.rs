@@ -300,6 +300,24 @@ pub mod sse {
         steps
     }
 
+    /// A streamed reply that calls tools: a role chunk, one chunk per call (id, name and the
+    /// whole arguments at once), `finish_reason: tool_calls`, `[DONE]`.
+    pub fn tool_call_reply<A: std::fmt::Display>(calls: &[(&str, &str, A)]) -> Reply {
+        let mut steps = vec![Step::Bytes(data(&chunk(
+            json!({"role": "assistant", "content": null}),
+            None,
+        )))];
+        for (i, (id, name, args)) in calls.iter().enumerate() {
+            steps.push(Step::Bytes(data(&chunk(
+                json!({"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}]}),
+                None,
+            ))));
+        }
+        steps.push(Step::Bytes(finish("tool_calls")));
+        steps.push(Step::Bytes(done()));
+        Reply::Stream(steps)
+    }
+
     /// The same bytes re-cut into pieces of `size` bytes (a server writing at odd boundaries).
     pub fn rechunk(steps: Vec<Step>, size: usize) -> Vec<Step> {
         let all: Vec<u8> = steps

@@ -71,6 +71,18 @@ pub fn sayso(home: &Path) -> tokio::process::Command {
     cmd
 }
 
+/// A private home whose user config points at `base_url` without retries, plus `extra` TOML.
+pub fn home_with(base_url: &str, extra: &str) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("config/sayso")).unwrap();
+    std::fs::write(
+        home.path().join("config/sayso/config.toml"),
+        format!("model = \"m\"\n[provider]\nbase_url = \"{base_url}\"\nmax_retries = 0\n{extra}"),
+    )
+    .unwrap();
+    home
+}
+
 pub struct Output {
     pub code: i32,
     pub stdout: String,
