@@ -31,11 +31,15 @@
 //! render as what they are so far (an unclosed fence as code, an unclosed `**` as text).
 //! [`split_blocks`] lets a caller cache the lines of finished blocks.
 
-use std::ops::Range;
-
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
+
+mod blocks;
+mod table;
+
+pub use blocks::split_blocks;
+use table::render_table;
 
 use super::highlight::highlight_code;
 use super::theme::Theme;
@@ -57,110 +61,6 @@ pub fn render_markdown(text: &str, width: u16, theme: &Theme) -> Vec<Line<'stati
     }
     r.finish()
 }
-
-/// Split `text` into top-level blocks: runs of lines separated by blank lines (only spaces or
-/// tabs) that are not inside a fenced code block. Each range starts at the start of a
-/// non-blank line and ends after the line end of the block's last line (or at the end of
-/// `text`); the blank lines between blocks belong to no range.
-///
-/// A block followed by a blank line and more text never changes as text is appended, so a
-/// caller can cache its rendered lines and re-render only the last block while a reply
-/// streams. Rendering each block with [`render_markdown`] and joining the results with one
-/// blank line gives the same lines as rendering the whole text for ordinary documents:
-/// paragraphs, headings, fenced code (blank lines inside fences are handled, also when the
-/// fence is indented in a list item), tables, rules, block quotes, tight lists. It differs
-/// where a construct spans a blank line outside a fence:
-/// - loose lists: an item's second paragraph (or an indented block after a blank line)
-///   renders as a top-level paragraph/code block, without the item's hanging indent; items of
-///   a loose list render alike (a blank line between items either way) but an ordered loose
-///   list's numbering restarts from each block's first number, which is the source number;
-/// - indented (4-space) code blocks with blank lines inside become several code blocks;
-/// - HTML blocks that contain blank lines (`<pre>`, comments);
-/// - link reference definitions (`[x]: url`) only apply within their own block;
-/// - a block that renders to nothing (e.g. only a reference definition) still gets a blank
-///   line when joined.
-///
-/// Fence detection is line-based: a line whose text (after indentation and list markers)
-/// starts with three or more backticks or tildes opens a fence, closed by a line of at least as
-/// many of the same character. Fences inside block quotes are not tracked (a blank line ends
-/// a quote anyway).
-pub fn split_blocks(text: &str) -> Vec<Range<usize>> {
-    let mut blocks = Vec::new();
-    let mut start: Option<usize> = None;
-    let mut fence: Option<(u8, usize)> = None;
-    let mut pos = 0;
-    for line in text.split_inclusive('\n') {
-        let line_start = pos;
-        pos += line.len();
-        let content = line.trim_end_matches(['\n', '\r']);
-        let blank = content.trim_matches([' ', '\t']).is_empty();
-        if blank && fence.is_none() {
-            if let Some(s) = start.take() {
-                blocks.push(s..line_start);
-            }
-            continue;
-        }
-        start.get_or_insert(line_start);
-        match fence {
-            None => fence = fence_open(content),
-            Some((ch, n)) => {
-                if is_fence_close(content, ch, n) {
-                    fence = None;
-                }
-            }
-        }
-    }
-    if let Some(s) = start {
-        blocks.push(s..text.len());
-    }
-    blocks
-}
-
-/// `Some((char, count))` if `line` opens a code fence (possibly inside list items).
-fn fence_open(line: &str) -> Option<(u8, usize)> {
-    let mut s = line.trim_start_matches([' ', '\t']);
-    // Skip list markers: `- `, `* `, `+ `, `12. `, `3) `.
-    loop {
-        let b = s.as_bytes();
-        let marker_len = match b.first() {
-            Some(b'-' | b'*' | b'+') => 1,
-            Some(b'0'..=b'9') => {
-                let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-                match b.get(digits) {
-                    Some(b'.' | b')') if digits <= 9 => digits + 1,
-                    _ => 0,
-                }
-            }
-            _ => 0,
-        };
-        if marker_len > 0 && matches!(b.get(marker_len), Some(b' ' | b'\t')) {
-            s = s[marker_len..].trim_start_matches([' ', '\t']);
-        } else {
-            break;
-        }
-    }
-    let ch = *s.as_bytes().first()?;
-    if ch != b'`' && ch != b'~' {
-        return None;
-    }
-    let n = s.bytes().take_while(|&c| c == ch).count();
-    if n < 3 {
-        return None;
-    }
-    // A backtick fence's info string cannot contain backticks (that is inline code).
-    if ch == b'`' && s[n..].contains('`') {
-        return None;
-    }
-    Some((ch, n))
-}
-
-fn is_fence_close(line: &str, ch: u8, n: usize) -> bool {
-    let s = line.trim_start_matches([' ', '\t']);
-    let run = s.bytes().take_while(|&c| c == ch).count();
-    run >= n && s[run..].trim_matches([' ', '\t']).is_empty()
-}
-
-// ----------------------------------------------------------------------------------------------
 
 enum Container {
     Quote,
@@ -743,131 +643,6 @@ impl<'t> Renderer<'t> {
         self.emit_lines(lines);
         self.need_blank = true;
     }
-}
-
-/// Lay out a table in at most `avail` columns.
-fn render_table(t: &TableState, avail: usize, theme: &Theme) -> Vec<Line<'static>> {
-    let ncols = t
-        .rows
-        .iter()
-        .map(Vec::len)
-        .max()
-        .unwrap_or(0)
-        .max(t.aligns.len());
-    if ncols == 0 {
-        return Vec::new();
-    }
-    let sep_w = 3 * (ncols - 1);
-    let mut natural = vec![1usize; ncols];
-    let mut longest_word = vec![1usize; ncols];
-    for row in &t.rows {
-        for (c, cell) in row.iter().enumerate() {
-            natural[c] = natural[c].max(spans_width(cell));
-            let text: String = cell.iter().map(|s| s.content.as_ref()).collect();
-            let word = text.split_whitespace().map(str_width).max().unwrap_or(0);
-            longest_word[c] = longest_word[c].max(word);
-        }
-    }
-    let total: usize = natural.iter().sum::<usize>() + sep_w;
-    let (widths, truncate) = if total <= avail {
-        (natural, false)
-    } else if avail >= sep_w + ncols {
-        (
-            shrink_columns(&natural, &longest_word, avail - sep_w),
-            false,
-        )
-    } else {
-        (natural, true)
-    };
-
-    let border = theme.table_border;
-    let mut out = Vec::new();
-    for (r, row) in t.rows.iter().enumerate() {
-        let header = r < t.header_rows;
-        let cells: Vec<Vec<Line<'static>>> = (0..ncols)
-            .map(|c| {
-                let mut spans = row.get(c).cloned().unwrap_or_default();
-                if header {
-                    for s in &mut spans {
-                        s.style = theme.table_header.patch(s.style);
-                    }
-                }
-                wrap_prefixed(&Line::from(spans), widths[c], &[], &[])
-            })
-            .collect();
-        let height = cells.iter().map(Vec::len).max().unwrap_or(1);
-        for k in 0..height {
-            let mut spans: Vec<Span<'static>> = Vec::new();
-            for (c, cell) in cells.iter().enumerate() {
-                let content = cell.get(k).map(|l| l.spans.clone()).unwrap_or_default();
-                let last = c + 1 == ncols;
-                if c > 0 {
-                    // No trailing space after the last separator when nothing follows it.
-                    let sep = if last && content.is_empty() {
-                        " │"
-                    } else {
-                        " │ "
-                    };
-                    spans.push(Span::styled(sep, border));
-                }
-                let pad = widths[c].saturating_sub(spans_width(&content));
-                let (left, right) = match t.aligns.get(c).copied().unwrap_or(Alignment::None) {
-                    Alignment::Right => (pad, 0),
-                    Alignment::Center => (pad / 2, pad - pad / 2),
-                    Alignment::Left | Alignment::None => (0, pad),
-                };
-                if last && content.is_empty() {
-                    continue;
-                }
-                spans.extend(spaces(left, Style::default()));
-                spans.extend(content);
-                if !last {
-                    spans.extend(spaces(right, Style::default()));
-                }
-            }
-            out.push(Line::from(spans));
-        }
-        if header && r + 1 == t.header_rows {
-            let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-            out.push(Line::from(Span::styled(rule.join("─┼─"), border)));
-        }
-    }
-    if truncate {
-        for line in &mut out {
-            line.spans = truncate_spans(&line.spans, avail, true);
-        }
-    }
-    out
-}
-
-/// Column widths summing to at most `room` (≥ one column each). If every column can be as wide
-/// as its longest word, that is the floor and the rest of the room is shared out; otherwise the
-/// whole room is. Sharing: columns that want no more than an equal share of what is left get
-/// what they want, the others split the remainder equally.
-fn shrink_columns(natural: &[usize], longest_word: &[usize], room: usize) -> Vec<usize> {
-    let floor: Vec<usize> = natural
-        .iter()
-        .zip(longest_word)
-        .map(|(n, w)| (*w).clamp(1, *n))
-        .collect();
-    let floor_sum: usize = floor.iter().sum();
-    let (base, extra) = if floor_sum <= room {
-        (floor, room - floor_sum)
-    } else {
-        (vec![1; natural.len()], room - natural.len())
-    };
-    let want: Vec<usize> = natural.iter().zip(&base).map(|(n, b)| n - b).collect();
-    let mut order: Vec<usize> = (0..natural.len()).collect();
-    order.sort_by_key(|&c| want[c]);
-    let mut widths = base;
-    let mut left = extra;
-    for (k, &c) in order.iter().enumerate() {
-        let share = left / (natural.len() - k);
-        let give = want[c].min(share);
-        widths[c] += give;
-        left -= give;
-    }
-    widths
 }
 
 /// Text safe to print: tabs become four spaces, other control characters are removed.
