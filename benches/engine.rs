@@ -238,7 +238,7 @@ fn shell_call(c: &mut Criterion) {
     let spec = ShellSpec {
         program: ShellProgram::Script("true".into()),
         cwd: cwd.clone(),
-        env: Vec::new(),
+        env: Default::default(),
         timeout: Some(Duration::from_millis(DEFAULT_TIMEOUT_MS)),
     };
 

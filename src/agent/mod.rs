@@ -111,6 +111,8 @@ pub fn build(
             ledger: Default::default(),
             questions,
             memory_dir: config.dirs.data.join("memories"),
+            own_paths: config.own_paths(),
+            secret_env: config.secret_env.clone(),
         }),
     };
     let mut agent = Agent::new(

@@ -3,8 +3,11 @@
 //! Layers, lowest first (SPEC §3): built-in defaults → the user file
 //! (`$XDG_CONFIG_HOME/sayso/config.toml`, or `-c`/`$SAYSO_CONFIG`) → the project file
 //! (`.sayso/config.toml` in the working directory) → environment → command line. A project file
-//! may not set `base_url`, `api_key_env` or `headers` (a cloned repository must not redirect
-//! your key): they are dropped with a warning. API keys come only from the environment.
+//! may narrow, never widen (SPEC §3): it may not set `base_url`, `api_key_env` or `headers` (a
+//! cloned repository must not redirect your key), choose a provider (`use_provider`), define
+//! tools, offer more (`chat.default_tools`, `[groups]`) or loosen approvals (`chat.auto`,
+//! `chat.allowed_tools`, `[judge]`): such keys are dropped with a warning naming file:line.
+//! API keys come only from the environment.
 //!
 //! The process environment is read through [`Env`] so tests never mutate it.
 
@@ -102,6 +105,9 @@ pub struct Config {
     pub provider: ProviderSettings,
     /// The environment variable the key was read from (for messages; never the key).
     pub api_key_env: Option<String>,
+    /// Every variable a provider key may be read from (each `api_key_env` in the config, and
+    /// the default): tool commands never inherit them.
+    pub secret_env: Vec<String>,
     pub system_prompt: String,
     pub log_level: String,
     pub dirs: Dirs,
@@ -119,6 +125,18 @@ pub struct Config {
 }
 
 impl Config {
+    /// sayso's own directories and the config files it read: file tools always ask before
+    /// writing there.
+    pub fn own_paths(&self) -> Vec<PathBuf> {
+        let mut v = vec![
+            self.dirs.config.clone(),
+            self.dirs.data.clone(),
+            self.dirs.state.clone(),
+        ];
+        v.extend(self.files.iter().cloned());
+        v
+    }
+
     /// The file and line where `table.key` is set (highest layer first), for error messages.
     pub fn locate(&self, table: &str, key: &str) -> (PathBuf, Option<usize>) {
         for (path, source) in self.sources.iter().rev() {
@@ -211,15 +229,28 @@ impl Config {
             for (name, p) in l.file.providers.iter_mut() {
                 strip(format!("providers.{name}"), p);
             }
-            // Nor may it loosen approvals or define commands that run on your machine.
+            // Nor may it widen what runs: define commands, offer more tools, loosen approvals
+            // or pick another of your providers.
             let mut dropped: Vec<(String, String)> = Vec::new();
             if !l.file.tools.is_empty() {
                 dropped.extend(l.file.tools.keys().map(|k| ("tools".to_owned(), k.clone())));
                 l.file.tools.clear();
             }
+            if !l.file.groups.is_empty() {
+                dropped.extend(
+                    l.file
+                        .groups
+                        .keys()
+                        .map(|k| ("groups".to_owned(), k.clone())),
+                );
+                l.file.groups.clear();
+            }
             if let Some(chat) = l.file.chat.as_mut() {
                 if chat.allowed_tools.take().is_some() {
                     dropped.push(("chat".into(), "allowed_tools".into()));
+                }
+                if chat.default_tools.take().is_some() {
+                    dropped.push(("chat".into(), "default_tools".into()));
                 }
                 if chat.auto.take().is_some() {
                     dropped.push(("chat".into(), "auto".into()));
@@ -227,6 +258,9 @@ impl Config {
             }
             if l.file.judge.take().is_some() {
                 dropped.push((String::new(), "judge".into()));
+            }
+            if l.file.use_provider.take().is_some() {
+                dropped.push((String::new(), "use_provider".into()));
             }
             for (table, key) in dropped {
                 let line = find_key_line(&l.source, &table, &key)
@@ -238,7 +272,7 @@ impl Config {
                     format!("{table}.{key}")
                 };
                 warnings.push(format!(
-                    "{}{line}: ignoring `{dotted}`: a project config may not define tools or change approvals; set it in your user config",
+                    "{}{line}: ignoring `{dotted}`: a project config may not define or add tools, change approvals or choose a provider; set it in your user config",
                     l.path.display()
                 ));
             }
@@ -460,8 +494,20 @@ impl Config {
         let judge_timeout = positive(judge_file.timeout_s, "timeout_s", 30)
             .map_err(|_| invalid("judge", "timeout_s", "must be greater than 0".into()))?;
 
+        let mut secret_env: Vec<String> = merged
+            .providers
+            .values()
+            .chain(merged.provider.iter())
+            .filter_map(|p| p.api_key_env.clone())
+            .chain(pf.api_key_env.clone())
+            .chain([DEFAULT_KEY_ENV.to_owned()])
+            .collect();
+        secret_env.sort();
+        secret_env.dedup();
+
         Ok(Config {
             model,
+            secret_env,
             provider: ProviderSettings {
                 name: provider_name.unwrap_or_else(|| "default".into()),
                 base_url,

@@ -265,9 +265,10 @@ impl<O: Write> JsonPrinter<O> {
                 name,
                 cmd_string,
                 judge_reason,
+                caution,
             } => json!({
                 "type": "approval_requested", "call_id": call_id, "name": name,
-                "cmd_string": cmd_string, "judge_reason": judge_reason,
+                "cmd_string": cmd_string, "judge_reason": judge_reason, "caution": caution,
             }),
             EngineEvent::ToolApprovalFinished {
                 call_id,

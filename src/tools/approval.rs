@@ -73,9 +73,13 @@ pub struct CallFacts {
     pub judge_allowed: bool,
     /// Listed in `--allowed-tools` / `chat.allowed_tools`: never ask.
     pub allowed: bool,
-    /// This call must be confirmed whatever else holds (e.g. a write outside the working
-    /// directory): not memory, not the allow-list, not auto mode can waive it.
-    pub force_ask: bool,
+    /// This call must be confirmed whatever else holds (a write outside the working directory
+    /// or to a protected path), and why: not memory, not the allow-list, not auto mode can
+    /// waive it.
+    pub force_ask: Option<String>,
+    /// In auto mode this call asks the user, gates off (like `protect`, for this call only),
+    /// and why: e.g. a safe-list git command in a repository whose config names programs.
+    pub caution: Option<String>,
 }
 
 /// What to do with a queued call.
@@ -86,9 +90,11 @@ pub enum Decision {
     RunAndRemember,
     /// Ask the LLM judge, then call [`after_judge`].
     Judge,
-    /// Ask the user; `judge_reason` when the judge sent the call here.
+    /// Ask the user; `judge_reason` when the judge sent the call here, `caution` when the call
+    /// is protected for a reason the user should read.
     Ask {
         judge_reason: Option<String>,
+        caution: Option<String>,
     },
     /// Headless and approval is needed: the call is rejected with this text for the model.
     Reject {
@@ -147,11 +153,29 @@ pub fn non_interactive_rejection(tool: &str) -> String {
     )
 }
 
-fn ask(judge_reason: Option<String>, interaction: Interaction, tool: &str) -> Decision {
+/// The same for a call only a user may approve, with the reason.
+pub fn non_interactive_caution(tool: &str, caution: &str) -> String {
+    format!(
+        "Approval required for `{tool}` but sayso is running non-interactively: {caution}. Only a user can approve this call."
+    )
+}
+
+fn ask(
+    judge_reason: Option<String>,
+    caution: Option<String>,
+    interaction: Interaction,
+    tool: &str,
+) -> Decision {
     match interaction {
-        Interaction::Interactive => Decision::Ask { judge_reason },
+        Interaction::Interactive => Decision::Ask {
+            judge_reason,
+            caution,
+        },
         Interaction::Headless => Decision::Reject {
-            message: non_interactive_rejection(tool),
+            message: match &caution {
+                Some(c) => non_interactive_caution(tool, c),
+                None => non_interactive_rejection(tool),
+            },
         },
     }
 }
@@ -163,8 +187,8 @@ pub fn decide(
     memory: &Approvals,
     interaction: Interaction,
 ) -> Decision {
-    if facts.force_ask {
-        return ask(None, interaction, &facts.tool);
+    if let Some(why) = &facts.force_ask {
+        return ask(None, Some(why.clone()), interaction, &facts.tool);
     }
     if facts.allowed
         || memory.is_approved(&facts.tool, &facts.cmd_string, facts.require_cmd_approval)
@@ -174,14 +198,17 @@ pub fn decide(
     match mode {
         Mode::Normal => {
             if facts.requires_approval {
-                ask(None, interaction, &facts.tool)
+                ask(None, None, interaction, &facts.tool)
             } else {
                 Decision::Run
             }
         }
         Mode::Auto => {
             if facts.protect {
-                return ask(None, interaction, &facts.tool);
+                return ask(None, facts.caution.clone(), interaction, &facts.tool);
+            }
+            if let Some(why) = &facts.caution {
+                return ask(None, Some(why.clone()), interaction, &facts.tool);
             }
             if !facts.require_cmd_approval || !facts.requires_approval {
                 return Decision::Run;
@@ -192,7 +219,7 @@ pub fn decide(
             if facts.judge_allowed {
                 return Decision::Judge;
             }
-            ask(None, interaction, &facts.tool)
+            ask(None, None, interaction, &facts.tool)
         }
     }
 }
@@ -208,7 +235,7 @@ pub fn after_judge(facts: &CallFacts, verdict: &Verdict, interaction: Interactio
     if verdict.safe {
         Decision::RunAndRemember
     } else {
-        ask(Some(verdict.reason.clone()), interaction, &facts.tool)
+        ask(Some(verdict.reason.clone()), None, interaction, &facts.tool)
     }
 }
 

@@ -9,10 +9,16 @@
 
 use serde_json::{Map, Value, json};
 
-use super::command_safety::{is_safe, quote_arg};
+use super::command_safety::is_safe;
 use super::opts::Opts;
+use super::shell::ChildEnv;
 use super::tool::{Command, Invocation, Kind, Tool, ToolOutput};
 use crate::provider::ToolSpec;
+
+pub mod template;
+pub mod unattended;
+
+pub use template::{fill as fill_template, validate as validate_template};
 
 /// How a call's arguments become the command.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +41,12 @@ pub struct CmdTool {
     pub opts: Opts,
     /// An argument that names a session flag to record the command's success in.
     pub flag_arg: Option<String>,
+    /// Arguments the schema marks `option = true`: their value may start with `-`.
+    pub options: Vec<String>,
 }
+
+/// The schema key that marks an argument as an option (kept out of what the model sees).
+pub const OPTION_MARK: &str = "option";
 
 /// The default list of commands `run_command` may run unasked in auto mode.
 pub fn default_safe_commands() -> Vec<String> {
@@ -86,6 +97,7 @@ pub fn run_command() -> CmdTool {
             ..Opts::default()
         },
         flag_arg: Some("flag".into()),
+        options: Vec::new(),
     }
 }
 
@@ -97,56 +109,18 @@ impl CmdTool {
                 Some(cmd) if !cmd.trim().is_empty() => Ok(cmd.to_owned()),
                 _ => Err(format!("the `{key}` argument is missing or empty")),
             },
-            BuildCmd::Template(t) => fill_template(t, args),
+            BuildCmd::Template(t) => fill_template(t, args, &self.options),
         }
     }
-}
 
-fn arg_text(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => None,
-        Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
+    /// The text gate's answer for this call's command (None when the tool has no safe list).
+    fn text_safe(&self, inv: &Invocation) -> Option<bool> {
+        let list = inv.opts.safe_commands.as_deref()?;
+        Some(
+            self.build_command(&inv.args)
+                .is_ok_and(|c| is_safe(&c, list)),
+        )
     }
-}
-
-/// Fills `{name}` / `{name?}` placeholders with quoted arguments.
-pub fn fill_template(template: &str, args: &Value) -> Result<String, String> {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}').map(|c| open + c) else {
-            break;
-        };
-        let inner = &rest[open + 1..close];
-        let (key, optional) = match inner.strip_suffix('?') {
-            Some(k) => (k, true),
-            None => (inner, false),
-        };
-        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            out.push_str(&rest[..=open]);
-            rest = &rest[open + 1..];
-            continue;
-        }
-        out.push_str(&rest[..open]);
-        match args.get(key).and_then(arg_text) {
-            Some(v) => out.push_str(&quote_arg(&v)),
-            None if optional => {
-                // Drop the placeholder and one space beside it, so no double spaces remain.
-                if out.ends_with(' ') {
-                    out.pop();
-                } else if rest[close + 1..].starts_with(' ') {
-                    rest = &rest[close + 1..];
-                    rest = &rest[1..];
-                    continue;
-                }
-            }
-            None => return Err(format!("the `{key}` argument is missing")),
-        }
-        rest = &rest[close + 1..];
-    }
-    out.push_str(rest);
-    Ok(out.trim().to_owned())
 }
 
 impl Tool for CmdTool {
@@ -159,6 +133,9 @@ impl Tool for CmdTool {
         let mut properties = Map::new();
         for (k, v) in &self.properties {
             let mut v = v.clone();
+            if let Some(obj) = v.as_object_mut() {
+                obj.remove(OPTION_MARK);
+            }
             if !self.required.contains(k)
                 && let Some(obj) = v.as_object_mut()
                 && let Some(ty) = obj.get("type").cloned()
@@ -218,7 +195,13 @@ impl Tool for CmdTool {
             .and_then(Value::as_str)
             .filter(|f| !f.is_empty())
             .map(str::to_owned);
-        vec![Command::Script { script, flag }]
+        // A command the safe list would run unasked runs hardened, however it was approved.
+        let env = if self.text_safe(inv) == Some(true) {
+            unattended::safe_list_env(&script, &inv.cwd)
+        } else {
+            ChildEnv::default()
+        };
+        vec![Command::Script { script, flag, env }]
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {
@@ -231,11 +214,28 @@ impl Tool for CmdTool {
     }
 
     fn is_safe(&self, inv: &Invocation) -> Option<bool> {
-        let list = inv.opts.safe_commands.as_deref()?;
+        if !self.text_safe(inv)? {
+            return Some(false);
+        }
+        let Ok(cmd) = self.build_command(&inv.args) else {
+            return Some(false);
+        };
         Some(
-            self.build_command(&inv.args)
-                .is_ok_and(|c| is_safe(&c, list)),
+            unattended::system_path_refusal(&cmd, &inv.cwd).is_none()
+                && unattended::safe_list_git_refusal(&cmd, &inv.cwd).is_none(),
         )
+    }
+
+    /// A repository that git cannot be guarded against is the user's to decide, not the
+    /// judge's: the judge sees only the command.
+    fn caution(&self, inv: &Invocation) -> Option<String> {
+        let cmd = self.build_command(&inv.args).ok()?;
+        if self.text_safe(inv) == Some(true)
+            && unattended::system_path_refusal(&cmd, &inv.cwd).is_none()
+        {
+            return unattended::safe_list_git_refusal(&cmd, &inv.cwd);
+        }
+        unattended::judged_git_refusal(&cmd, &inv.cwd)
     }
 
     fn judge_context(&self, inv: &Invocation) -> Option<String> {
@@ -285,40 +285,6 @@ impl Tool for CmdTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn templates_quote_arguments_and_drop_absent_optionals() {
-        let t = "bd {action} {task_id?} {args?}";
-        assert_eq!(
-            fill_template(t, &json!({"action": "ready"})).unwrap(),
-            "bd ready"
-        );
-        assert_eq!(
-            fill_template(
-                t,
-                &json!({"action": "show", "task_id": "x-1", "args": null})
-            )
-            .unwrap(),
-            "bd show x-1"
-        );
-        assert_eq!(
-            fill_template(t, &json!({"action": "; rm -rf ~", "args": "$(id)"})).unwrap(),
-            "bd '; rm -rf ~' '$(id)'"
-        );
-        assert_eq!(
-            fill_template("echo {n}", &json!({"n": 3})).unwrap(),
-            "echo 3"
-        );
-        assert!(
-            fill_template(t, &json!({}))
-                .unwrap_err()
-                .contains("`action`")
-        );
-        assert_eq!(
-            fill_template("awk '{print $1}' {f}", &json!({"f": "a b"})).unwrap(),
-            "awk '{print $1}' 'a b'"
-        );
-    }
 
     #[test]
     fn strict_schema_lists_every_property_and_makes_optionals_nullable() {

@@ -74,7 +74,8 @@
 //!   in Codex; sed scripts can write (`w`, `s///w`) and execute (`e`). An in-place flag (`-i`,
 //!   `-i.bak`, `-ni`, `--in-place`) is reported as a dangerous option.
 //! - `sort`: `-o`, `--output`, `--compress-program` (runs a program);
-//! - `base64`: `-o`, `--output`.
+//! - `base64`: `-o`, `--output`;
+//! - `tail`: `-f`, `-F`, `--follow` (it never ends by itself, so it would hang until the timeout).
 //!
 //! The gate assumes the command runs under a POSIX `sh` or bash (`sh -c`); zsh-only syntax such
 //! as `=cmd` is not modelled.
@@ -188,6 +189,16 @@ pub fn is_safe(command: &str, safe_commands: &[String]) -> bool {
 /// command that uses substitutions or groups are a best effort (such a command is unsafe anyway).
 pub fn split_segments(command: &str) -> Result<Vec<String>, Unsafe> {
     lex(command).map(|lexed| lexed.segments)
+}
+
+/// The words of each simple command of `command` (see [`split_segments`]), as the shell would
+/// pass them; segments the word parser cannot read are left out.
+pub fn segment_argvs(command: &str) -> Result<Vec<Vec<String>>, Unsafe> {
+    Ok(split_segments(command)?
+        .iter()
+        .filter_map(|s| shell_words::split(s).ok())
+        .filter(|argv| !argv.is_empty())
+        .collect())
 }
 
 /// Quotes one argument for POSIX `sh` so that it is always exactly one word with exactly this
@@ -434,6 +445,7 @@ fn check_segment(segment: &str, entries: &[Vec<String>]) -> Result<(), Unsafe> {
         "rg" => &RG,
         "sort" | "gsort" => &SORT,
         "base64" | "gbase64" => &BASE64,
+        "tail" | "gtail" => &TAIL,
         _ => return Ok(()),
     };
     match rules.find_dangerous(args) {

@@ -1,6 +1,7 @@
 //! What a call can reach besides its arguments: the chat's file ledger (the content each file
 //! had when the model last read or wrote it, so an edit can refuse a file that changed since),
-//! the question channel used by `ask_questions`, and the memory directory.
+//! the question channel used by `ask_questions`, the memory directory, sayso's own paths (which
+//! file tools may not write unasked) and the secret variables tool commands must not inherit.
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -92,6 +93,16 @@ pub struct QuestionRequest {
 
 pub type QuestionSender = mpsc::UnboundedSender<QuestionRequest>;
 
+impl ToolContext {
+    /// The environment changes every tool process gets: the provider keys removed.
+    pub fn child_env(&self) -> crate::tools::shell::ChildEnv {
+        crate::tools::shell::ChildEnv {
+            set: Vec::new(),
+            remove: self.secret_env.clone(),
+        }
+    }
+}
+
 /// Shared by every call of a chat.
 #[derive(Debug, Clone, Default)]
 pub struct ToolContext {
@@ -100,4 +111,8 @@ pub struct ToolContext {
     pub questions: Option<QuestionSender>,
     /// The root of the `memory` tool's files.
     pub memory_dir: PathBuf,
+    /// sayso's own directories and config files: file tools always ask before writing there.
+    pub own_paths: Vec<PathBuf>,
+    /// Environment variables no tool command may see (the provider keys).
+    pub secret_env: Vec<String>,
 }

@@ -60,6 +60,8 @@ pub struct ApprovalRequest {
     pub preview: Option<Preview>,
     /// Why the judge sent the call here.
     pub judge_reason: Option<String>,
+    /// Why this call must be confirmed (a protected path, a hostile git config…).
+    pub caution: Option<String>,
     /// 1-based position of this call in its batch, and the batch size.
     pub position: usize,
     pub total: usize,
@@ -80,6 +82,7 @@ pub enum EngineEvent {
         name: String,
         cmd_string: String,
         judge_reason: Option<String>,
+        caution: Option<String>,
     },
     ToolApprovalFinished {
         call_id: String,

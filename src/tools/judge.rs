@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::approval::Verdict;
 use crate::provider::request::{ResponseFormat, ResponseFormatJsonSchema};
@@ -125,15 +125,26 @@ pub fn parse_verdict(content: &str) -> Verdict {
             .filter(|(a, b)| a < b)
             .map(|(a, b)| &trimmed[a..=b]),
     ];
+    /// A duplicated `safe` or `reason` is an error here (serde rejects duplicate fields of a
+    /// struct), so `{"safe": false, "safe": true}` cannot pass as safe.
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        safe: bool,
+        #[serde(default)]
+        reason: Option<String>,
+    }
     for c in candidates.into_iter().flatten() {
-        if let Ok(v) = serde_json::from_str::<Value>(c.trim())
-            && let Some(safe) = v.get("safe").and_then(Value::as_bool)
-        {
-            let reason = v.get("reason").and_then(Value::as_str).unwrap_or_default();
-            return Verdict {
-                safe,
-                reason: reason.to_owned(),
-            };
+        match serde_json::from_str::<Answer>(c.trim()) {
+            Ok(a) => {
+                return Verdict {
+                    safe: a.safe,
+                    reason: a.reason.unwrap_or_default(),
+                };
+            }
+            // Readable JSON that is not a clean answer (a duplicate key, a wrong type) fails
+            // closed at once: a later, looser reading must not find a `safe: true` in it.
+            Err(e) if !e.is_syntax() && !e.is_eof() => return unsafe_because(UNREADABLE),
+            Err(_) => {}
         }
     }
     unsafe_because(UNREADABLE)
@@ -161,6 +172,19 @@ mod tests {
         );
         assert!(v("Sure! {\"safe\": true} done").safe);
         assert_eq!(v(r#"{"safe":"yes"}"#), unsafe_because(UNREADABLE));
+        assert_eq!(
+            v(r#"{"safe":false,"safe":true}"#),
+            unsafe_because(UNREADABLE),
+            "a duplicate key fails closed"
+        );
+        assert_eq!(
+            v(r#"{"safe":true,"reason":"a","reason":"b"}"#),
+            unsafe_because(UNREADABLE)
+        );
+        assert_eq!(
+            v("```json\n{\"safe\":false,\"safe\":true}\n```"),
+            unsafe_because(UNREADABLE)
+        );
         assert_eq!(v("I think it is fine"), unsafe_because(UNREADABLE));
         assert_eq!(v(""), unsafe_because(UNREADABLE));
     }

@@ -14,6 +14,7 @@
 //! - [`function`]: what function commands receive (`output_cb`, `register_job`).
 //! - [`approval`]: the approval decision as a pure function of settings, mode, memory and gates.
 //! - [`command_safety`]: the deterministic `is_safe` gate for shell commands.
+//! - [`git_guard`]: git in a hostile working tree: settings neutralised, config inspected.
 //! - [`judge`]: the LLM judge that vets calls in auto mode.
 //! - [`events`]: engine events and approval requests.
 //! - [`output_cap`]: the head-and-tail cap on what a tool sends to the model.
@@ -27,6 +28,7 @@ pub mod command_safety;
 pub mod context;
 pub mod events;
 pub mod function;
+pub mod git_guard;
 pub mod judge;
 pub mod opts;
 pub mod orchestrator;

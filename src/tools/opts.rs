@@ -18,7 +18,8 @@ pub struct Opts {
     pub timeout: Option<u64>,
     /// Commands `is_safe` accepts by argv prefix (run_command).
     pub safe_commands: Option<Vec<String>>,
-    /// Consecutive calls of this tool share one setup/on_exit, and only the first asks.
+    /// Consecutive calls of this tool share one setup/on_exit (the run ends at the first error);
+    /// every call still passes the approval decision.
     pub use_handlers_once: Option<bool>,
     /// Characters of one result sent to the model; longer output keeps its head and tail.
     pub output_limit: Option<usize>,

@@ -183,6 +183,7 @@ impl Engine {
             judge_allowed: judge_enabled && tool.judge_context(inv).is_some(),
             allowed: self.allowed_tools.contains(&inv.name),
             force_ask: tool.must_ask(inv),
+            caution: tool.caution(inv),
         }
     }
 
@@ -206,6 +207,12 @@ impl Engine {
             if !matches!(outcome, BatchOutcome::Completed { .. }) || cancel.is_cancelled() {
                 if matches!(outcome, BatchOutcome::Completed { .. }) {
                     outcome = BatchOutcome::Stopped;
+                }
+                // A run of shared handlers left open by the previous call is closed.
+                if let (Some(_), Prepared::Ready { entry, inv }) = (shared_run.take(), p) {
+                    guarded(&inv.name, &mut ToolOutput::default(), |_| {
+                        entry.tool.on_exit(inv)
+                    });
                 }
                 let r = self.cancelled_result(&calls[i], p);
                 // Report it like any other call, so every view shows it cancelled.
@@ -262,7 +269,9 @@ impl Engine {
                     &jobs,
                 )
                 .await;
-            shared_run = (next_same && end == CallEnd::Ran).then(|| inv.name.clone());
+            // The run goes on only while its calls succeed (it ends at the first error).
+            shared_run = (next_same && end == CallEnd::Ran && result.status == ToolStatus::Success)
+                .then(|| inv.name.clone());
             if result.status == ToolStatus::Error {
                 outcome = BatchOutcome::Completed { had_error: true };
             }
@@ -360,7 +369,14 @@ impl Engine {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.cmd_string(inv)))
                 .unwrap_or_else(|_| name.clone());
 
-        if !continues_run {
+        // Every call passes the approval decision, also within a run of shared handlers:
+        // sharing `setup`/`on_exit` never widens an approval (SPEC §4.3.3).
+        let close_run = |out: &mut ToolOutput| {
+            if continues_run {
+                guarded(&name, out, |_| tool.on_exit(inv));
+            }
+        };
+        {
             let facts = self.facts(tool, inv, &cmd_string);
             let mut decision =
                 approval::decide(&facts, self.mode.get(), &self.approvals, self.interaction);
@@ -379,13 +395,17 @@ impl Engine {
                             context: context.clone(),
                         });
                         let Some(judge) = self.judge.clone() else {
-                            decision = Decision::Ask { judge_reason: None };
+                            decision = Decision::Ask {
+                                judge_reason: None,
+                                caution: None,
+                            };
                             continue;
                         };
                         let verdict = tokio::select! {
                             v = judge.verdict(&name, &context) => v,
                             () = cancel.cancelled() => {
                                 guarded(&name, &mut out, |o| tool.on_cancelled(inv, o));
+                                close_run(&mut ToolOutput::default());
                                 return (finish(out, ToolStatus::Cancelled), CallEnd::Stopped);
                             }
                         };
@@ -403,6 +423,7 @@ impl Engine {
                             name: name.clone(),
                             cmd_string: cmd_string.clone(),
                             judge_reason: None,
+                            caution: None,
                         });
                         emit(EngineEvent::ToolApprovalFinished {
                             call_id: id.clone(),
@@ -411,19 +432,31 @@ impl Engine {
                             reason: Some(message.clone()),
                         });
                         out.add(message, None);
+                        close_run(&mut ToolOutput::default());
                         return (finish(out, ToolStatus::Rejected), CallEnd::Rejected);
                     }
-                    Decision::Ask { judge_reason } => {
+                    Decision::Ask {
+                        judge_reason,
+                        caution,
+                    } => {
                         emit(EngineEvent::ToolApprovalRequested {
                             call_id: id.clone(),
                             name: name.clone(),
                             cmd_string: cmd_string.clone(),
                             judge_reason: judge_reason.clone(),
+                            caution: caution.clone(),
                         });
+                        let asked = Asked {
+                            judge_reason,
+                            caution,
+                            index,
+                            total,
+                        };
                         let choice = tokio::select! {
-                            c = self.ask_user(tool, inv, &cmd_string, judge_reason, index, total) => c,
+                            c = self.ask_user(tool, inv, &cmd_string, asked) => c,
                             () = cancel.cancelled() => {
                                 guarded(&name, &mut out, |o| tool.on_cancelled(inv, o));
+                                close_run(&mut ToolOutput::default());
                                 return (finish(out, ToolStatus::Cancelled), CallEnd::Stopped);
                             }
                         };
@@ -451,6 +484,7 @@ impl Engine {
                                 guarded(&name, &mut out, |o| {
                                     tool.on_rejected(inv, o, reason.as_deref())
                                 });
+                                close_run(&mut ToolOutput::default());
                                 return (finish(out, ToolStatus::Rejected), CallEnd::Rejected);
                             }
                             UserChoice::Cancel => {
@@ -494,9 +528,7 @@ impl Engine {
         tool: &dyn Tool,
         inv: &Arc<Invocation>,
         cmd_string: &str,
-        judge_reason: Option<String>,
-        index: usize,
-        total: usize,
+        asked: Asked,
     ) -> UserChoice {
         let Some(approver) = &self.approver else {
             return UserChoice::Cancel;
@@ -518,9 +550,10 @@ impl Engine {
             prompt,
             args: inv.args.clone(),
             preview: tool.preview(inv),
-            judge_reason,
-            position: index + 1,
-            total,
+            judge_reason: asked.judge_reason,
+            caution: asked.caution,
+            position: asked.index + 1,
+            total: asked.total,
             remember,
             reply,
         };
@@ -529,6 +562,14 @@ impl Engine {
         }
         answer.await.unwrap_or(UserChoice::Cancel)
     }
+}
+
+/// Why and where a call is put before the user.
+struct Asked {
+    judge_reason: Option<String>,
+    caution: Option<String>,
+    index: usize,
+    total: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

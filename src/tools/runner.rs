@@ -17,7 +17,7 @@ use futures_util::FutureExt;
 use tokio_util::sync::CancellationToken;
 
 use super::function::{FnArgs, OutputCb};
-use super::shell::{Jobs, ShellProgram, ShellSpec, run_shell};
+use super::shell::{ChildEnv, Jobs, ShellProgram, ShellSpec, run_shell};
 use super::tool::{CmdResult, Command, Invocation, Tool, ToolOutput};
 
 /// How running a call's commands ended.
@@ -157,13 +157,23 @@ impl Runner<'_> {
         input: Option<CmdResult>,
     ) -> Option<CmdResult> {
         match command {
-            Command::Script { script, flag } => {
+            Command::Script {
+                script,
+                flag,
+                env: child,
+            } => {
                 let program = ShellProgram::Script(substitute(script, env));
-                self.run_shell(program, inv, timeout, flag.as_deref()).await
+                self.run_shell(program, child, inv, timeout, flag.as_deref())
+                    .await
             }
-            Command::Argv { argv, flag } => {
+            Command::Argv {
+                argv,
+                flag,
+                env: child,
+            } => {
                 let program = ShellProgram::Argv(argv.iter().map(|a| substitute(a, env)).collect());
-                self.run_shell(program, inv, timeout, flag.as_deref()).await
+                self.run_shell(program, child, inv, timeout, flag.as_deref())
+                    .await
             }
             Command::Function(f) => self.run_function(f, inv, timeout, input).await,
         }
@@ -172,6 +182,7 @@ impl Runner<'_> {
     async fn run_shell(
         &mut self,
         program: ShellProgram,
+        child: &ChildEnv,
         inv: &Invocation,
         timeout: Duration,
         flag: Option<&str>,
@@ -179,7 +190,7 @@ impl Runner<'_> {
         let spec = ShellSpec {
             program,
             cwd: inv.cwd.clone(),
-            env: Vec::new(),
+            env: inv.ctx.child_env().and(child),
             timeout: Some(timeout),
         };
         let outcome = match run_shell(&spec, self.cancel).await {

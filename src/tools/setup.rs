@@ -8,7 +8,8 @@ use std::sync::Arc;
 use serde_json::Map;
 
 use super::builtin;
-use super::cmd_tool::{BuildCmd, CmdTool};
+use super::cmd_tool::template::placeholders;
+use super::cmd_tool::{BuildCmd, CmdTool, OPTION_MARK, validate_template};
 use super::opts::Opts;
 use super::registry::{Registry, Source};
 use crate::config::{Config, ConfigError};
@@ -95,6 +96,26 @@ pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
                         ));
                     }
                 }
+                validate_template(&build_cmd)
+                    .map_err(|m| config.invalid(&table, "build_cmd", m))?;
+                for p in placeholders(&build_cmd) {
+                    if !schema.properties.contains_key(&p.key) {
+                        return Err(config.invalid(
+                            &table,
+                            "build_cmd",
+                            format!(
+                                "the placeholder `{{{}}}` names no argument of the schema's `properties`",
+                                p.key
+                            ),
+                        ));
+                    }
+                }
+                let options: Vec<String> = schema
+                    .properties
+                    .iter()
+                    .filter(|(_, v)| v.get(OPTION_MARK).and_then(|o| o.as_bool()) == Some(true))
+                    .map(|(k, _)| k.clone())
+                    .collect();
                 let properties: Map<String, serde_json::Value> =
                     schema.properties.clone().into_iter().collect();
                 let tool = CmdTool {
@@ -111,6 +132,7 @@ pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
                         ..Opts::default()
                     },
                     flag_arg: None,
+                    options,
                 };
                 registry.register(Arc::new(tool), Source::Config);
             }

@@ -24,8 +24,8 @@
 //!   group are never signalled.
 //!
 //! What it does not do: no pty (programs see pipes, so most turn colours off themselves); no
-//! stdin; no environment clean-up (the child inherits sayso's environment plus `spec.env` and
-//! `PWD`); no output streaming while the command runs. A command that exits normally but leaves
+//! stdin; no environment policy of its own (the child inherits sayso's environment changed by
+//! `spec.env`, plus `PWD`; callers remove the secrets); no output streaming while the command runs. A command that exits normally but leaves
 //! background processes holding its pipes is not killed: its output is read for
 //! [`PIPE_DRAIN`] more, then left behind. On non-unix systems there are no process groups: the
 //! child alone is killed (and [`Jobs`] uses `taskkill /T`).
@@ -71,13 +71,39 @@ pub enum ShellProgram {
     Argv(Vec<String>),
 }
 
+/// Changes to the environment a child inherits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChildEnv {
+    /// Variables set (or replaced).
+    pub set: Vec<(String, String)>,
+    /// Inherited variables removed (before `set` applies).
+    pub remove: Vec<String>,
+}
+
+impl ChildEnv {
+    /// Applies these changes to a command.
+    pub fn apply_to(&self, cmd: &mut std::process::Command) {
+        for k in &self.remove {
+            cmd.env_remove(k);
+        }
+        cmd.envs(self.set.iter().map(|(k, v)| (k, v)));
+    }
+
+    /// `self` with `other`'s changes added after its own.
+    pub fn and(mut self, other: &ChildEnv) -> ChildEnv {
+        self.set.extend(other.set.iter().cloned());
+        self.remove.extend(other.remove.iter().cloned());
+        self
+    }
+}
+
 /// One command to run.
 #[derive(Debug, Clone)]
 pub struct ShellSpec {
     pub program: ShellProgram,
     pub cwd: std::path::PathBuf,
-    /// Extra environment variables for the child.
-    pub env: Vec<(String, String)>,
+    /// Changes to the inherited environment.
+    pub env: ChildEnv,
     /// Kill the whole process group after this long (None = no limit).
     pub timeout: Option<Duration>,
 }
@@ -257,7 +283,7 @@ fn build_command(spec: &ShellSpec) -> Result<(Command, String), String> {
     if spec.cwd.is_absolute() {
         cmd.env("PWD", &spec.cwd);
     }
-    cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
+    spec.env.apply_to(cmd.as_std_mut());
     #[cfg(unix)]
     cmd.process_group(0);
     Ok((cmd, label))

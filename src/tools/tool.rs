@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::function::FnArgs;
 use super::opts::Opts;
+use super::shell::ChildEnv;
 use crate::provider::{ToolCall, ToolSpec};
 
 /// What a tool does, for display and defaults.
@@ -84,11 +85,14 @@ pub enum Command {
     Script {
         script: String,
         flag: Option<String>,
+        /// Changes to the process environment (the provider keys are always removed).
+        env: ChildEnv,
     },
     /// A program and its arguments, run without a shell.
     Argv {
         argv: Vec<String>,
         flag: Option<String>,
+        env: ChildEnv,
     },
     Function(FunctionCmd),
 }
@@ -96,8 +100,8 @@ pub enum Command {
 impl std::fmt::Debug for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Command::Script { script, flag } => write!(f, "Script({script:?}, {flag:?})"),
-            Command::Argv { argv, flag } => write!(f, "Argv({argv:?}, {flag:?})"),
+            Command::Script { script, flag, .. } => write!(f, "Script({script:?}, {flag:?})"),
+            Command::Argv { argv, flag, .. } => write!(f, "Argv({argv:?}, {flag:?})"),
             Command::Function(_) => write!(f, "Function"),
         }
     }
@@ -222,10 +226,16 @@ pub trait Tool: Send + Sync {
         None
     }
 
-    /// A call that must be confirmed whatever the mode and memory (e.g. a write outside the
-    /// working directory).
-    fn must_ask(&self, _inv: &Invocation) -> bool {
-        false
+    /// A call that must be confirmed whatever the mode and memory (a write outside the
+    /// working directory or to a protected path), and why.
+    fn must_ask(&self, _inv: &Invocation) -> Option<String> {
+        None
+    }
+
+    /// In auto mode this call asks the user instead of passing the gates (a per-call
+    /// `protect`), and why; remembered approvals and the allow-list still apply.
+    fn caution(&self, _inv: &Invocation) -> Option<String> {
+        None
     }
 
     /// The approval modal's preview.

@@ -103,6 +103,33 @@ fn esc_in_the_reason_input_returns_to_the_choices() {
 }
 
 #[test]
+fn only_bare_keys_choose_and_ctrl_c_cancels() {
+    use crossterm::event::{KeyEvent, KeyModifiers};
+    let chord = |c: char, m: KeyModifiers| AppEvent::Key(KeyEvent::new(KeyCode::Char(c), m));
+    for (c, m) in [
+        ('a', KeyModifiers::CONTROL),
+        ('y', KeyModifiers::CONTROL),
+        ('y', KeyModifiers::ALT),
+        ('a', KeyModifiers::SUPER),
+        ('r', KeyModifiers::CONTROL),
+    ] {
+        assert_eq!(
+            decide(&[chord(c, m)]),
+            Err(TryRecvError::Empty),
+            "{m:?}+{c} decides nothing"
+        );
+    }
+    assert_eq!(
+        decide(&[chord('Y', KeyModifiers::SHIFT)]),
+        Ok(UserChoice::Accept)
+    );
+    assert_eq!(
+        decide(&[chord('c', KeyModifiers::CONTROL)]),
+        Ok(UserChoice::Cancel)
+    );
+}
+
+#[test]
 fn the_draft_survives_the_modal_and_keys_go_to_the_modal_only() {
     let mut a = app();
     typed(&mut a, "my draft");

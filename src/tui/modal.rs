@@ -21,6 +21,8 @@ pub struct ApprovalModal {
     pub cmd_string: String,
     pub prompt: String,
     pub judge_reason: Option<String>,
+    /// Why this call must be confirmed (a protected path, a hostile git config…).
+    pub caution: Option<String>,
     pub position: usize,
     pub total: usize,
     pub remember: Remember,
@@ -66,6 +68,7 @@ impl ApprovalModal {
             cmd_string: req.cmd_string,
             prompt: req.prompt,
             judge_reason: req.judge_reason,
+            caution: req.caution,
             position: req.position,
             total: req.total,
             remember: req.remember,
@@ -132,6 +135,20 @@ impl ApprovalModal {
                 }
                 _ => {}
             }
+            return None;
+        }
+        // Ctrl+C stops, as everywhere else: here that is Cancel, the choice that runs nothing.
+        if key.code == KeyCode::Char('c') && key.modifiers == KeyModifiers::CONTROL {
+            return Some(UserChoice::Cancel);
+        }
+        // Only bare keys choose: a habit chord (Ctrl+A, Ctrl+Y, Alt+y…) must not approve a call.
+        let chord = key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SUPER)
+            || key
+                .modifiers
+                .intersects(KeyModifiers::HYPER | KeyModifiers::META);
+        if chord {
             return None;
         }
         match key.code {

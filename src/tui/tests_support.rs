@@ -75,6 +75,7 @@ pub fn request(
         args: json!({"cmd": "cargo test --workspace", "flag": "testing"}),
         preview,
         judge_reason: judge.map(str::to_owned),
+        caution: None,
         position,
         total,
         remember: Remember::Command("cargo test --workspace".into()),

@@ -15,7 +15,8 @@ fn run_command(cmd: &str, is_safe: bool) -> CallFacts {
         is_safe: Some(is_safe),
         judge_allowed: true,
         allowed: false,
-        force_ask: false,
+        force_ask: None,
+        caution: None,
     }
 }
 
@@ -58,7 +59,23 @@ fn remembered_cmd(t: &str, c: &str) -> Approvals {
     a
 }
 
-const ASK: Decision = Decision::Ask { judge_reason: None };
+const ASK: Decision = Decision::Ask {
+    judge_reason: None,
+    caution: None,
+};
+
+fn ask_because(why: &str) -> Decision {
+    Decision::Ask {
+        judge_reason: None,
+        caution: Some(why.into()),
+    }
+}
+
+fn reject_because(tool: &str, why: &str) -> Decision {
+    Decision::Reject {
+        message: non_interactive_caution(tool, why),
+    }
+}
 
 fn reject(tool: &str) -> Decision {
     Decision::Reject {
@@ -105,9 +122,15 @@ fn approval_matrix() {
         ("auto headless: protect → reject", delete_file(), Auto, none.clone(), Headless, reject("delete_file")),
         ("auto headless: judge still consulted", run_command("make", false), Auto, none.clone(), Headless, Decision::Judge),
         ("auto headless: safe command runs", run_command("ls -la", true), Auto, none.clone(), Headless, Decision::Run),
-        // Forced confirmation (a write outside the working directory)
-        ("forced: auto + allowed + remembered still asks", with(create_file(), |f| { f.force_ask = true; f.allowed = true }), Auto, remembered_tool("create_file"), Interactive, ASK),
-        ("forced headless: rejected", with(create_file(), |f| f.force_ask = true), Auto, none.clone(), Headless, reject("create_file")),
+        // Forced confirmation (a write outside the working directory or to a protected path)
+        ("forced: auto + allowed + remembered still asks", with(create_file(), |f| { f.force_ask = Some("outside".into()); f.allowed = true }), Auto, remembered_tool("create_file"), Interactive, ask_because("outside")),
+        ("forced: normal mode asks with the reason", with(create_file(), |f| f.force_ask = Some(".git".into())), Normal, none.clone(), Interactive, ask_because(".git")),
+        ("forced headless: rejected with the reason", with(create_file(), |f| f.force_ask = Some("outside".into())), Auto, none.clone(), Headless, reject_because("create_file", "outside")),
+        // Caution (a per-call protect: a safe-list git command in a hostile repository)
+        ("caution: auto + safe gate still asks, no judge", with(run_command("git status", true), |f| f.caution = Some("fsmonitor".into())), Auto, none.clone(), Interactive, ask_because("fsmonitor")),
+        ("caution: remembered command runs", with(run_command("git status", true), |f| f.caution = Some("fsmonitor".into())), Auto, remembered_cmd("run_command", "git status"), Interactive, Decision::Run),
+        ("caution: normal mode asks as usual", with(run_command("git status", true), |f| f.caution = Some("fsmonitor".into())), Normal, none.clone(), Interactive, ASK),
+        ("caution headless: rejected with the reason", with(run_command("git status", true), |f| f.caution = Some("fsmonitor".into())), Auto, none.clone(), Headless, reject_because("run_command", "fsmonitor")),
     ];
     for (name, facts, mode, memory, interaction, expected) in rows {
         assert_eq!(
@@ -137,7 +160,8 @@ fn judge_verdicts() {
     assert_eq!(
         after_judge(&f, &unsafe_, Interactive),
         Decision::Ask {
-            judge_reason: Some("deploys to production".into())
+            judge_reason: Some("deploys to production".into()),
+            caution: None,
         }
     );
     assert_eq!(after_judge(&f, &unsafe_, Headless), reject("run_command"));

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::paths::{display, resolve};
+use super::protected::write_caution;
 use crate::provider::ToolSpec;
 use crate::tools::opts::Opts;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
@@ -89,8 +90,9 @@ impl Tool for CreateFile {
         }
     }
 
-    fn must_ask(&self, inv: &Invocation) -> bool {
-        !resolve(&inv.cwd, inv.arg_str("filepath")).inside
+    fn must_ask(&self, inv: &Invocation) -> Option<String> {
+        let r = resolve(&inv.cwd, inv.arg_str("filepath"));
+        write_caution(&inv.cwd, &r.path, r.inside, &inv.ctx.own_paths)
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {

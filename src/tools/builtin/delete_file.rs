@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::paths::{display, resolve};
+use super::protected::write_caution;
 use crate::provider::ToolSpec;
 use crate::tools::opts::Opts;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
@@ -198,8 +199,9 @@ impl Tool for DeleteFile {
         }
     }
 
-    fn must_ask(&self, inv: &Invocation) -> bool {
-        !target(&inv.cwd, inv.arg_str("filepath")).inside
+    fn must_ask(&self, inv: &Invocation) -> Option<String> {
+        let t = target(&inv.cwd, inv.arg_str("filepath"));
+        write_caution(&inv.cwd, &t.path, t.inside, &inv.ctx.own_paths)
     }
 
     fn judge_context(&self, inv: &Invocation) -> Option<String> {
@@ -334,8 +336,12 @@ mod tests {
             outside.path().file_name().unwrap().to_string_lossy()
         );
         let i = inv_in(dir.path(), &ctx, victim.to_str().unwrap());
-        assert!(DeleteFile.must_ask(&i));
-        assert!(!DeleteFile.must_ask(&inv_in(dir.path(), &ctx, "src/old.rs")));
+        assert!(DeleteFile.must_ask(&i).is_some());
+        assert!(
+            DeleteFile
+                .must_ask(&inv_in(dir.path(), &ctx, "src/old.rs"))
+                .is_none()
+        );
         assert!(
             DeleteFile
                 .prompt(&i)
@@ -359,7 +365,7 @@ mod tests {
         std::os::unix::fs::symlink(&secret, dir.path().join("link.txt")).unwrap();
         let i = inv_in(dir.path(), &ctx, "link.txt");
         // The link lives inside: deleting it touches nothing outside.
-        assert!(!DeleteFile.must_ask(&i));
+        assert!(DeleteFile.must_ask(&i).is_none());
         assert_eq!(
             DeleteFile.preview(&i),
             Some(Preview::Text(format!(
@@ -376,7 +382,7 @@ mod tests {
         // A path through a symlinked directory that leads outside is outside.
         std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
         let i = inv_in(dir.path(), &ctx, "out/secret.txt");
-        assert!(DeleteFile.must_ask(&i));
+        assert!(DeleteFile.must_ask(&i).is_some());
         assert_eq!(
             target(dir.path(), "out/secret.txt").path,
             fs::canonicalize(&secret).unwrap()

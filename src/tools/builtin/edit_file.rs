@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use super::edit_match::{Applied, Edit, Strategy, apply_edits};
 use super::paths::{display, resolve};
+use super::protected::write_caution;
 use crate::provider::ToolSpec;
 use crate::tools::opts::Opts;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
@@ -497,8 +498,9 @@ impl Tool for EditFile {
         }
     }
 
-    fn must_ask(&self, inv: &Invocation) -> bool {
-        !resolve(&inv.cwd, inv.arg_str("filepath")).inside
+    fn must_ask(&self, inv: &Invocation) -> Option<String> {
+        let r = resolve(&inv.cwd, inv.arg_str("filepath"));
+        write_caution(&inv.cwd, &r.path, r.inside, &inv.ctx.own_paths)
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {

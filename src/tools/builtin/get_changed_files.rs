@@ -1,9 +1,20 @@
 //! `get_changed_files`: the git diff of staged, unstaged and conflicted changes.
+//!
+//! It runs without approval, so it must not run what a hostile repository names (SPEC §8.3):
+//! every git it starts gets the guarded environment of [`crate::tools::git_guard`] (with the
+//! repository's filter drivers blanked by name) and `--no-ext-diff --no-textconv
+//! --ignore-submodules=all --submodule=short`, in its own process group through the shell
+//! runner. What cannot be neutralised — a repository `core.worktree` (git would read another
+//! directory), or a git too old to turn lazy fetching off — makes the call ask the user.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::tools::git_guard::{self, Inspection};
+use crate::tools::shell::{ChildEnv, ShellProgram, ShellSpec, run_shell};
 
 use crate::provider::ToolSpec;
 use crate::tools::tool::{
@@ -14,16 +25,26 @@ pub struct GetChangedFiles;
 
 const STATES: [&str; 3] = ["unstaged", "staged", "merge-conflicts"];
 
-async fn git(cwd: &Path, args: &[&str]) -> Result<String, String> {
-    let out = tokio::process::Command::new("git")
-        .args(args)
-        .current_dir(cwd)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+/// Runs one git command, hardened (see the module doc), in its own process group.
+async fn git(cwd: &Path, env: &ChildEnv, args: &[&str]) -> Result<String, String> {
+    let program = git_guard::git_program().ok_or("git was not found on PATH")?;
+    let mut argv = vec![
+        program.display().to_string(),
+        "--no-pager".to_owned(),
+        "--no-optional-locks".to_owned(),
+    ];
+    argv.extend(args.iter().map(|a| (*a).to_owned()));
+    let spec = ShellSpec {
+        program: ShellProgram::Argv(argv),
+        cwd: cwd.to_path_buf(),
+        env: env.clone(),
+        // The function watchdog (opts.timeout) bounds the whole tool; dropping this future
+        // (cancel, watchdog) kills the group.
+        timeout: None,
+    };
+    let out = run_shell(&spec, &CancellationToken::new()).await?;
+    if !out.success() {
+        let err = out.stderr.trim().to_owned();
         return Err(
             if err.to_ascii_lowercase().contains("not a git repository") {
                 "the working directory is not inside a git repository".to_owned()
@@ -32,8 +53,17 @@ async fn git(cwd: &Path, args: &[&str]) -> Result<String, String> {
             },
         );
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(out.stdout)
 }
+
+/// The flags that keep `git diff` from running what the repository names.
+const DIFF: [&str; 5] = [
+    "diff",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--ignore-submodules=all",
+    "--submodule=short",
+];
 
 fn requested(args: &Value) -> Result<Vec<&'static str>, String> {
     match args.get("source_control_state") {
@@ -62,32 +92,36 @@ fn requested(args: &Value) -> Result<Vec<&'static str>, String> {
 
 async fn changed(inv: &Invocation) -> Result<(String, String), String> {
     let states = requested(&inv.args)?;
+    let cwd = inv.cwd.clone();
+    let filters = tokio::task::spawn_blocking(move || Inspection::run(&cwd))
+        .await
+        .map_err(|e| format!("get_changed_files stopped: {e}"))??
+        .filters;
+    let env = inv.ctx.child_env().and(&git_guard::guard_env(&filters));
+    let git = |args: Vec<&'static str>| {
+        let env = env.clone();
+        let cwd = inv.cwd.clone();
+        async move {
+            let args: Vec<&str> = DIFF.iter().copied().chain(args).collect();
+            git(&cwd, &env, &args).await
+        }
+    };
     let mut blocks = Vec::new();
     let mut counts = Vec::new();
     for state in states {
         let (body, n) = match state {
             "unstaged" => {
-                let d = git(&inv.cwd, &["diff", "--no-color", "--no-ext-diff"]).await?;
-                let n = git(&inv.cwd, &["diff", "--name-only"])
-                    .await?
-                    .lines()
-                    .count();
+                let d = git(vec!["--no-color"]).await?;
+                let n = git(vec!["--name-only"]).await?.lines().count();
                 (d, n)
             }
             "staged" => {
-                let d = git(
-                    &inv.cwd,
-                    &["diff", "--cached", "--no-color", "--no-ext-diff"],
-                )
-                .await?;
-                let n = git(&inv.cwd, &["diff", "--cached", "--name-only"])
-                    .await?
-                    .lines()
-                    .count();
+                let d = git(vec!["--cached", "--no-color"]).await?;
+                let n = git(vec!["--cached", "--name-only"]).await?.lines().count();
                 (d, n)
             }
             _ => {
-                let names = git(&inv.cwd, &["diff", "--name-only", "--diff-filter=U"]).await?;
+                let names = git(vec!["--name-only", "--diff-filter=U"]).await?;
                 let n = names.lines().count();
                 (names.lines().map(|l| format!("- {l}\n")).collect(), n)
             }
@@ -141,6 +175,19 @@ impl Tool for GetChangedFiles {
 
     fn kind(&self) -> Kind {
         Kind::ReadOnly
+    }
+
+    fn must_ask(&self, inv: &Invocation) -> Option<String> {
+        if let Some(why) = git_guard::version_refusal() {
+            return Some(why);
+        }
+        let inspection = Inspection::run(&inv.cwd).ok()?;
+        inspection.worktree_override().map(|k| {
+            format!(
+                "this repository's git config sets `{}` ({}), so git would read files of another directory",
+                k.key, k.origin
+            )
+        })
     }
 
     fn commands(&self, _inv: &Invocation) -> Vec<Command> {

@@ -14,6 +14,7 @@ pub mod grep_search;
 pub mod html_text;
 pub mod memory;
 pub mod paths;
+pub mod protected;
 pub mod read_file;
 
 use std::sync::Arc;

@@ -5,12 +5,16 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::paths::{display, resolve};
+use super::protected::read_refusal;
 use crate::provider::ToolSpec;
 use crate::tools::tool::{
     CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
 };
 
 pub struct ReadFile;
+
+/// Larger files are refused (the whole file is read to record what the model saw).
+pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 
 fn line_arg(args: &Value, key: &str) -> Result<Option<i64>, String> {
     match args.get(key) {
@@ -31,8 +35,23 @@ pub fn read(inv: &Invocation) -> Result<(String, String), String> {
     }
     let r = resolve(&inv.cwd, filepath);
     let shown = display(&inv.cwd, &r.path);
-    if r.path.is_dir() {
+    if let Some(why) = read_refusal(&r.path) {
+        return Err(why);
+    }
+    let meta = std::fs::metadata(&r.path).map_err(|e| format!("Error reading `{shown}`: {e}"))?;
+    if meta.is_dir() {
         return Err(format!("`{shown}` is a directory, not a file"));
+    }
+    if !meta.is_file() {
+        return Err(format!(
+            "`{shown}` is not a regular file (a device, pipe or socket); read_file reads files only"
+        ));
+    }
+    if meta.len() > MAX_READ_BYTES {
+        return Err(format!(
+            "`{shown}` is too large to read ({} bytes; the limit is {MAX_READ_BYTES}); search it with grep_search, or show parts of it with a command such as `sed -n '100,200p'`",
+            meta.len()
+        ));
     }
     let bytes = std::fs::read(&r.path).map_err(|e| format!("Error reading `{shown}`: {e}"))?;
     inv.ctx.ledger.record(&r.path, &bytes);

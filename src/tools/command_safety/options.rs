@@ -83,6 +83,15 @@ pub(super) const BASE64: OptionRules = OptionRules {
     short_with_value: "w",
 };
 
+/// `tail -f` / `--follow` never ends by itself: it would hang until the command times out.
+pub(super) const TAIL: OptionRules = OptionRules {
+    words: &[],
+    long: &["follow"],
+    long_ok: &[],
+    short: "fF",
+    short_with_value: "cns",
+};
+
 /// Options git accepts before the subcommand that are harmless; every other one is unsafe.
 pub(super) const GIT_SAFE_GLOBAL: &[&str] = &[
     "--no-pager",

@@ -7,7 +7,7 @@ fn script(dir: &Path, s: &str) -> ShellSpec {
     ShellSpec {
         program: ShellProgram::Script(s.to_owned()),
         cwd: dir.to_path_buf(),
-        env: Vec::new(),
+        env: ChildEnv::default(),
         timeout: None,
     }
 }
@@ -100,8 +100,17 @@ async fn env_is_passed() {
     let dir = tempfile::tempdir().unwrap();
     let mut spec = script(dir.path(), "printf '%s' \"$SAYSO_TEST_VAR\"");
     spec.env
+        .set
         .push(("SAYSO_TEST_VAR".into(), "a value; with $stuff".into()));
     assert_eq!(run(&spec).await.stdout, "a value; with $stuff");
+}
+
+#[tokio::test]
+async fn removed_variables_are_not_inherited() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = script(dir.path(), "printf '[%s][%s]' \"$HOME\" \"${PATH:+set}\"");
+    spec.env.remove.push("HOME".into());
+    assert_eq!(run(&spec).await.stdout, "[][set]");
 }
 
 #[tokio::test]

@@ -120,6 +120,12 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
             width,
         ));
     }
+    if let Some(caution) = &m.caution {
+        head.extend(wrap_line(
+            &Line::from(Span::styled(format!("⚠ {caution}"), t.notice)),
+            width,
+        ));
+    }
     if let Some(reason) = &m.judge_reason {
         head.extend(wrap_line(
             &Line::from(Span::styled(

@@ -524,7 +524,11 @@ fn the_preview_is_the_diff_or_the_reason_it_would_fail() {
 #[test]
 fn outside_the_working_directory_must_ask() {
     let (dir, ctx) = project(b"");
-    let ask = |p: &str| EditFile.must_ask(&inv_in(dir.path(), &ctx, args(p, one("a", "b"))));
+    let ask = |p: &str| {
+        EditFile
+            .must_ask(&inv_in(dir.path(), &ctx, args(p, one("a", "b"))))
+            .is_some()
+    };
     assert!(!ask("f.txt"));
     assert!(!ask("sub/../f.txt"));
     assert!(ask("../elsewhere.txt"));
