@@ -85,6 +85,7 @@ fn true_tool() -> OneCommand {
         command: Command::Script {
             script: "true".into(),
             flag: None,
+            env: Default::default(),
         },
     }
 }

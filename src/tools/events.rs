@@ -46,6 +46,8 @@ impl UserChoice {
 pub enum Remember {
     Tool(String),
     Command(String),
+    /// Nothing: this call asks every time (a protected path), so Always accept is Accept.
+    Nothing,
 }
 
 /// A call waiting for the user's decision.

@@ -449,6 +449,7 @@ impl Engine {
                         let asked = Asked {
                             judge_reason,
                             caution,
+                            forced: facts.force_ask.is_some(),
                             index,
                             total,
                         };
@@ -471,6 +472,9 @@ impl Engine {
                             reason: reason.clone(),
                         });
                         match choice {
+                            // A call that always asks is accepted once: remembering it would
+                            // let the tool's other calls run unasked.
+                            UserChoice::AlwaysAccept if facts.force_ask.is_some() => break,
                             UserChoice::AlwaysAccept => {
                                 self.approvals.always(
                                     &name,
@@ -537,7 +541,9 @@ impl Engine {
             .prompt(inv)
             .filter(|p| !p.trim().is_empty())
             .unwrap_or_else(|| format!("Run the \"{}\" tool?", inv.name));
-        let remember = if inv.opts.require_cmd_approval() {
+        let remember = if asked.forced {
+            Remember::Nothing
+        } else if inv.opts.require_cmd_approval() {
             Remember::Command(cmd_string.to_owned())
         } else {
             Remember::Tool(inv.name.clone())
@@ -568,6 +574,8 @@ impl Engine {
 struct Asked {
     judge_reason: Option<String>,
     caution: Option<String>,
+    /// The call must be confirmed every time: nothing is remembered.
+    forced: bool,
     index: usize,
     total: usize,
 }

@@ -84,6 +84,9 @@ impl ApprovalModal {
     pub fn always_label(&self) -> String {
         match &self.remember {
             Remember::Tool(t) => format!("[a] remembers `{t}`: it will not ask again in this chat"),
+            Remember::Nothing => {
+                "[a] accepts this call only: a call like this always asks".to_owned()
+            }
             Remember::Command(c) => {
                 format!("[a] remembers exactly `{c}`: it will not ask again for this command")
             }

@@ -88,6 +88,21 @@ fn approval_modal_with_a_judge_reason_two_of_three() {
 }
 
 #[test]
+fn approval_modal_for_a_protected_path_says_why() {
+    let mut a = app();
+    let (mut req, _answer) = request(1, 1, Some(diff()), None);
+    req.tool = "edit_file".into();
+    req.cmd_string = "edit_file .git/config".into();
+    req.prompt = "Apply 1 edit to `.git/config`?".into();
+    req.caution = Some(
+        "`.git/config` is git's own data (.git): its config and hooks name programs that git runs"
+            .into(),
+    );
+    a.update(AppEvent::Approval(req));
+    insta::assert_snapshot!(render(&a, Instant::now()));
+}
+
+#[test]
 fn approval_modal_reason_input() {
     let mut a = app();
     let (req, _answer) = request(1, 1, None, None);

@@ -370,6 +370,10 @@ async fn headless_auto_mode_rejects_deletes_and_outside_writes_without_asking() 
     assert!(h.dir.path().join("notes/old.txt").exists());
     assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "theirs\n");
     let msgs = h.tool_messages(1);
+    let outside_text = format!(
+        "Approval required for `edit_file` but sayso is running non-interactively: `{}` is OUTSIDE the working directory. Only a user can approve this call.",
+        std::fs::canonicalize(&foreign).unwrap().display()
+    );
     assert_eq!(
         msgs[1..],
         pairs(&[
@@ -377,10 +381,7 @@ async fn headless_auto_mode_rejects_deletes_and_outside_writes_without_asking() 
                 "d1",
                 "Approval required for `delete_file` but sayso is running non-interactively; rerun with --auto or --allowed-tools"
             ),
-            (
-                "e2",
-                "Approval required for `edit_file` but sayso is running non-interactively; rerun with --auto or --allowed-tools"
-            ),
+            ("e2", &outside_text),
         ])
     );
 }
@@ -550,4 +551,31 @@ async fn after_reading_again_the_edit_succeeds_and_a_crlf_file_stays_crlf() {
         msgs[4].1,
         "Edited win.txt (+2 −1):\n- edits[0]: exact match at line 2\n````diff\n--- a/win.txt\n+++ b/win.txt\n@@ -1,2 +1,3 @@\n [section]\n-key = old\n+key = new\n+other = 1\n````"
     );
+}
+
+#[tokio::test]
+async fn always_accept_on_a_protected_path_accepts_that_call_only() {
+    let mut h = harness(
+        Mode::Normal,
+        Interaction::Interactive,
+        vec![UserChoice::AlwaysAccept, UserChoice::Reject(None)],
+        vec![],
+    )
+    .await;
+    std::fs::create_dir_all(h.dir.path().join(".git")).unwrap();
+    std::fs::write(h.dir.path().join(".git/config"), "[core]\n").unwrap();
+    h.fx.push(tool_calls(&[
+        (
+            "e1",
+            "edit_file",
+            one_edit(".git/config", "[core]", "[core]\n\tbare = false"),
+        ),
+        ("e2", "edit_file", one_edit("src/lib.rs", "a + b", "a * b")),
+    ]));
+    h.fx.push(Reply::Stream(sse::text_reply(&["Done."])));
+    assert_eq!(h.send("go").await, TurnEnd::Completed);
+    let asked = h.asked();
+    assert_eq!(asked.len(), 2, "the second edit still asks: {asked:?}");
+    assert!(h.file(".git/config").contains("bare = false"));
+    assert!(h.file("src/lib.rs").contains("a + b"), "rejected");
 }

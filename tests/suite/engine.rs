@@ -246,20 +246,41 @@ async fn async_result_first_output_cb_wins_and_watchdog_stops_silent_functions()
 }
 
 #[tokio::test]
-async fn use_handlers_once_shares_setup_and_exit_and_asks_once() {
+async fn use_handlers_once_shares_setup_and_exit_but_asks_for_every_call() {
     let log = Log::default();
     let dir = tempfile::tempdir().unwrap();
     let mut t = Recorder::new("t", vec![Step::Ok("d")], &log).asking();
     t.opts.use_handlers_once = Some(true);
     let mut e = engine(tools(vec![t]), Mode::Normal, dir.path());
-    let asked = approver(&mut e, vec![UserChoice::Accept]);
+    let asked = approver(&mut e, vec![UserChoice::Accept, UserChoice::Accept]);
     let (r, _) = run(&mut e, &[call("1", "t", "{}"), call("2", "t", "{}")]).await;
     assert_eq!(
         log_of(&log),
         ["t:Setup", "t:Success[\"d\"]", "t:Success[\"d\"]", "t:Exit"]
     );
-    assert_eq!(asked.lock().unwrap().len(), 1);
+    assert_eq!(
+        asked.lock().unwrap().len(),
+        2,
+        "sharing handlers never skips an approval"
+    );
     assert_eq!(r.results.len(), 2);
+}
+
+#[tokio::test]
+async fn a_rejected_call_closes_a_shared_handler_run() {
+    let log = Log::default();
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = Recorder::new("t", vec![Step::Ok("d")], &log).asking();
+    t.opts.use_handlers_once = Some(true);
+    let mut e = engine(tools(vec![t]), Mode::Normal, dir.path());
+    let _asked = approver(&mut e, vec![UserChoice::Accept, UserChoice::Reject(None)]);
+    let (r, _) = run(&mut e, &[call("1", "t", "{}"), call("2", "t", "{}")]).await;
+    assert_eq!(
+        log_of(&log),
+        ["t:Setup", "t:Success[\"d\"]", "t:Rejected(None)", "t:Exit"],
+        "setup and on_exit once each"
+    );
+    assert_eq!(r.results[1].status, ToolStatus::Rejected);
 }
 
 #[tokio::test]

@@ -93,6 +93,7 @@ impl Tool for Recorder {
                 Step::Shell(script) => Command::Script {
                     script: script.into(),
                     flag: None,
+                    env: Default::default(),
                 },
                 step => Command::Function(Arc::new(move |_inv, args| {
                     let step = step.clone();

@@ -196,7 +196,13 @@ async fn a_write_outside_the_working_directory_is_rejected_even_in_auto_mode() {
     assert!(!target.exists());
     assert_eq!(
         tool_messages(&fx.requests()[1].body)[0].1,
-        "Approval required for `create_file` but sayso is running non-interactively; rerun with --auto or --allowed-tools"
+        format!(
+            "Approval required for `create_file` but sayso is running non-interactively: `{}` is OUTSIDE the working directory. Only a user can approve this call.",
+            std::fs::canonicalize(outside.path())
+                .unwrap()
+                .join("escape.txt")
+                .display()
+        )
     );
 }
 

@@ -11,6 +11,7 @@ mod engine;
 mod engine_support;
 mod headless;
 mod headless_tools;
+mod hostile;
 mod judge;
 mod requests;
 mod retries;

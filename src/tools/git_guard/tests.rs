@@ -408,3 +408,105 @@ fn outside_a_repository_nothing_is_reported() {
     let i = Inspection::run(dir.path()).unwrap();
     assert_eq!(i.auto_run_refusal(), None);
 }
+
+/// Runs git in `repo` without any guard (the control), returns its stdout.
+fn plain(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_forged_signature_does_not_run_the_gpg_program() {
+    let Some(c) = canary() else {
+        return;
+    };
+    let tree = plain(&c.repo, &["rev-parse", "HEAD^{tree}"]);
+    let commit = format!(
+        "tree {}\nauthor t <t@t> 0 +0000\ncommitter t <t@t> 0 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nsigned\n",
+        tree.trim()
+    );
+    let mut hash = Command::new("git")
+        .args(["hash-object", "-t", "commit", "-w", "--stdin"])
+        .current_dir(&c.repo)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(hash.stdin.as_mut().unwrap(), commit.as_bytes()).unwrap();
+    let sha = String::from_utf8(hash.wait_with_output().unwrap().stdout).unwrap();
+    git(&c.repo, &["update-ref", "HEAD", sha.trim()]);
+    c.set("log.showSignature", "true");
+    c.set("gpg.program", &c.script.display().to_string());
+    for args in READS {
+        c.run(args);
+    }
+    c.assert_nothing_ran("a signed commit shown");
+    plain(&c.repo, &["log", "-1"]);
+    assert!(c.marker.exists(), "the control verifies the signature");
+}
+
+#[test]
+fn a_partial_clone_does_not_fetch_through_the_repository_transport() {
+    let Some(c) = canary() else {
+        return;
+    };
+    git(&c.repo, &["config", "uploadpack.allowFilter", "true"]);
+    let parent = c.repo.parent().unwrap();
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "protocol.file.allow=always",
+            "clone",
+            "-q",
+            "--filter=blob:none",
+            "--no-checkout",
+        ])
+        .arg(format!("file://{}", c.repo.display()))
+        .arg("partial")
+        .current_dir(parent)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let partial = parent.join("partial");
+    let upload = parent.join("upload.sh");
+    std::fs::write(
+        &upload,
+        format!(
+            "#!/bin/sh\ntouch '{}'\nexec git-upload-pack \"$@\"\n",
+            c.marker.display()
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&upload, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    git(
+        &partial,
+        &[
+            "config",
+            "remote.origin.uploadpack",
+            &upload.display().to_string(),
+        ],
+    );
+    git(&partial, &["config", "protocol.file.allow", "always"]);
+    let guarded = Canary {
+        _dir: tempfile::tempdir().unwrap(),
+        repo: partial.clone(),
+        marker: c.marker.clone(),
+        script: c.script.clone(),
+    };
+    guarded.run(&["show", "HEAD:a.txt"]);
+    guarded.run(&["log", "-p", "-1"]);
+    guarded.assert_nothing_ran("a missing blob");
+    plain(&partial, &["show", "HEAD:a.txt"]);
+    assert!(
+        c.marker.exists(),
+        "the control fetches through the planted program"
+    );
+}
