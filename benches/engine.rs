@@ -26,17 +26,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use sayso::events::{CallEnd, EventSink};
 use sayso::provider::{ToolCall, ToolSpec};
 use sayso::tools::approval::{Interaction, Mode};
-use sayso::tools::events::{EngineEvent, EventSender, ToolStatus};
+use sayso::tools::lifecycle::BatchResult;
 use sayso::tools::opts::DEFAULT_TIMEOUT_MS;
-use sayso::tools::orchestrator::{BatchOutcome, BatchResult, Engine};
+use sayso::tools::orchestrator::Engine;
+use sayso::tools::orchestrator::EngineSetup;
 use sayso::tools::registry::{Registry, Source};
 use sayso::tools::shell::{ShellProgram, ShellSpec, run_shell};
 use sayso::tools::tool::{CmdResult, Command, Invocation, Tool};
 use serde_json::json;
 use tokio::runtime::Runtime;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Calls per batch in the overhead benchmark.
@@ -84,7 +85,6 @@ fn true_tool() -> OneCommand {
         name: "sh_true",
         command: Command::Script {
             script: "true".into(),
-            flag: None,
             env: Default::default(),
         },
     }
@@ -96,19 +96,17 @@ fn engine(tool: OneCommand, cwd: PathBuf) -> Engine {
     let mut active = BTreeSet::new();
     active.insert(tool.name.to_owned());
     registry.register(Arc::new(tool), Source::Library);
-    Engine {
+    Engine::new(EngineSetup {
         registry: Arc::new(registry),
         active,
-        approvals: Default::default(),
-        flags: Default::default(),
+        allowed: BTreeSet::new(),
         mode: Mode::Normal.into(),
         interaction: Interaction::Interactive,
-        allowed_tools: BTreeSet::new(),
         judge: None,
         cwd,
         approver: None,
         ctx: Default::default(),
-    }
+    })
 }
 
 fn calls(name: &str, n: usize) -> Vec<ToolCall> {
@@ -132,18 +130,13 @@ fn runtime() -> Runtime {
 /// nothing.
 fn check(result: &BatchResult, n: usize) {
     assert_eq!(
-        result.outcome,
-        BatchOutcome::Completed { had_error: false },
+        (result.had_error, result.ends_turn.clone()),
+        (false, None),
         "{:?}",
         result.results.first().map(|r| r.content())
     );
     assert_eq!(result.results.len(), n);
-    assert!(
-        result
-            .results
-            .iter()
-            .all(|r| r.status == ToolStatus::Success)
-    );
+    assert!(result.results.iter().all(|r| r.end == CallEnd::Success));
 }
 
 fn engine_overhead(c: &mut Criterion) {
@@ -155,8 +148,7 @@ fn engine_overhead(c: &mut Criterion) {
     // Sanity: the no-op call really runs and reports, with the expected events.
     {
         let mut engine = engine(noop_tool(), cwd.clone());
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let events = EventSender::from(tx);
+        let (events, mut rx) = EventSink::channel();
         let result = rt.block_on(engine.run_batch(&batch, &events, &cancel));
         check(&result, CALLS);
         let mut n = 0;
@@ -173,7 +165,8 @@ fn engine_overhead(c: &mut Criterion) {
 
     group.bench_function("10k_calls_events_dropped", |b| {
         let mut engine = engine(noop_tool(), cwd.clone());
-        let events = EventSender::new(|e| drop(black_box(e)));
+        // No listener: every event is dropped at once.
+        let (events, _) = EventSink::channel();
         b.iter(|| {
             let result = rt.block_on(engine.run_batch(&batch, &events, &cancel));
             black_box(result)
@@ -182,8 +175,7 @@ fn engine_overhead(c: &mut Criterion) {
 
     group.bench_function("10k_calls_events_channel", |b| {
         let mut engine = engine(noop_tool(), cwd.clone());
-        let (tx, mut rx) = mpsc::unbounded_channel::<EngineEvent>();
-        let events = EventSender::from(tx);
+        let (events, mut rx) = EventSink::channel();
         b.iter(|| {
             let result = rt.block_on(engine.run_batch(&batch, &events, &cancel));
             while let Ok(e) = rx.try_recv() {
@@ -196,7 +188,8 @@ fn engine_overhead(c: &mut Criterion) {
     let single: Vec<Vec<ToolCall>> = batch.iter().map(|c| vec![c.clone()]).collect();
     group.bench_function("10k_one_call_batches_events_dropped", |b| {
         let mut engine = engine(noop_tool(), cwd.clone());
-        let events = EventSender::new(|e| drop(black_box(e)));
+        // No listener: every event is dropped at once.
+        let (events, _) = EventSink::channel();
         b.iter(|| {
             rt.block_on(async {
                 for calls in &single {
@@ -246,7 +239,7 @@ fn shell_call(c: &mut Criterion) {
     // Sanity: the tool path really runs `true` successfully.
     {
         let mut engine = engine(true_tool(), cwd.clone());
-        let events = EventSender::new(drop);
+        let (events, _) = EventSink::channel();
         let result = rt.block_on(engine.run_batch(&one, &events, &cancel));
         check(&result, 1);
     }
@@ -285,10 +278,11 @@ fn shell_call(c: &mut Criterion) {
 
     group.bench_function("tool_run_batch", |b| {
         let mut engine = engine(true_tool(), cwd.clone());
-        let events = EventSender::new(|e| drop(black_box(e)));
+        // No listener: every event is dropped at once.
+        let (events, _) = EventSink::channel();
         b.iter(|| {
             let result = rt.block_on(engine.run_batch(&one, &events, &cancel));
-            debug_assert_eq!(result.results[0].status, ToolStatus::Success);
+            debug_assert_eq!(result.results[0].end, CallEnd::Success);
             black_box(result)
         });
     });
@@ -304,7 +298,7 @@ fn shell_call(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(3));
     group.bench_function("interleaved", |b| {
         let mut engine = engine(true_tool(), cwd.clone());
-        let events = EventSender::new(drop);
+        let (events, _) = EventSink::channel();
         b.iter_custom(|iters| {
             let mut times = times.borrow_mut();
             let mut tool = Duration::ZERO;
@@ -321,8 +315,8 @@ fn shell_call(c: &mut Criterion) {
                         _ => {
                             rt.block_on(engine.run_batch(&one, &events, &cancel))
                                 .results[0]
-                                .status
-                                == ToolStatus::Success
+                                .end
+                                == CallEnd::Success
                         }
                     };
                     let elapsed = start.elapsed();

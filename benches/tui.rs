@@ -11,7 +11,7 @@
 //! - `tui_frame/resize_full_cache/{1000,10000}`: the first frame after a resize when every
 //!   entry's lines are cached, as they are after a long session (each entry was rendered
 //!   while it streamed in). The cache is refilled before each measured frame (not timed).
-//! - `tui_stream/1MB`: streams a 1 MiB Markdown reply as `AgentEvent::Delta(Text)` chunks of
+//! - `tui_stream/1MB`: streams a 1 MiB Markdown reply as `Event::Delta(Text)` chunks of
 //!   ~20 bytes through `App::update`, drawing a frame every 50 chunks (~1 KB, what arrives in
 //!   16 ms at ~60 KB/s); throughput in bytes/s of reply.
 //! - `tui_stream/frame_at/{0KB,100KB,300KB,1MB}`: 50 chunks + one frame when the reply
@@ -34,14 +34,12 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group};
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use sayso::agent::AgentEvent;
+use sayso::events::{CallEnd, Event, Mode, TurnEnd};
 use sayso::provider::{AssistantMessage, StreamDelta, ToolCall};
-use sayso::tools::approval::SharedMode;
-use sayso::tools::events::{EngineEvent, ToolStatus};
-use sayso::tui::app::{App, AppEvent};
-use sayso::tui::chat_view::{Pos, Scroll, ViewCtx};
+use sayso::tui::app::{App, AppEvent, Status};
 use sayso::tui::theme::Theme;
 use sayso::tui::ui;
 use serde_json::json;
@@ -51,14 +49,15 @@ const HEIGHT: u16 = 40;
 const SIZES: [usize; 3] = [10, 1_000, 10_000];
 
 fn new_app() -> App {
-    let mut app = App::new(
-        Theme::dark(),
-        "gpt-bench".into(),
-        "local".into(),
-        "~/src/project".into(),
-        SharedMode::default(),
-    );
-    app.size = (WIDTH, HEIGHT);
+    let status = Status {
+        model: "gpt-bench".into(),
+        provider: "local".into(),
+        cwd: "~/src/project".into(),
+        mode: Mode::Normal,
+        usage: Default::default(),
+    };
+    let mut app = App::new(Theme::dark(), status, false, Vec::new());
+    app.update(AppEvent::Resize(WIDTH, HEIGHT));
     app
 }
 
@@ -71,16 +70,22 @@ fn draw(term: &mut Terminal<TestBackend>, app: &App) {
         .expect("draw");
 }
 
-fn agent(app: &mut App, ev: AgentEvent) {
+/// Types `text` and sends it, as a user would.
+fn send(app: &mut App, text: &str) {
+    app.update(AppEvent::Paste(text.to_owned()));
+    app.update(AppEvent::Key(KeyEvent::from(KeyCode::Enter)));
+}
+
+fn agent(app: &mut App, ev: Event) {
     app.update(AppEvent::Agent(ev));
 }
 
-fn text(t: &str) -> AgentEvent {
-    AgentEvent::Delta(StreamDelta::Text(t.to_owned()))
+fn text(t: &str) -> Event {
+    Event::Delta(StreamDelta::Text(t.to_owned()))
 }
 
-fn done(tool_calls: Vec<ToolCall>) -> AgentEvent {
-    AgentEvent::ReplyDone(AssistantMessage {
+fn done(tool_calls: Vec<ToolCall>) -> Event {
+    Event::ReplyDone(AssistantMessage {
         tool_calls,
         ..AssistantMessage::default()
     })
@@ -132,11 +137,13 @@ fn add_entry(app: &mut App, i: usize) {
     let k = i / 4;
     match i % 4 {
         0 => {
-            app.transcript.push_user(&format!(
-                "Why does the config loader ignore my `base_url` (question {k})? \
-                 It worked yesterday; please check and fix it."
-            ));
-            app.after_command();
+            send(
+                app,
+                &format!(
+                    "Why does the config loader ignore my `base_url` (question {k})? \
+                     It worked yesterday; please check and fix it."
+                ),
+            );
         }
         1 => {
             let r = reply(k);
@@ -151,7 +158,7 @@ fn add_entry(app: &mut App, i: usize) {
             let name = "run_command".to_owned();
             agent(
                 app,
-                AgentEvent::Delta(StreamDelta::ToolCallStarted {
+                Event::Delta(StreamDelta::ToolCallStarted {
                     index: 0,
                     id: id.clone(),
                     name: name.clone(),
@@ -166,32 +173,31 @@ fn add_entry(app: &mut App, i: usize) {
                     arguments: args.to_string(),
                 }]),
             );
-            let engine = |e| AgentEvent::Engine(e);
             agent(
                 app,
-                engine(EngineEvent::ToolStarted {
+                Event::ToolStarted {
                     call_id: id.clone(),
                     name: name.clone(),
                     cmd_string: "run_command cargo test config".into(),
                     args,
-                }),
+                },
             );
             agent(
                 app,
-                engine(EngineEvent::ToolOutput {
+                Event::ToolOutput {
                     call_id: id.clone(),
                     name: name.clone(),
                     content: tool_output(k),
                     display: None,
-                }),
+                },
             );
             agent(
                 app,
-                engine(EngineEvent::ToolFinished {
+                Event::ToolFinished {
                     call_id: id,
                     name,
-                    status: ToolStatus::Success,
-                }),
+                    end: CallEnd::Success,
+                },
             );
         }
         _ => {
@@ -204,6 +210,7 @@ fn add_entry(app: &mut App, i: usize) {
                 )),
             );
             agent(app, done(Vec::new()));
+            agent(app, Event::TurnEnded(TurnEnd::Completed));
         }
     }
 }
@@ -224,17 +231,8 @@ fn app_with(n: usize) -> (App, Terminal<TestBackend>) {
 /// up past the first entry (which measures, so renders and caches, each entry on the way),
 /// then follow the end again.
 fn cache_everything(app: &mut App) {
-    let elapsed = |_: &str| None;
-    let ctx = ViewCtx {
-        theme: &app.theme,
-        width: app.size.0,
-        expanded: &app.expanded,
-        elapsed: &elapsed,
-    };
-    let h = app.chat_height();
-    app.chat
-        .scroll_up(usize::MAX / 2, &app.transcript.entries, h, &ctx);
-    app.chat.end();
+    app.scroll(true, usize::MAX / 2);
+    app.follow();
 }
 
 fn frames(c: &mut Criterion) {
@@ -247,10 +245,7 @@ fn frames(c: &mut Criterion) {
     for n in SIZES {
         let (mut app, mut term) = app_with(n);
         // Anchor the view in the middle of the conversation.
-        app.chat.scroll = Scroll::Anchored(Pos {
-            entry: n / 2,
-            line: 0,
-        });
+        app.scroll_to_entry(n / 2);
         draw(&mut term, &app);
         g.bench_function(format!("scrolled/{n}"), |b| {
             b.iter(|| draw(&mut term, &app))
@@ -362,9 +357,10 @@ fn chunks(text: &str) -> Vec<String> {
 
 fn streaming_app() -> (App, Terminal<TestBackend>) {
     let mut app = new_app();
-    app.transcript
-        .push_user("Write the whole design document for the config loader, please.");
-    app.after_command();
+    send(
+        &mut app,
+        "Write the whole design document for the config loader, please.",
+    );
     let mut term = terminal();
     draw(&mut term, &app);
     (app, term)
@@ -374,7 +370,7 @@ fn streaming_app() -> (App, Terminal<TestBackend>) {
 fn stream(app: &mut App, term: &mut Terminal<TestBackend>, pieces: &[String]) {
     for frame in pieces.chunks(CHUNKS_PER_FRAME) {
         for p in frame {
-            agent(app, AgentEvent::Delta(StreamDelta::Text(p.clone())));
+            agent(app, Event::Delta(StreamDelta::Text(p.clone())));
         }
         draw(term, app);
     }
@@ -494,9 +490,10 @@ fn memory_report() {
     let heap1 = heap_in_use();
     // One copy of every entry's rendered lines, for comparison with the cache.
     let facts = Facts {
-        theme: &app.theme,
+        theme: app.theme(),
         width: WIDTH,
         expanded: false,
+        selected: false,
         elapsed: None,
     };
     let copy: Vec<_> = app

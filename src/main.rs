@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::{CommandFactory, Parser};
 
+use sayso::agent::Frontend;
 use sayso::cli::{Cli, Command, ConfigAction};
 use sayso::config::{self, Config, Overrides, ProcessEnv};
 use sayso::demo::{DEMO_MODEL, DemoServer};
@@ -175,9 +176,11 @@ async fn run(cli: Cli) -> u8 {
             client,
             setup,
             cwd,
-            Interaction::Interactive,
-            Some(approver),
-            Some(questioner),
+            Frontend {
+                interaction: Interaction::Interactive,
+                approver: Some(approver),
+                questions: Some(questioner),
+            },
         );
         let theme = sayso::tui::theme::Theme::named(
             &config.ui.theme,
@@ -200,9 +203,11 @@ async fn run(cli: Cli) -> u8 {
         client,
         setup,
         cwd,
-        Interaction::Headless,
-        None,
-        None,
+        Frontend {
+            interaction: Interaction::Headless,
+            approver: None,
+            questions: None,
+        },
     );
 
     let stdout = std::io::stdout();
@@ -219,11 +224,12 @@ async fn run(cli: Cli) -> u8 {
             dim,
         ))
     };
-    let status = headless::run(&mut agent, &prompt, printer.as_mut(), interrupted()).await;
+    let mut signals = sayso::signals::Signals::new();
+    let end = headless::run(&mut agent, &prompt, printer.as_mut(), signals.recv()).await;
     drop(printer);
     drop(demo);
     drop(demo_dir);
-    status.exit_code()
+    end.exit_code()
 }
 
 /// `~/x` for paths under the home directory.
@@ -260,30 +266,6 @@ fn read_prompt(arg: Option<&str>) -> Result<String, String> {
         return Err("no prompt given: pass it as an argument or on stdin".into());
     }
     Ok(prompt)
-}
-
-/// Resolves on SIGINT (Ctrl+C), SIGTERM or SIGHUP.
-async fn interrupted() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut hup)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::hangup()),
-        ) else {
-            let _ = tokio::signal::ctrl_c().await;
-            return;
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-            _ = hup.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }
 
 fn config_command(action: Option<&ConfigAction>, o: &Overrides) -> u8 {

@@ -2,29 +2,43 @@
 //! send the results back → repeat until the model answers without tool calls, the user stops,
 //! a Cancel ends the batch, or `max_turns` round-trips are used.
 //!
-//! Everything that happens is reported as [`AgentEvent`]s on one channel; the TUI, the headless
-//! printer and the transcript all consume them. The loop keeps the provider history
-//! (`messages`): every assistant tool-call message is followed by exactly one tool message per
-//! call id, in call order, before the next request.
+//! Everything that happens is reported as [`Event`]s into one [`EventSink`]; the TUI, the
+//! headless printer and the transcript all consume them. The loop keeps the provider history:
+//! every assistant tool-call message is followed by exactly one tool message per call id, in
+//! call order, before the next request.
+//!
+//! [`Agent`] keeps its state private: front-ends drive it with [`task::Command`]s (or call
+//! [`Agent::send`] directly, headless) and learn everything from events.
+//!
+//! - [`task`]: the agent as a task — commands in, events out (the TUI's side of it).
+//! - [`mentions`]: `@{name}` in a message adds tools or groups.
+//! - [`transcript`]: the width-independent transcript, built from events in one place.
 
 pub mod mentions;
+pub mod task;
 pub mod transcript;
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use futures_util::StreamExt;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::events::{Event, EventSink, TurnEnd};
 use crate::provider::{
-    AssistantMessage, ChatMessage, ChatRequest, Client, ProviderError, StreamDelta, StreamEvent,
-    ToolSpec,
+    AssistantMessage, ChatMessage, ChatRequest, Client, ProviderError, SharedModel, StreamDelta,
+    StreamEvent, ToolSpec,
 };
-use crate::tools::events::{EngineEvent, EventSender};
-use crate::tools::orchestrator::{BatchOutcome, Engine};
+use crate::tools::approval::{Interaction, Mode, SharedMode};
+use crate::tools::context::{QuestionSender, ToolContext};
+use crate::tools::judge::Judge;
+use crate::tools::orchestrator::{Engine, EngineSetup};
+use crate::tools::requests::ApprovalSender;
+use crate::tools::setup::{Group, ToolSetup};
 
 /// Loop settings.
 #[derive(Debug, Clone)]
 pub struct AgentSettings {
-    pub model: String,
     pub system_prompt: String,
     /// Model round-trips allowed per user message.
     pub max_turns: u32,
@@ -32,134 +46,142 @@ pub struct AgentSettings {
     pub auto_submit_errors: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum AgentEvent {
-    /// A piece of the reply being streamed.
-    Delta(StreamDelta),
-    /// The current attempt failed and will be retried: discard what it streamed.
-    Retrying {
-        retry: u32,
-        max_retries: u32,
-        delay: std::time::Duration,
-        error: ProviderError,
-    },
-    /// One round-trip's reply is complete.
-    ReplyDone(AssistantMessage),
-    /// The user stopped while the reply streamed: what had arrived is kept.
-    ReplyInterrupted {
-        partial: String,
-    },
-    Engine(EngineEvent),
+/// Who is at the other end of a chat, and how to reach them.
+pub struct Frontend {
+    pub interaction: Interaction,
+    /// Where approval requests go (the TUI's modal); `None` headless.
+    pub approver: Option<ApprovalSender>,
+    /// Where `ask_questions` sends its questions; `None` headless.
+    pub questions: Option<QuestionSender>,
 }
 
-/// How a user message's turn ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TurnEnd {
-    /// The model answered without tool calls (or auto-submit is off).
-    Completed,
-    /// The user chose Cancel for a tool call: control returns to them.
-    Cancelled,
-    /// The user stopped (Esc / Ctrl+C / SIGINT).
-    Stopped,
-    /// `max_turns` round-trips without a final answer.
-    MaxTurns(u32),
-    /// The reply was cut off by the token limit.
-    LengthLimit,
-    /// The endpoint failed after retries.
-    Failed(ProviderError),
+pub struct Agent {
+    client: Client,
+    engine: Engine,
+    settings: AgentSettings,
+    model: SharedModel,
+    /// Tool groups, for `@{group}` mentions.
+    groups: BTreeMap<String, Group>,
+    /// The provider history.
+    messages: Vec<ChatMessage>,
 }
 
 /// An agent for a new chat, configured from `config`.
 pub fn build(
     config: &crate::config::Config,
     client: Client,
-    setup: crate::tools::setup::ToolSetup,
+    setup: ToolSetup,
     cwd: std::path::PathBuf,
-    interaction: crate::tools::approval::Interaction,
-    approver: Option<crate::tools::events::ApprovalSender>,
-    questions: Option<crate::tools::context::QuestionSender>,
+    frontend: Frontend,
 ) -> Agent {
+    let model = SharedModel::new(config.model.clone());
     let judge = config.judge.enabled.then(|| {
-        let model = config
-            .judge
-            .model
-            .clone()
-            .unwrap_or_else(|| config.model.clone());
-        std::sync::Arc::new(crate::tools::judge::Judge::new(
+        // An empty `[judge] model` follows the chat model, also after `/model`.
+        let judge_model = match &config.judge.model {
+            Some(m) => SharedModel::new(m.clone()),
+            None => model.clone(),
+        };
+        Arc::new(Judge::new(
             client.clone(),
-            model,
+            judge_model,
             config.judge.timeout,
         ))
     });
-    let groups = setup.groups;
-    let engine = Engine {
-        registry: std::sync::Arc::new(setup.registry),
+    let engine = Engine::new(EngineSetup {
+        registry: Arc::new(setup.registry),
         active: setup.active,
-        approvals: Default::default(),
-        flags: Default::default(),
-        mode: crate::tools::approval::SharedMode::new(if config.tools.auto {
-            crate::tools::approval::Mode::Auto
+        allowed: setup.allowed,
+        mode: SharedMode::new(if config.tools.auto {
+            Mode::Auto
         } else {
-            crate::tools::approval::Mode::Normal
+            Mode::Normal
         }),
-        interaction,
-        allowed_tools: setup.allowed,
+        interaction: frontend.interaction,
         judge,
         cwd,
-        approver,
-        ctx: std::sync::Arc::new(crate::tools::context::ToolContext {
+        approver: frontend.approver,
+        ctx: Arc::new(ToolContext {
             ledger: Default::default(),
-            questions,
+            questions: frontend.questions,
             memory_dir: config.dirs.data.join("memories"),
             own_paths: config.own_paths(),
             secret_env: config.secret_env.clone(),
         }),
+    });
+    let settings = AgentSettings {
+        system_prompt: config.system_prompt.clone(),
+        max_turns: config.tools.max_turns,
+        auto_submit_success: config.tools.auto_submit_success,
+        auto_submit_errors: config.tools.auto_submit_errors,
     };
-    let mut agent = Agent::new(
-        client,
-        engine,
-        AgentSettings {
-            model: config.model.clone(),
-            system_prompt: config.system_prompt.clone(),
-            max_turns: config.tools.max_turns,
-            auto_submit_success: config.tools.auto_submit_success,
-            auto_submit_errors: config.tools.auto_submit_errors,
-        },
-    );
-    agent.groups = groups;
-    agent
-}
-
-pub struct Agent {
-    pub client: Client,
-    pub engine: Engine,
-    pub settings: AgentSettings,
-    /// Tool groups, for `@{group}` mentions.
-    pub groups: std::collections::BTreeMap<String, crate::tools::setup::Group>,
-    /// The provider history.
-    pub messages: Vec<ChatMessage>,
+    Agent::new(client, engine, model, settings, setup.groups)
 }
 
 impl Agent {
-    pub fn new(client: Client, engine: Engine, settings: AgentSettings) -> Self {
+    pub fn new(
+        client: Client,
+        engine: Engine,
+        model: SharedModel,
+        settings: AgentSettings,
+        groups: BTreeMap<String, Group>,
+    ) -> Self {
         let mut agent = Self {
             client,
             engine,
             settings,
-            groups: Default::default(),
+            model,
+            groups,
             messages: Vec::new(),
         };
-        let system = agent.system_message();
-        if !system.is_empty() {
-            agent.messages.push(ChatMessage::System { content: system });
-        }
+        agent.reset();
         agent
     }
 
-    /// Starts a new chat: empty history (but the system prompt) and no remembered approvals.
+    /// The model the next request goes to.
+    pub fn model(&self) -> String {
+        self.model.get()
+    }
+
+    /// The handle that changes it (also during a turn: from the next request on).
+    pub fn model_handle(&self) -> SharedModel {
+        self.model.clone()
+    }
+
+    /// The provider's name, for status lines.
+    pub fn provider(&self) -> &str {
+        &self.client.settings().name
+    }
+
+    /// The mode handle, shared with whoever toggles it.
+    pub fn mode(&self) -> SharedMode {
+        self.engine.mode().clone()
+    }
+
+    /// Names `@{…}` may complete: every tool and group.
+    pub fn mention_names(&self) -> Vec<String> {
+        self.engine
+            .registry()
+            .entries()
+            .map(|(n, _)| n.to_owned())
+            .chain(self.groups.keys().cloned())
+            .collect()
+    }
+
+    /// The engine, to read (tools, remembered approvals); changes go through commands.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The provider history (the system prompt first).
+    pub fn messages(&self) -> &[ChatMessage] {
+        &self.messages
+    }
+
+    /// Starts a new chat: the system prompt alone, the default tools (not those `@{…}` added),
+    /// no remembered approvals.
     pub fn reset(&mut self) {
+        self.engine.reset();
         self.messages.clear();
-        self.engine.approvals.clear();
         let system = self.system_message();
         if !system.is_empty() {
             self.messages.push(ChatMessage::System { content: system });
@@ -169,10 +191,10 @@ impl Agent {
     /// The system prompt plus each active tool's own system prompt.
     fn system_message(&self) -> String {
         let mut parts = vec![self.settings.system_prompt.trim().to_owned()];
-        for name in &self.engine.active {
+        for name in self.engine.active() {
             if let Some(p) = self
                 .engine
-                .registry
+                .registry()
                 .get(name)
                 .and_then(|e| e.tool.system_prompt())
             {
@@ -186,52 +208,35 @@ impl Agent {
     /// The schemas offered to the model.
     pub fn tool_specs(&self) -> Vec<ToolSpec> {
         self.engine
-            .active
+            .active()
             .iter()
-            .filter_map(|n| self.engine.registry.get(n))
+            .filter_map(|n| self.engine.registry().get(n))
             .map(|e| e.tool.spec())
             .collect()
     }
 
-    /// Runs one user message to the end of its turn.
+    /// Runs one user message to the end of its turn; the last event is `TurnEnded`.
     pub async fn send(
         &mut self,
         user: &str,
-        events: &mpsc::UnboundedSender<AgentEvent>,
+        sink: &EventSink,
         cancel: &CancellationToken,
     ) -> TurnEnd {
-        // @{name} mentions add tools for the rest of the chat; their system prompts go in first.
-        let expanded = mentions::expand(
-            user,
-            &self.engine.registry,
-            &self.groups,
-            &self.engine.active,
-        );
-        for name in &expanded.added {
-            self.engine.active.insert(name.clone());
-            if let Some(p) = self
-                .engine
-                .registry
-                .get(name)
-                .and_then(|e| e.tool.system_prompt())
-            {
-                self.messages.push(ChatMessage::System { content: p });
-            }
-        }
-        self.messages.push(ChatMessage::User {
-            content: expanded.text,
-        });
-        let emit = |e: AgentEvent| {
-            let _ = events.send(e);
-        };
+        let end = self.turn(user, sink, cancel).await;
+        sink.emit(Event::TurnEnded(end.clone()));
+        end
+    }
+
+    async fn turn(&mut self, user: &str, sink: &EventSink, cancel: &CancellationToken) -> TurnEnd {
+        self.add_user_message(user);
         for _round in 0..self.settings.max_turns {
-            let mut request = ChatRequest::new(self.settings.model.clone(), self.messages.clone());
+            let mut request = ChatRequest::new(self.model.get(), self.messages.clone());
             request.tools = self.tool_specs();
-            let reply = match self.stream(&request, &emit, cancel).await {
+            let reply = match self.stream(&request, sink, cancel).await {
                 Ok(m) => m,
                 Err(end) => return end,
             };
-            emit(AgentEvent::ReplyDone(reply.clone()));
+            sink.emit(Event::ReplyDone(reply.clone()));
             self.messages.push(ChatMessage::Assistant {
                 content: reply.content.clone(),
                 tool_calls: reply.tool_calls.clone(),
@@ -243,43 +248,58 @@ impl Agent {
                     TurnEnd::Completed
                 };
             }
-            let tx = events.clone();
-            let sink = EventSender::new(move |e| {
-                let _ = tx.send(AgentEvent::Engine(e));
-            });
-            let batch = self
-                .engine
-                .run_batch(&reply.tool_calls, &sink, cancel)
-                .await;
+            let batch = self.engine.run_batch(&reply.tool_calls, sink, cancel).await;
             for r in &batch.results {
                 self.messages.push(ChatMessage::Tool {
                     tool_call_id: r.call_id.clone(),
                     content: r.content(),
                 });
             }
-            match batch.outcome {
-                BatchOutcome::Cancelled => return TurnEnd::Cancelled,
-                BatchOutcome::Stopped => return TurnEnd::Stopped,
-                BatchOutcome::Completed { had_error } => {
-                    let resubmit = if had_error {
-                        self.settings.auto_submit_errors
-                    } else {
-                        self.settings.auto_submit_success
-                    };
-                    if !resubmit {
-                        return TurnEnd::Completed;
-                    }
-                }
+            if let Some(end) = batch.ends_turn {
+                return end;
+            }
+            let resubmit = if batch.had_error {
+                self.settings.auto_submit_errors
+            } else {
+                self.settings.auto_submit_success
+            };
+            if !resubmit {
+                return TurnEnd::Completed;
             }
         }
         TurnEnd::MaxTurns(self.settings.max_turns)
+    }
+
+    /// `@{name}` mentions add tools for the rest of the chat (their system prompts go in
+    /// first); then the message joins the history.
+    fn add_user_message(&mut self, user: &str) {
+        let expanded = mentions::expand(
+            user,
+            self.engine.registry(),
+            &self.groups,
+            self.engine.active(),
+        );
+        for name in &expanded.added {
+            self.engine.activate(name);
+            if let Some(p) = self
+                .engine
+                .registry()
+                .get(name)
+                .and_then(|e| e.tool.system_prompt())
+            {
+                self.messages.push(ChatMessage::System { content: p });
+            }
+        }
+        self.messages.push(ChatMessage::User {
+            content: expanded.text,
+        });
     }
 
     /// Streams one reply. On stop, keeps the partial text in the history.
     async fn stream(
         &mut self,
         request: &ChatRequest,
-        emit: &impl Fn(AgentEvent),
+        sink: &EventSink,
         cancel: &CancellationToken,
     ) -> Result<AssistantMessage, TurnEnd> {
         let mut stream = std::pin::pin!(self.client.stream_chat(request));
@@ -288,7 +308,7 @@ impl Agent {
             let event = tokio::select! {
                 ev = stream.next() => ev,
                 () = cancel.cancelled() => {
-                    emit(AgentEvent::ReplyInterrupted { partial: partial.clone() });
+                    sink.emit(Event::ReplyInterrupted { partial: partial.clone() });
                     if !partial.is_empty() {
                         self.messages.push(ChatMessage::Assistant { content: partial, tool_calls: Vec::new() });
                     }
@@ -300,7 +320,7 @@ impl Agent {
                     if let StreamDelta::Text(t) = &d {
                         partial.push_str(t);
                     }
-                    emit(AgentEvent::Delta(d));
+                    sink.emit(Event::Delta(d));
                 }
                 Some(StreamEvent::Retrying {
                     retry,
@@ -309,7 +329,7 @@ impl Agent {
                     error,
                 }) => {
                     partial.clear();
-                    emit(AgentEvent::Retrying {
+                    sink.emit(Event::Retrying {
                         retry,
                         max_retries,
                         delay,

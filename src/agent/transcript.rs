@@ -1,12 +1,12 @@
-//! The transcript: what the chat shows, stored width-independently, built from
-//! [`AgentEvent`]s in one place. Tool entries keep both the `content` the model received and the
+//! The transcript: what the chat shows, stored width-independently, built from [`Event`]s in
+//! one place (replies, tool blocks, and the notices for turn ends, model and mode changes and
+//! command answers). Tool entries keep both the `content` the model received and the
 //! `display` text the user sees (SPEC §4.4).
 
 use serde::Serialize;
 
-use super::AgentEvent;
+use crate::events::{CallEnd, Event, Mode, TurnEnd};
 use crate::provider::StreamDelta;
-use crate::tools::events::{EngineEvent, ToolStatus};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -14,7 +14,7 @@ pub enum ToolState {
     Queued,
     AwaitingApproval,
     Running,
-    Done(ToolStatus),
+    Done(CallEnd),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -94,51 +94,76 @@ impl Transcript {
         *self.attempt_start.get_or_insert(self.entries.len())
     }
 
-    pub fn apply(&mut self, event: &AgentEvent) {
-        if !matches!(event, AgentEvent::Engine(_)) {
-            // Stream events touch only the reply being streamed (and what follows it).
-            let from = self
-                .attempt_start
-                .unwrap_or(self.entries.len())
-                .min(self.entries.len().saturating_sub(1));
-            self.mark(from);
-        }
+    pub fn apply(&mut self, event: &Event) {
         match event {
-            AgentEvent::Delta(d) => {
-                let start = self.streaming_start();
-                let streaming = &mut self.entries[start..];
-                match d {
-                    StreamDelta::Text(t) => match streaming.last_mut() {
-                        Some(Entry::Assistant { text, .. }) => text.push_str(t),
-                        _ => self.entries.push(Entry::Assistant {
-                            text: t.clone(),
-                            interrupted: false,
-                        }),
-                    },
-                    StreamDelta::Reasoning(r) => match streaming.last_mut() {
-                        Some(Entry::Reasoning { text }) => text.push_str(r),
-                        _ => self.entries.push(Entry::Reasoning { text: r.clone() }),
-                    },
-                    StreamDelta::ToolCallStarted { id, name, .. } => {
-                        self.entries.push(Entry::Tool {
-                            call_id: id.clone(),
-                            name: name.clone(),
-                            cmd_string: name.clone(),
-                            state: ToolState::Queued,
-                            content: String::new(),
-                            display: None,
-                            judge: None,
-                        })
-                    }
-                    StreamDelta::ToolCallArguments { .. } | StreamDelta::Usage(_) => {}
+            Event::Delta(_)
+            | Event::Retrying { .. }
+            | Event::ReplyDone(_)
+            | Event::ReplyInterrupted { .. } => self.apply_stream(event),
+            Event::ApprovalRequested {
+                call_id,
+                cmd_string,
+                ..
+            } => self.tool_state(call_id, ToolState::AwaitingApproval, Some(cmd_string)),
+            Event::JudgeFinished {
+                call_id,
+                safe,
+                reason,
+                ..
+            } => {
+                if let Some(Entry::Tool { judge, .. }) = self.tool_mut(call_id) {
+                    *judge = Some((*safe, reason.clone()));
                 }
             }
-            AgentEvent::Retrying { .. } => {
+            Event::ToolStarted {
+                call_id,
+                cmd_string,
+                ..
+            } => self.tool_state(call_id, ToolState::Running, Some(cmd_string)),
+            Event::ToolOutput {
+                call_id,
+                content,
+                display,
+                ..
+            } => self.tool_output(call_id, content, display.as_deref()),
+            Event::ToolFinished { call_id, end, .. } => {
+                self.tool_state(call_id, ToolState::Done(*end), None)
+            }
+            Event::ModelChanged { model } => {
+                self.push_notice(format!("model: {model} (from the next request)"))
+            }
+            Event::ModeChanged { mode } => self.push_notice(match mode {
+                Mode::Auto => {
+                    "AUTO mode: tools run without asking, except protected ones (they pass the safety check or the judge first)"
+                }
+                Mode::Normal => "NORMAL mode: tools that need approval ask first",
+            }),
+            Event::Info(Ok(text)) => self.push_notice(text.clone()),
+            Event::Info(Err(e)) => self.push_notice(format!("✗ {e}")),
+            Event::TurnEnded(end) => self.turn_ended(end),
+            Event::ToolsStarted { .. }
+            | Event::ApprovalDecided { .. }
+            | Event::JudgeStarted { .. }
+            | Event::ToolsFinished => {}
+        }
+    }
+
+    /// The reply being streamed.
+    fn apply_stream(&mut self, event: &Event) {
+        // Stream events touch only the reply being streamed (and what follows it).
+        let from = self
+            .attempt_start
+            .unwrap_or(self.entries.len())
+            .min(self.entries.len().saturating_sub(1));
+        self.mark(from);
+        match event {
+            Event::Delta(d) => self.delta(d),
+            Event::Retrying { .. } => {
                 if let Some(start) = self.attempt_start {
                     self.entries.truncate(start);
                 }
             }
-            AgentEvent::ReplyDone(m) => {
+            Event::ReplyDone(m) => {
                 // Ids made up during streaming are replaced by the final ones, in order.
                 let start = self.attempt_start.take().unwrap_or(self.entries.len());
                 let mut calls = m.tool_calls.iter();
@@ -150,7 +175,7 @@ impl Transcript {
                     }
                 }
             }
-            AgentEvent::ReplyInterrupted { .. } => {
+            Event::ReplyInterrupted { .. } => {
                 let start = self.attempt_start.take().unwrap_or(self.entries.len());
                 match self.entries[start..]
                     .iter_mut()
@@ -164,87 +189,87 @@ impl Transcript {
                     }),
                 }
             }
-            AgentEvent::Engine(e) => self.apply_engine(e),
+            _ => {}
         }
     }
 
-    fn apply_engine(&mut self, e: &EngineEvent) {
-        match e {
-            EngineEvent::ToolApprovalRequested {
-                call_id,
-                cmd_string: c,
-                ..
-            } => {
-                if let Some(Entry::Tool {
-                    state, cmd_string, ..
-                }) = self.tool_mut(call_id)
-                {
-                    *state = ToolState::AwaitingApproval;
-                    *cmd_string = c.clone();
-                }
-            }
-            EngineEvent::ToolsJudgeFinished {
-                call_id,
-                safe,
-                reason,
-                ..
-            } => {
-                if let Some(Entry::Tool { judge, .. }) = self.tool_mut(call_id) {
-                    *judge = Some((*safe, reason.clone()));
-                }
-            }
-            EngineEvent::ToolStarted {
-                call_id,
-                cmd_string: c,
-                ..
-            } => {
-                if let Some(Entry::Tool {
-                    state, cmd_string, ..
-                }) = self.tool_mut(call_id)
-                {
-                    *state = ToolState::Running;
-                    *cmd_string = c.clone();
-                }
-            }
-            EngineEvent::ToolOutput {
-                call_id,
-                content: c,
-                display: d,
-                ..
-            } => {
-                if let Some(Entry::Tool {
-                    content, display, ..
-                }) = self.tool_mut(call_id)
-                {
-                    let shown = d.clone().unwrap_or_else(|| c.clone());
-                    if !content.is_empty() {
-                        content.push_str("\n\n");
-                    }
-                    content.push_str(c);
-                    match display {
-                        Some(prev) if !shown.is_empty() => {
-                            if !prev.is_empty() {
-                                prev.push_str("\n\n");
-                            }
-                            prev.push_str(&shown);
-                        }
-                        Some(_) => {}
-                        None => *display = Some(shown),
-                    }
-                }
-            }
-            EngineEvent::ToolFinished {
-                call_id, status, ..
-            } => {
-                if let Some(Entry::Tool { state, .. }) = self.tool_mut(call_id) {
-                    *state = ToolState::Done(*status);
-                }
-            }
-            EngineEvent::ToolsStarted { .. }
-            | EngineEvent::ToolApprovalFinished { .. }
-            | EngineEvent::ToolsJudgeStarted { .. }
-            | EngineEvent::ToolsFinished { .. } => {}
+    fn delta(&mut self, d: &StreamDelta) {
+        let start = self.streaming_start();
+        let streaming = &mut self.entries[start..];
+        match d {
+            StreamDelta::Text(t) => match streaming.last_mut() {
+                Some(Entry::Assistant { text, .. }) => text.push_str(t),
+                _ => self.entries.push(Entry::Assistant {
+                    text: t.clone(),
+                    interrupted: false,
+                }),
+            },
+            StreamDelta::Reasoning(r) => match streaming.last_mut() {
+                Some(Entry::Reasoning { text }) => text.push_str(r),
+                _ => self.entries.push(Entry::Reasoning { text: r.clone() }),
+            },
+            StreamDelta::ToolCallStarted { id, name, .. } => self.entries.push(Entry::Tool {
+                call_id: id.clone(),
+                name: name.clone(),
+                cmd_string: name.clone(),
+                state: ToolState::Queued,
+                content: String::new(),
+                display: None,
+                judge: None,
+            }),
+            StreamDelta::ToolCallArguments { .. } | StreamDelta::Usage(_) => {}
         }
+    }
+
+    fn tool_state(&mut self, id: &str, new: ToolState, cmd: Option<&String>) {
+        if let Some(Entry::Tool {
+            state, cmd_string, ..
+        }) = self.tool_mut(id)
+        {
+            *state = new;
+            if let Some(c) = cmd {
+                *cmd_string = c.clone();
+            }
+        }
+    }
+
+    fn tool_output(&mut self, id: &str, c: &str, d: Option<&str>) {
+        if let Some(Entry::Tool {
+            content, display, ..
+        }) = self.tool_mut(id)
+        {
+            let shown = d.unwrap_or(c).to_owned();
+            if !content.is_empty() {
+                content.push_str("\n\n");
+            }
+            content.push_str(c);
+            match display {
+                Some(prev) if !shown.is_empty() => {
+                    if !prev.is_empty() {
+                        prev.push_str("\n\n");
+                    }
+                    prev.push_str(&shown);
+                }
+                Some(_) => {}
+                None => *display = Some(shown),
+            }
+        }
+    }
+
+    /// How the turn ended, when the user should read about it.
+    fn turn_ended(&mut self, end: &TurnEnd) {
+        let note = match end {
+            TurnEnd::Completed | TurnEnd::Stopped => return,
+            TurnEnd::Cancelled => "⏹ tool calls cancelled; your turn".to_owned(),
+            TurnEnd::MaxTurns(n) => {
+                format!("✗ stopped after {n} model round-trips without a final answer")
+            }
+            TurnEnd::LengthLimit => {
+                "✗ the reply was cut off: the model reached its output token limit".to_owned()
+            }
+            TurnEnd::Failed(e) => format!("✗ {e} — nothing was lost; send again to retry"),
+        };
+        self.push_notice(note);
     }
 }
 
@@ -254,8 +279,8 @@ mod tests {
     use crate::provider::{AssistantMessage, ProviderError, ToolCall};
     use std::time::Duration;
 
-    fn text(t: &str) -> AgentEvent {
-        AgentEvent::Delta(StreamDelta::Text(t.into()))
+    fn text(t: &str) -> Event {
+        Event::Delta(StreamDelta::Text(t.into()))
     }
 
     #[test]
@@ -263,14 +288,14 @@ mod tests {
         let mut t = Transcript::default();
         t.push_user("hi");
         t.apply(&text("Hel"));
-        t.apply(&AgentEvent::Retrying {
+        t.apply(&Event::Retrying {
             retry: 1,
             max_retries: 4,
             delay: Duration::ZERO,
             error: ProviderError::Dropped("x".into()),
         });
         t.apply(&text("Hello"));
-        t.apply(&AgentEvent::ReplyDone(AssistantMessage::default()));
+        t.apply(&Event::ReplyDone(AssistantMessage::default()));
         assert_eq!(
             t.entries,
             [
@@ -286,12 +311,12 @@ mod tests {
     #[test]
     fn tool_entries_keep_content_and_display_apart() {
         let mut t = Transcript::default();
-        t.apply(&AgentEvent::Delta(StreamDelta::ToolCallStarted {
+        t.apply(&Event::Delta(StreamDelta::ToolCallStarted {
             index: 0,
             id: "c1".into(),
             name: "read_file".into(),
         }));
-        t.apply(&AgentEvent::ReplyDone(AssistantMessage {
+        t.apply(&Event::ReplyDone(AssistantMessage {
             tool_calls: vec![ToolCall {
                 id: "c1".into(),
                 name: "read_file".into(),
@@ -299,37 +324,44 @@ mod tests {
             }],
             ..AssistantMessage::default()
         }));
-        let engine = |e| AgentEvent::Engine(e);
-        t.apply(&engine(EngineEvent::ToolStarted {
-            call_id: "c1".into(),
-            name: "read_file".into(),
-            cmd_string: "read_file a".into(),
-            args: serde_json::json!({}),
-        }));
-        t.apply(&engine(EngineEvent::ToolOutput {
-            call_id: "c1".into(),
-            name: "read_file".into(),
-            content: "the whole file".into(),
-            display: Some("Read a (3 lines)".into()),
-        }));
-        t.apply(&engine(EngineEvent::ToolOutput {
-            call_id: "c1".into(),
-            name: "read_file".into(),
-            content: "hidden note".into(),
-            display: Some(String::new()),
-        }));
-        t.apply(&engine(EngineEvent::ToolFinished {
-            call_id: "c1".into(),
-            name: "read_file".into(),
-            status: ToolStatus::Success,
-        }));
+        t.apply(
+            &(Event::ToolStarted {
+                call_id: "c1".into(),
+                name: "read_file".into(),
+                cmd_string: "read_file a".into(),
+                args: serde_json::json!({}),
+            }),
+        );
+        t.apply(
+            &(Event::ToolOutput {
+                call_id: "c1".into(),
+                name: "read_file".into(),
+                content: "the whole file".into(),
+                display: Some("Read a (3 lines)".into()),
+            }),
+        );
+        t.apply(
+            &(Event::ToolOutput {
+                call_id: "c1".into(),
+                name: "read_file".into(),
+                content: "hidden note".into(),
+                display: Some(String::new()),
+            }),
+        );
+        t.apply(
+            &(Event::ToolFinished {
+                call_id: "c1".into(),
+                name: "read_file".into(),
+                end: CallEnd::Success,
+            }),
+        );
         assert_eq!(
             t.entries,
             [Entry::Tool {
                 call_id: "c1".into(),
                 name: "read_file".into(),
                 cmd_string: "read_file a".into(),
-                state: ToolState::Done(ToolStatus::Success),
+                state: ToolState::Done(CallEnd::Success),
                 content: "the whole file\n\nhidden note".into(),
                 display: Some("Read a (3 lines)".into()),
                 judge: None,
@@ -341,7 +373,7 @@ mod tests {
     fn an_interrupted_reply_is_kept_and_marked() {
         let mut t = Transcript::default();
         t.apply(&text("partial"));
-        t.apply(&AgentEvent::ReplyInterrupted {
+        t.apply(&Event::ReplyInterrupted {
             partial: "partial".into(),
         });
         assert_eq!(

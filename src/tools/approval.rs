@@ -8,12 +8,7 @@
 
 use std::collections::BTreeSet;
 
-/// Normal or auto mode (SPEC §5.2, §5.4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Normal,
-    Auto,
-}
+pub use crate::events::Mode;
 
 /// The mode, shared between the engine and whoever toggles it (the TUI's `/auto`), so a toggle
 /// applies to the very next decision, even in the middle of a batch.

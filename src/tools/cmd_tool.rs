@@ -39,8 +39,6 @@ pub struct CmdTool {
     pub build: BuildCmd,
     pub system_prompt: Option<String>,
     pub opts: Opts,
-    /// An argument that names a session flag to record the command's success in.
-    pub flag_arg: Option<String>,
     /// Arguments the schema marks `option = true`: their value may start with `-`.
     pub options: Vec<String>,
 }
@@ -74,10 +72,6 @@ pub fn run_command() -> CmdTool {
         "cmd".into(),
         json!({"type": "string", "description": "The shell command to run, e.g. `pytest` or `make test`"}),
     );
-    properties.insert(
-        "flag".into(),
-        json!({"type": "string", "description": "`testing` when the command runs tests, otherwise null"}),
-    );
     CmdTool {
         name: "run_command".into(),
         description: "Run a shell command in the working directory and return its output. \
@@ -96,7 +90,6 @@ pub fn run_command() -> CmdTool {
             safe_commands: Some(default_safe_commands()),
             ..Opts::default()
         },
-        flag_arg: Some("flag".into()),
         options: Vec::new(),
     }
 }
@@ -188,20 +181,13 @@ impl Tool for CmdTool {
         let Ok(script) = self.build_command(&inv.args) else {
             return Vec::new();
         };
-        let flag = self
-            .flag_arg
-            .as_ref()
-            .and_then(|k| inv.args.get(k))
-            .and_then(Value::as_str)
-            .filter(|f| !f.is_empty())
-            .map(str::to_owned);
         // A command the safe list would run unasked runs hardened, however it was approved.
         let env = if self.text_safe(inv) == Some(true) {
             unattended::safe_list_env(&script, &inv.cwd)
         } else {
             ChildEnv::default()
         };
-        vec![Command::Script { script, flag, env }]
+        vec![Command::Script { script, env }]
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {
@@ -290,10 +276,19 @@ mod tests {
     fn strict_schema_lists_every_property_and_makes_optionals_nullable() {
         let spec = run_command().spec();
         assert_eq!(spec.strict, Some(true));
-        assert_eq!(spec.parameters["required"], json!(["cmd", "flag"]));
+        assert_eq!(spec.parameters["required"], json!(["cmd"]));
+        let optional = CmdTool {
+            properties: [("n".to_owned(), json!({"type": "string", "option": true}))]
+                .into_iter()
+                .collect(),
+            required: vec![],
+            ..run_command()
+        }
+        .spec();
         assert_eq!(
-            spec.parameters["properties"]["flag"]["type"],
-            json!(["string", "null"])
+            optional.parameters["properties"]["n"],
+            json!({"type": ["string", "null"]}),
+            "optional arguments are nullable; the `option` mark is not sent"
         );
         assert_eq!(
             spec.parameters["properties"]["cmd"]["type"],

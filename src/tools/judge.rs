@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::approval::Verdict;
 use crate::provider::request::{ResponseFormat, ResponseFormatJsonSchema};
-use crate::provider::{ChatMessage, ChatRequest, Client, ProviderError};
+use crate::provider::{ChatMessage, ChatRequest, Client, ProviderError, SharedModel};
 
 const PROMPT: &str = include_str!("../../assets/judge_prompt.md");
 pub const UNREADABLE: &str = "The judge returned an unreadable response";
@@ -20,17 +20,23 @@ pub const FAILED: &str = "The judge request failed";
 
 pub struct Judge {
     client: Client,
-    model: String,
+    /// `[judge] model`, or the chat's model handle (the judge follows `/model`).
+    model: SharedModel,
     timeout: Duration,
 }
 
 impl Judge {
-    pub fn new(client: Client, model: impl Into<String>, timeout: Duration) -> Self {
+    pub fn new(client: Client, model: SharedModel, timeout: Duration) -> Self {
         Self {
             client,
-            model: model.into(),
+            model,
             timeout,
         }
+    }
+
+    /// The model the judge asks now.
+    pub fn model(&self) -> String {
+        self.model.get()
     }
 
     /// The verdict on `tool` performing the action `context` describes.
@@ -46,7 +52,7 @@ impl Judge {
 
     async fn ask(&self, tool: &str, context: &str) -> Verdict {
         let mut request = ChatRequest::new(
-            self.model.clone(),
+            self.model.get(),
             vec![
                 ChatMessage::System {
                     content: PROMPT.trim().to_owned(),

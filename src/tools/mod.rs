@@ -1,6 +1,6 @@
 //! The tool engine (SPEC §4, §5): tools, the queue and orchestrator, the runner, approvals and
-//! the judge. It does no terminal IO; it reports through [`events`] and asks for approvals with
-//! request/reply messages.
+//! the judge. It does no terminal IO; it reports through [`crate::events`] and asks for
+//! approvals with request/reply messages ([`requests`]).
 //!
 //! - [`tool`]: the `Tool` trait with SPEC §4.6 defaults, `Invocation`, `SimpleTool`.
 //! - [`opts`]: tool opts and their merging.
@@ -8,15 +8,16 @@
 //! - [`setup`]: the registry, groups and active tools built from the config.
 //! - [`cmd_tool`]: command tools from config, and `run_command`.
 //! - [`builtin`]: the built-in tools.
-//! - [`orchestrator`]: one reply's calls → one result per call id, in order.
-//! - [`runner`]: a call's commands (shell and function), watchdog, panics.
+//! - [`lifecycle`]: one reply's calls as a pure state machine: inputs in, effects out.
+//! - [`orchestrator`]: the [`orchestrator::Engine`] and the driver that performs those effects.
+//! - [`runner`]: one command (shell or function), watchdog, panics in output functions.
 //! - [`shell`], [`ansi`]: process groups, timeouts, output decoding.
 //! - [`function`]: what function commands receive (`output_cb`, `register_job`).
 //! - [`approval`]: the approval decision as a pure function of settings, mode, memory and gates.
 //! - [`command_safety`]: the deterministic `is_safe` gate for shell commands.
 //! - [`git_guard`]: git in a hostile working tree: settings neutralised, config inspected.
 //! - [`judge`]: the LLM judge that vets calls in auto mode.
-//! - [`events`]: engine events and approval requests.
+//! - [`requests`]: approval requests (what the modal shows, with a reply channel).
 //! - [`output_cap`]: the head-and-tail cap on what a tool sends to the model.
 //! - [`context`]: what calls share (file ledger, questions, memory directory).
 
@@ -26,14 +27,15 @@ pub mod builtin;
 pub mod cmd_tool;
 pub mod command_safety;
 pub mod context;
-pub mod events;
 pub mod function;
 pub mod git_guard;
 pub mod judge;
+pub mod lifecycle;
 pub mod opts;
 pub mod orchestrator;
 pub mod output_cap;
 pub mod registry;
+pub mod requests;
 pub mod runner;
 pub mod setup;
 pub mod shell;

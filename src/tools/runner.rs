@@ -1,12 +1,11 @@
-//! The runner (SPEC §4.2): runs one call's commands in order and reports through the tool's
-//! output functions.
+//! The runner (SPEC §4.2): runs one command of a call — the IO half of the call lifecycle,
+//! whose other half (which command, and what its result means) is [`super::lifecycle`].
 //!
-//! A `success` calls `on_success` with this tool's successful data so far and moves on; an
-//! `error` calls `on_error` with this tool's errors and skips the remaining commands. Shell
-//! commands run in their own process groups with the tool's timeout; functions may answer
-//! through their return value or (once) through `output_cb`, are stopped by a watchdog after
-//! the same timeout, and a panic inside one is an error result. Output functions that panic
-//! produce ``Internal error with `NAME` tool: MESSAGE``.
+//! Shell commands run in their own process groups with the tool's timeout and without the
+//! provider key variables; functions may answer through their return value or (once) through
+//! `output_cb`, are stopped by a watchdog after the same timeout, and a panic inside one is an
+//! error result. [`guarded`] runs a tool's output functions: one that panics produces
+//! ``Internal error with `NAME` tool: MESSAGE``.
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -18,16 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::function::{FnArgs, OutputCb};
 use super::shell::{ChildEnv, Jobs, ShellProgram, ShellSpec, run_shell};
-use super::tool::{CmdResult, Command, Invocation, Tool, ToolOutput};
-
-/// How running a call's commands ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunEnd {
-    Success,
-    Error,
-    /// The user stopped: the caller reports the call cancelled.
-    Stopped,
-}
+use super::tool::{CmdResult, Command, Invocation, ToolOutput};
 
 /// The text of a caught panic.
 pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -88,215 +78,139 @@ pub fn substitute(text: &str, env: &HashMap<String, String>) -> String {
     out
 }
 
-pub struct Runner<'a> {
-    pub cancel: &'a CancellationToken,
-    pub jobs: &'a Jobs,
-    pub flags: &'a mut HashMap<String, bool>,
+/// Runs one command of a call: a shell command in its own process group (killed after
+/// `timeout`), or a function under a watchdog of the same length. `None` when the user
+/// stopped (the command and whatever it started are gone).
+pub async fn run_command(
+    command: &Command,
+    inv: &Arc<Invocation>,
+    input: Option<CmdResult>,
+    timeout: Duration,
+    cancel: &CancellationToken,
+    jobs: &Jobs,
+) -> Option<CmdResult> {
+    match command {
+        Command::Script { script, env } => {
+            let program = ShellProgram::Script(script.clone());
+            run_process(program, env, inv, timeout, cancel).await
+        }
+        Command::Argv { argv, env } => {
+            let program = ShellProgram::Argv(argv.clone());
+            run_process(program, env, inv, timeout, cancel).await
+        }
+        Command::Function(f) => run_function(f, inv, timeout, input, cancel, jobs).await,
+    }
 }
 
-impl Runner<'_> {
-    /// Runs every command of the call, reporting into `out`.
-    pub async fn run(
-        &mut self,
-        tool: &dyn Tool,
-        inv: &Arc<Invocation>,
-        out: &mut ToolOutput,
-    ) -> RunEnd {
-        let commands = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.commands(inv))) {
-            Ok(c) => c,
-            Err(p) => {
-                let errors = vec![format!(
-                    "Internal error with `{}` tool: {}",
-                    inv.name,
-                    panic_message(p.as_ref())
-                )];
-                guarded(&inv.name, out, |o| tool.on_error(inv, o, &errors));
-                return RunEnd::Error;
-            }
-        };
-        if commands.is_empty() {
-            guarded(&inv.name, out, |o| tool.on_success(inv, o, None));
-            return RunEnd::Success;
-        }
-        let env = tool.env(inv);
-        let timeout = Duration::from_millis(inv.opts.timeout_ms());
-        let mut data: Vec<String> = Vec::new();
-        let mut errors: Vec<String> = Vec::new();
-        let mut input: Option<CmdResult> = None;
-        for command in commands {
-            let result = match self
-                .run_one(&command, inv, &env, timeout, input.take())
-                .await
-            {
-                Some(r) => r,
-                None => return RunEnd::Stopped,
-            };
-            match &result {
-                CmdResult::Success(d) => {
-                    data.push(d.clone());
-                    guarded(&inv.name, out, |o| tool.on_success(inv, o, Some(&data)));
-                }
-                CmdResult::Error(e) => {
-                    errors.push(e.clone());
-                    guarded(&inv.name, out, |o| tool.on_error(inv, o, &errors));
-                    return RunEnd::Error;
-                }
-            }
-            input = Some(result);
-        }
-        RunEnd::Success
+async fn run_process(
+    program: ShellProgram,
+    child: &ChildEnv,
+    inv: &Invocation,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> Option<CmdResult> {
+    let spec = ShellSpec {
+        program,
+        cwd: inv.cwd.clone(),
+        env: inv.ctx.child_env().and(child),
+        timeout: Some(timeout),
+    };
+    let outcome = match run_shell(&spec, cancel).await {
+        Ok(o) => o,
+        Err(e) => return Some(CmdResult::Error(e)),
+    };
+    if outcome.cancelled {
+        return None;
     }
-
-    /// One command's result, or `None` when the user stopped.
-    async fn run_one(
-        &mut self,
-        command: &Command,
-        inv: &Arc<Invocation>,
-        env: &HashMap<String, String>,
-        timeout: Duration,
-        input: Option<CmdResult>,
-    ) -> Option<CmdResult> {
-        match command {
-            Command::Script {
-                script,
-                flag,
-                env: child,
-            } => {
-                let program = ShellProgram::Script(substitute(script, env));
-                self.run_shell(program, child, inv, timeout, flag.as_deref())
-                    .await
-            }
-            Command::Argv {
-                argv,
-                flag,
-                env: child,
-            } => {
-                let program = ShellProgram::Argv(argv.iter().map(|a| substitute(a, env)).collect());
-                self.run_shell(program, child, inv, timeout, flag.as_deref())
-                    .await
-            }
-            Command::Function(f) => self.run_function(f, inv, timeout, input).await,
-        }
-    }
-
-    async fn run_shell(
-        &mut self,
-        program: ShellProgram,
-        child: &ChildEnv,
-        inv: &Invocation,
-        timeout: Duration,
-        flag: Option<&str>,
-    ) -> Option<CmdResult> {
-        let spec = ShellSpec {
-            program,
-            cwd: inv.cwd.clone(),
-            env: inv.ctx.child_env().and(child),
-            timeout: Some(timeout),
-        };
-        let outcome = match run_shell(&spec, self.cancel).await {
-            Ok(o) => o,
-            Err(e) => {
-                if let Some(flag) = flag {
-                    self.flags.insert(flag.to_owned(), false);
-                }
-                return Some(CmdResult::Error(e));
-            }
-        };
-        if outcome.cancelled {
-            return None;
-        }
-        if let Some(flag) = flag {
-            self.flags.insert(flag.to_owned(), outcome.success());
-        }
-        if outcome.timed_out {
-            let mut msg = format!("Command timed out after {} ms", timeout.as_millis());
-            for part in [&outcome.stderr, &outcome.stdout] {
-                if !part.trim().is_empty() {
-                    msg.push('\n');
-                    msg.push_str(part.trim_end());
-                }
-            }
-            return Some(CmdResult::Error(msg));
-        }
-        if outcome.success() {
-            return Some(CmdResult::Success(outcome.stdout));
-        }
-        let mut msg = String::new();
+    if outcome.timed_out {
+        let mut msg = format!("Command timed out after {} ms", timeout.as_millis());
         for part in [&outcome.stderr, &outcome.stdout] {
             if !part.trim().is_empty() {
-                if !msg.is_empty() {
-                    msg.push('\n');
-                }
+                msg.push('\n');
                 msg.push_str(part.trim_end());
             }
         }
-        let status = match outcome.exit_code {
-            Some(c) => format!("exit status {c}"),
-            None => "killed by a signal".to_owned(),
-        };
-        if msg.is_empty() {
-            msg = format!("The command printed nothing ({status})");
-        } else {
-            msg.push_str(&format!("\n({status})"));
-        }
-        Some(CmdResult::Error(msg))
+        return Some(CmdResult::Error(msg));
     }
+    if outcome.success() {
+        return Some(CmdResult::Success(outcome.stdout));
+    }
+    let mut msg = String::new();
+    for part in [&outcome.stderr, &outcome.stdout] {
+        if !part.trim().is_empty() {
+            if !msg.is_empty() {
+                msg.push('\n');
+            }
+            msg.push_str(part.trim_end());
+        }
+    }
+    let status = match outcome.exit_code {
+        Some(c) => format!("exit status {c}"),
+        None => "killed by a signal".to_owned(),
+    };
+    if msg.is_empty() {
+        msg = format!("The command printed nothing ({status})");
+    } else {
+        msg.push_str(&format!("\n({status})"));
+    }
+    Some(CmdResult::Error(msg))
+}
 
-    async fn run_function(
-        &mut self,
-        f: &super::tool::FunctionCmd,
-        inv: &Arc<Invocation>,
-        timeout: Duration,
-        input: Option<CmdResult>,
-    ) -> Option<CmdResult> {
-        let (output_cb, mut later) = OutputCb::new();
-        let args = FnArgs {
-            input,
-            output_cb: output_cb.clone(),
-            jobs: self.jobs.clone(),
-        };
-        let fut = AssertUnwindSafe(f(inv.clone(), args)).catch_unwind();
-        let name = inv.name.clone();
-        let work = async move {
-            let returned = match fut.await {
-                Ok(r) => r,
-                Err(p) => {
-                    return CmdResult::Error(format!(
-                        "The `{name}` tool failed: {}",
-                        panic_message(p.as_ref())
-                    ));
-                }
-            };
-            // A result delivered through output_cb before returning wins over the return value.
-            if let Ok(early) = later.try_recv() {
-                return early;
-            }
-            if let Some(r) = returned {
-                output_cb.call(r.clone());
-                return r;
-            }
-            match (&mut later).await {
-                Ok(r) => r,
-                Err(_) => CmdResult::Error(format!("The `{name}` tool ended without a result")),
+async fn run_function(
+    f: &super::tool::FunctionCmd,
+    inv: &Arc<Invocation>,
+    timeout: Duration,
+    input: Option<CmdResult>,
+    cancel: &CancellationToken,
+    jobs: &Jobs,
+) -> Option<CmdResult> {
+    let (output_cb, mut later) = OutputCb::new();
+    let args = FnArgs {
+        input,
+        output_cb: output_cb.clone(),
+        jobs: jobs.clone(),
+    };
+    let fut = AssertUnwindSafe(f(inv.clone(), args)).catch_unwind();
+    let name = inv.name.clone();
+    let work = async move {
+        let returned = match fut.await {
+            Ok(r) => r,
+            Err(p) => {
+                return CmdResult::Error(format!(
+                    "The `{name}` tool failed: {}",
+                    panic_message(p.as_ref())
+                ));
             }
         };
-        tokio::select! {
-            r = tokio::time::timeout(timeout, work) => match r {
-                Ok(r) => Some(r),
-                Err(_) => {
-                    // The watchdog fired: whatever the function started goes too.
-                    self.jobs.kill_all().await;
-                    Some(CmdResult::Error(format!(
-                        "The `{}` tool did not finish within {} ms and was stopped",
-                        inv.name,
-                        timeout.as_millis()
-                    )))
-                }
-            },
-            () = self.cancel.cancelled() => {
-                self.jobs.kill_all().await;
-                None
+        // A result delivered through output_cb before returning wins over the return value.
+        if let Ok(early) = later.try_recv() {
+            return early;
+        }
+        if let Some(r) = returned {
+            output_cb.call(r.clone());
+            return r;
+        }
+        match (&mut later).await {
+            Ok(r) => r,
+            Err(_) => CmdResult::Error(format!("The `{name}` tool ended without a result")),
+        }
+    };
+    tokio::select! {
+        r = tokio::time::timeout(timeout, work) => match r {
+            Ok(r) => Some(r),
+            Err(_) => {
+                // The watchdog fired: whatever the function started goes too.
+                jobs.kill_all().await;
+                Some(CmdResult::Error(format!(
+                    "The `{}` tool did not finish within {} ms and was stopped",
+                    inv.name,
+                    timeout.as_millis()
+                )))
             }
+        },
+        () = cancel.cancelled() => {
+            jobs.kill_all().await;
+            None
         }
     }
 }

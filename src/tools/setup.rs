@@ -131,7 +131,6 @@ pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
                         require_approval_before: Some(toml::Value::Boolean(true)),
                         ..Opts::default()
                     },
-                    flag_arg: None,
                     options,
                 };
                 registry.register(Arc::new(tool), Source::Config);

@@ -84,14 +84,12 @@ pub enum Command {
     /// A script for `sh -c` (`${key}` placeholders filled from the tool's env).
     Script {
         script: String,
-        flag: Option<String>,
         /// Changes to the process environment (the provider keys are always removed).
         env: ChildEnv,
     },
     /// A program and its arguments, run without a shell.
     Argv {
         argv: Vec<String>,
-        flag: Option<String>,
         env: ChildEnv,
     },
     Function(FunctionCmd),
@@ -100,8 +98,8 @@ pub enum Command {
 impl std::fmt::Debug for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Command::Script { script, flag, .. } => write!(f, "Script({script:?}, {flag:?})"),
-            Command::Argv { argv, flag, .. } => write!(f, "Argv({argv:?}, {flag:?})"),
+            Command::Script { script, .. } => write!(f, "Script({script:?})"),
+            Command::Argv { argv, .. } => write!(f, "Argv({argv:?})"),
             Command::Function(_) => write!(f, "Function"),
         }
     }

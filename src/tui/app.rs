@@ -1,26 +1,37 @@
-//! The app state and its one `update` function: every input — keys, pastes, mouse, agent and
-//! engine events, approval requests, turn ends, ticks — comes in as an [`AppEvent`]; state
-//! changes happen only here, and what must happen outside (start a turn, stop it, copy, ring
-//! the bell, quit) goes out as [`Effect`]s for the event loop to perform. Widgets draw from
-//! `&App`.
+//! The app state and its one `update` function: every input — keys, pastes, mouse, the
+//! agent's events, approval requests, questions, ticks — comes in as an [`AppEvent`]; state
+//! changes happen only here, and what must happen outside (start a turn, stop it, send the agent
+//! a command, copy, ring the bell, quit) goes out as [`Effect`]s for the event loop to perform.
+//! Widgets draw from `&App` through its read-only accessors; its fields are private.
+//!
+//! - [`keys`](self::keys): keys, mouse, scrolling, the block selection and folding, sending.
+//! - [`commands`](self::commands): the slash commands, each declared once.
 
-use std::collections::{HashMap, HashSet};
+mod commands;
+mod keys;
+
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyEvent, KeyEventKind, MouseEvent};
 
+pub use self::commands::{COMMANDS, SlashCommand, code_blocks, help_text};
+
+/// The slash command names, for completion.
+pub fn commands_names() -> impl Iterator<Item = &'static str> {
+    commands::names()
+}
 use super::chat_view::{ChatView, ViewCtx};
-use super::entry_lines::foldable;
-use super::input::{Composer, InputOutcome};
+use super::input::Composer;
 use super::modal::ApprovalModal;
-use super::strings;
+use super::questions::QuestionForm;
 use super::theme::Theme;
+use crate::agent::task::Command;
 use crate::agent::transcript::{Entry, Transcript};
-use crate::agent::{AgentEvent, TurnEnd};
-use crate::headless::format_delay;
+use crate::events::{Event, Mode, format_delay};
 use crate::provider::{StreamDelta, Usage};
-use crate::tools::approval::{Mode, SharedMode};
-use crate::tools::events::{ApprovalRequest, EngineEvent};
+use crate::tools::context::QuestionRequest;
+use crate::tools::requests::ApprovalRequest;
 
 /// Everything the app reacts to.
 #[derive(Debug)]
@@ -29,49 +40,27 @@ pub enum AppEvent {
     Paste(String),
     Mouse(MouseEvent),
     Resize(u16, u16),
-    Agent(AgentEvent),
+    /// What the agent reports.
+    Agent(Event),
     Approval(ApprovalRequest),
     /// `ask_questions` wants answers.
-    Questions(crate::tools::context::QuestionRequest),
-    TurnEnded(TurnEnd),
-    /// The answer to a command the agent task ran between turns.
-    Info(Result<String, String>),
+    Questions(QuestionRequest),
     /// Time passed (only sent while something shows a clock).
     Tick,
 }
 
 /// Work for the event loop.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 pub enum Effect {
     /// Start a turn with this user message.
     Send(String),
     /// Stop the running turn.
     Stop,
+    /// A command for the agent (model, mode, tools, approvals, new chat).
+    Agent(Command),
     Bell,
     Copy(String),
-    /// Agent-task commands that run between turns.
-    ListModels,
-    SetModel(String),
-    ListApprovals,
-    ClearApprovals,
-    ListTools,
-    NewChat,
     Quit,
-}
-
-fn no_clock(_: &str) -> Option<Duration> {
-    None
-}
-
-/// A view context for scrolling and folding, which do not depend on running clocks. Built from
-/// fields (not `&self`) so the chat view can be borrowed mutably beside it.
-fn still_ctx<'a>(theme: &'a Theme, width: u16, expanded: &'a HashSet<usize>) -> ViewCtx<'a> {
-    ViewCtx {
-        theme,
-        width,
-        expanded,
-        elapsed: &no_clock,
-    }
 }
 
 /// What the status bar says is happening.
@@ -91,87 +80,86 @@ pub enum Activity {
     },
 }
 
-pub struct App {
-    pub theme: Theme,
-    pub transcript: Transcript,
-    pub chat: ChatView,
-    pub input: Composer,
-    pub modal: Option<ApprovalModal>,
-    pub form: Option<super::questions::QuestionForm>,
+/// What the status bar shows about the chat.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Status {
     pub model: String,
     pub provider: String,
     pub cwd: String,
-    pub mode: SharedMode,
+    pub mode: Mode,
     pub usage: Usage,
-    pub activity: Activity,
-    pub busy: bool,
-    pub expanded: HashSet<usize>,
-    pub tool_started: HashMap<String, Instant>,
-    /// A one-line message under the input (errors of slash commands, hints).
-    pub flash: Option<String>,
-    pub bell: bool,
-    pub quit: bool,
+}
 
-    /// Terminal size.
-    pub size: (u16, u16),
-    last_ctrl_c: Option<Instant>,
+pub struct App {
+    theme: Theme,
+    transcript: Transcript,
+    chat: ChatView,
+    input: Composer,
+    modal: Option<ApprovalModal>,
     /// Approval requests that arrived while a modal was open.
-    queued_approvals: std::collections::VecDeque<ApprovalRequest>,
+    queued_approvals: VecDeque<ApprovalRequest>,
+    form: Option<QuestionForm>,
+    status: Status,
+    activity: Activity,
+    busy: bool,
+    expanded: HashSet<usize>,
+    /// The foldable block Tab moved to (Enter folds or unfolds it).
+    selected: Option<usize>,
+    tool_started: HashMap<String, Instant>,
+    /// A one-line message under the input (errors of slash commands, hints).
+    flash: Option<String>,
+    bell: bool,
+    quit: bool,
+    /// Terminal size.
+    size: (u16, u16),
+    last_ctrl_c: Option<Instant>,
+}
+
+fn no_clock(_: &str) -> Option<Duration> {
+    None
+}
+
+/// A view context for scrolling and folding, which do not depend on running clocks. Built from
+/// fields (not `&self`) so the chat view can be borrowed mutably beside it.
+fn still_ctx<'a>(
+    theme: &'a Theme,
+    width: u16,
+    expanded: &'a HashSet<usize>,
+    selected: Option<usize>,
+) -> ViewCtx<'a> {
+    ViewCtx {
+        theme,
+        width,
+        expanded,
+        selected,
+        elapsed: &no_clock,
+    }
 }
 
 impl App {
-    pub fn new(
-        theme: Theme,
-        model: String,
-        provider: String,
-        cwd: String,
-        mode: SharedMode,
-    ) -> Self {
+    pub fn new(theme: Theme, status: Status, bell: bool, mentions: Vec<String>) -> Self {
+        let mut input = Composer::new();
+        input.mentions = mentions;
         Self {
             theme,
             transcript: Transcript::default(),
             chat: ChatView::default(),
-            input: Composer::new(),
+            input,
             modal: None,
+            queued_approvals: VecDeque::new(),
             form: None,
-            model,
-            provider,
-            cwd,
-            mode,
-            usage: Usage::default(),
+            status,
             activity: Activity::Idle,
             busy: false,
             expanded: HashSet::new(),
+            selected: None,
             tool_started: HashMap::new(),
             flash: None,
-            bell: true,
+            bell,
             quit: false,
-
             size: (80, 24),
             last_ctrl_c: None,
-            queued_approvals: Default::default(),
         }
-    }
-
-    /// Rows the chat pane gets (status bar, input box with border, footer, flash line).
-    pub fn chat_height(&self) -> usize {
-        let input = self.input.line_count().min(6) as u16 + 2;
-        let flash = u16::from(self.flash.is_some());
-        self.size.1.saturating_sub(1 + input + 1 + flash) as usize
-    }
-
-    pub fn view_ctx<'a>(&'a self, elapsed: &'a dyn Fn(&str) -> Option<Duration>) -> ViewCtx<'a> {
-        ViewCtx {
-            theme: &self.theme,
-            width: self.size.0,
-            expanded: &self.expanded,
-            elapsed,
-        }
-    }
-
-    /// Something is shown that changes with time (a running tool's clock, a retry countdown).
-    pub fn needs_ticks(&self) -> bool {
-        matches!(self.activity, Activity::Tool(_) | Activity::Retrying { .. })
     }
 
     pub fn update(&mut self, event: AppEvent) -> Vec<Effect> {
@@ -207,40 +195,23 @@ impl App {
                 }
                 self.modal = Some(ApprovalModal::new(req, &self.theme));
                 self.activity = Activity::Approval;
-                if self.bell {
-                    vec![Effect::Bell]
-                } else {
-                    Vec::new()
-                }
+                self.bell_effect()
             }
             AppEvent::Questions(req) => {
-                self.form = Some(super::questions::QuestionForm::new(req));
+                self.form = Some(QuestionForm::new(req));
                 self.activity = Activity::Approval;
-                if self.bell {
-                    vec![Effect::Bell]
-                } else {
-                    Vec::new()
-                }
-            }
-            AppEvent::TurnEnded(end) => {
-                self.on_turn_end(end);
-                Vec::new()
-            }
-            AppEvent::Info(r) => {
-                match r {
-                    Ok(text) => self.transcript.push_notice(text),
-                    Err(e) => self.transcript.push_notice(format!("✗ {e}")),
-                }
-                self.after_transcript_change();
-                Vec::new()
+                self.bell_effect()
             }
             AppEvent::Tick => Vec::new(),
         }
     }
 
-    /// After a slash command changed the transcript.
-    pub fn after_command(&mut self) {
-        self.after_transcript_change();
+    fn bell_effect(&self) -> Vec<Effect> {
+        if self.bell {
+            vec![Effect::Bell]
+        } else {
+            Vec::new()
+        }
     }
 
     fn after_transcript_change(&mut self) {
@@ -252,13 +223,13 @@ impl App {
         }
     }
 
-    fn on_agent(&mut self, ev: &AgentEvent) {
+    fn on_agent(&mut self, ev: &Event) {
         match ev {
-            AgentEvent::Delta(StreamDelta::Text(_)) => self.activity = Activity::Streaming,
-            AgentEvent::Delta(StreamDelta::Reasoning(_)) => self.activity = Activity::Thinking,
-            AgentEvent::Delta(StreamDelta::Usage(_)) => {}
-            AgentEvent::Delta(_) => self.activity = Activity::Streaming,
-            AgentEvent::Retrying {
+            Event::Delta(StreamDelta::Text(_)) => self.activity = Activity::Streaming,
+            Event::Delta(StreamDelta::Reasoning(_)) => self.activity = Activity::Thinking,
+            Event::Delta(StreamDelta::Usage(_)) => {}
+            Event::Delta(_) => self.activity = Activity::Streaming,
+            Event::Retrying {
                 retry,
                 max_retries,
                 delay,
@@ -271,14 +242,15 @@ impl App {
                     error: error.to_string(),
                 };
             }
-            AgentEvent::ReplyDone(m) => {
+            Event::ReplyDone(m) => {
                 if let Some(u) = m.usage {
                     let add =
                         |a: Option<u64>, b: Option<u64>| Some(a.unwrap_or(0) + b.unwrap_or(0));
-                    self.usage = Usage {
-                        prompt_tokens: add(self.usage.prompt_tokens, u.prompt_tokens),
-                        completion_tokens: add(self.usage.completion_tokens, u.completion_tokens),
-                        total_tokens: add(self.usage.total_tokens, u.total_tokens),
+                    let total = &mut self.status.usage;
+                    *total = Usage {
+                        prompt_tokens: add(total.prompt_tokens, u.prompt_tokens),
+                        completion_tokens: add(total.completion_tokens, u.completion_tokens),
+                        total_tokens: add(total.total_tokens, u.total_tokens),
                     };
                 }
                 self.activity = if m.tool_calls.is_empty() {
@@ -287,26 +259,26 @@ impl App {
                     Activity::Thinking
                 };
             }
-            AgentEvent::ReplyInterrupted { .. } => {}
-            AgentEvent::Engine(e) => match e {
-                EngineEvent::ToolStarted {
-                    call_id,
-                    cmd_string,
-                    ..
-                } => {
-                    self.tool_started.insert(call_id.clone(), Instant::now());
-                    self.activity = Activity::Tool(cmd_string.clone());
-                }
-                EngineEvent::ToolsJudgeStarted { .. } => self.activity = Activity::Judge,
-                EngineEvent::ToolFinished { call_id, .. } => {
-                    self.tool_started.remove(call_id);
-                    self.activity = Activity::Thinking;
-                }
-                _ => {}
-            },
+            Event::ToolStarted {
+                call_id,
+                cmd_string,
+                ..
+            } => {
+                self.tool_started.insert(call_id.clone(), Instant::now());
+                self.activity = Activity::Tool(cmd_string.clone());
+            }
+            Event::JudgeStarted { .. } => self.activity = Activity::Judge,
+            Event::ToolFinished { call_id, .. } => {
+                self.tool_started.remove(call_id);
+                self.activity = Activity::Thinking;
+            }
+            Event::ModelChanged { model } => self.status.model = model.clone(),
+            Event::ModeChanged { mode } => self.status.mode = *mode,
+            Event::TurnEnded(_) => self.turn_ended(),
+            _ => {}
         }
         if let (
-            AgentEvent::Delta(_),
+            Event::Delta(_),
             Activity::Retrying {
                 error, retry, max, ..
             },
@@ -320,7 +292,7 @@ impl App {
             self.activity = Activity::Approval;
         }
         self.transcript.apply(ev);
-        if matches!(ev, AgentEvent::Retrying { .. }) {
+        if matches!(ev, Event::Retrying { .. }) {
             // The failed attempt's entries are gone; whatever replaces them is new.
             if let Some(from) = self.transcript.take_changed() {
                 self.chat.forget_from(from);
@@ -329,7 +301,7 @@ impl App {
         self.after_transcript_change();
     }
 
-    fn on_turn_end(&mut self, end: TurnEnd) {
+    fn turn_ended(&mut self) {
         self.busy = false;
         self.activity = Activity::Idle;
         self.tool_started.clear();
@@ -337,166 +309,93 @@ impl App {
         self.modal = None;
         self.form = None;
         self.queued_approvals.clear();
-        match end {
-            TurnEnd::Completed | TurnEnd::Stopped => {}
-            TurnEnd::Cancelled => self
-                .transcript
-                .push_notice("⏹ tool calls cancelled; your turn"),
-            TurnEnd::MaxTurns(n) => self.transcript.push_notice(format!(
-                "✗ stopped after {n} model round-trips without a final answer"
-            )),
-            TurnEnd::LengthLimit => self
-                .transcript
-                .push_notice("✗ the reply was cut off: the model reached its output token limit"),
-            TurnEnd::Failed(e) => self
-                .transcript
-                .push_notice(format!("✗ {e} — nothing was lost; send again to retry")),
-        }
-        self.after_transcript_change();
     }
 
-    fn on_mouse(&mut self, m: MouseEvent) {
-        let h = self.chat_height();
-        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded);
-        match m.kind {
-            MouseEventKind::ScrollUp => self.chat.scroll_up(3, &self.transcript.entries, h, &ctx),
-            MouseEventKind::ScrollDown => {
-                self.chat.scroll_down(3, &self.transcript.entries, h, &ctx)
-            }
-            _ => {}
-        }
+    /// A one-line message under the input (what the event loop could not do).
+    pub fn set_flash(&mut self, message: &str) {
+        self.flash = Some(message.to_owned());
     }
 
-    fn scroll(&mut self, up: bool, n: usize) {
-        let h = self.chat_height();
-        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded);
-        if up {
-            self.chat.scroll_up(n, &self.transcript.entries, h, &ctx);
-        } else {
-            self.chat.scroll_down(n, &self.transcript.entries, h, &ctx);
-        }
+    // ---- read-only views for widgets ----
+
+    pub fn theme(&self) -> &Theme {
+        &self.theme
     }
 
-    fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if let Some(form) = self.form.as_mut() {
-            if form.handle_key(key) {
-                self.form = None;
-                self.activity = Activity::Thinking;
-            }
-            return Vec::new();
-        }
-        if let Some(modal) = self.modal.as_mut() {
-            if let Some(choice) = modal.handle_key(key) {
-                modal.answer(choice);
-                self.modal = self
-                    .queued_approvals
-                    .pop_front()
-                    .map(|r| ApprovalModal::new(r, &self.theme));
-                self.activity = if self.modal.is_some() {
-                    Activity::Approval
-                } else {
-                    Activity::Thinking
-                };
-            }
-            return Vec::new();
-        }
-        if key.code != KeyCode::Char('c') || !ctrl {
-            self.last_ctrl_c = None;
-        }
-        let page = self.chat_height().saturating_sub(2).max(1);
-        match key.code {
-            KeyCode::Esc if self.busy => return vec![Effect::Stop],
-            KeyCode::Char('c') if ctrl => {
-                if self.busy {
-                    return vec![Effect::Stop];
-                }
-                let now = Instant::now();
-                if self
-                    .last_ctrl_c
-                    .is_some_and(|t| now.duration_since(t) < Duration::from_secs(1))
-                {
-                    self.quit = true;
-                    return vec![Effect::Quit];
-                }
-                self.last_ctrl_c = Some(now);
-                self.input.clear();
-                self.flash = Some(strings::PRESS_AGAIN_TO_QUIT.into());
-                return Vec::new();
-            }
-            KeyCode::Char('d') if ctrl && self.input.is_empty() => {
-                self.quit = true;
-                return vec![Effect::Quit];
-            }
-            KeyCode::PageUp => {
-                self.scroll(true, page);
-                return Vec::new();
-            }
-            KeyCode::PageDown => {
-                self.scroll(false, page);
-                return Vec::new();
-            }
-            KeyCode::Home if ctrl || self.input.is_empty() => {
-                self.chat.home();
-                return Vec::new();
-            }
-            KeyCode::End if ctrl || self.input.is_empty() => {
-                self.chat.end();
-                return Vec::new();
-            }
-            KeyCode::Tab if self.input.is_empty() => {
-                self.toggle_last_foldable();
-                return Vec::new();
-            }
-            _ => {}
-        }
-        match self.input.handle_key(key) {
-            InputOutcome::Submit(text) => self.submit(text),
-            InputOutcome::Edited => {
-                self.flash = None;
-                Vec::new()
-            }
-            InputOutcome::Ignored => Vec::new(),
+    pub fn chat(&self) -> &ChatView {
+        &self.chat
+    }
+
+    pub fn input(&self) -> &Composer {
+        &self.input
+    }
+
+    pub fn modal(&self) -> Option<&ApprovalModal> {
+        self.modal.as_ref()
+    }
+
+    pub fn form(&self) -> Option<&QuestionForm> {
+        self.form.as_ref()
+    }
+
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    pub fn flash(&self) -> Option<&str> {
+        self.flash.as_deref()
+    }
+
+    pub fn activity(&self) -> &Activity {
+        &self.activity
+    }
+
+    pub fn busy(&self) -> bool {
+        self.busy
+    }
+
+    pub fn quit(&self) -> bool {
+        self.quit
+    }
+
+    pub fn size(&self) -> (u16, u16) {
+        self.size
+    }
+
+    /// The entries, for widgets.
+    pub fn entries(&self) -> &[Entry] {
+        &self.transcript.entries
+    }
+
+    pub fn tool_started(&self, call_id: &str) -> Option<Instant> {
+        self.tool_started.get(call_id).copied()
+    }
+
+    /// Rows the chat pane gets (status bar, input box with border, footer, flash line).
+    pub fn chat_height(&self) -> usize {
+        let input = self.input.line_count().min(6) as u16 + 2;
+        let flash = u16::from(self.flash.is_some());
+        self.size.1.saturating_sub(1 + input + 1 + flash) as usize
+    }
+
+    pub fn view_ctx<'a>(&'a self, elapsed: &'a dyn Fn(&str) -> Option<Duration>) -> ViewCtx<'a> {
+        ViewCtx {
+            theme: &self.theme,
+            width: self.size.0,
+            expanded: &self.expanded,
+            selected: self.selected,
+            elapsed,
         }
     }
 
-    /// Tab: unfold (or fold) the last foldable block on screen.
-    fn toggle_last_foldable(&mut self) {
-        let h = self.chat_height();
-        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded);
-        let Some((first, last)) = self.chat.visible_entries(&self.transcript.entries, h, &ctx)
-        else {
-            return;
-        };
-        if let Some(i) = (first..=last)
-            .rev()
-            .find(|&i| foldable(&self.transcript.entries[i]))
-        {
-            if !self.expanded.remove(&i) {
-                self.expanded.insert(i);
-            }
-            self.chat.invalidate(i);
-        }
+    /// Something is shown that changes with time (a running tool's clock, a retry countdown).
+    pub fn needs_ticks(&self) -> bool {
+        matches!(self.activity, Activity::Tool(_) | Activity::Retrying { .. })
     }
 
-    fn submit(&mut self, text: String) -> Vec<Effect> {
-        let trimmed = text.trim();
-        if trimmed.starts_with('/') {
-            return super::commands::run(self, trimmed);
-        }
-        if self.busy {
-            self.flash = Some(strings::BUSY_FOR_COMMAND.into());
-            return Vec::new();
-        }
-        self.input.remember(&text);
-        self.input.clear();
-        self.flash = None;
-        self.transcript.push_user(&text);
-        self.after_transcript_change();
-        self.chat.end();
-        self.busy = true;
-        self.activity = Activity::Thinking;
-        vec![Effect::Send(text)]
+    /// A block is selected (Enter folds or unfolds it).
+    pub fn has_selection(&self) -> bool {
+        self.selected.is_some()
     }
 
     /// The status bar's description of what is going on.
@@ -520,14 +419,33 @@ impl App {
     }
 
     pub fn mode_label(&self) -> &'static str {
-        match self.mode.get() {
+        match self.status.mode {
             Mode::Normal => " NORMAL ",
             Mode::Auto => " AUTO ",
         }
     }
 
-    /// The entries, for widgets.
-    pub fn entries(&self) -> &[Entry] {
-        &self.transcript.entries
+    /// The transcript, for tests that set up a scene.
+    #[cfg(test)]
+    pub fn transcript_mut(&mut self) -> &mut Transcript {
+        &mut self.transcript
+    }
+
+    /// The input box, for tests that type or read a draft.
+    #[cfg(test)]
+    pub fn input_mut(&mut self) -> &mut Composer {
+        &mut self.input
+    }
+
+    /// What was expanded, for tests.
+    #[cfg(test)]
+    pub fn expanded(&self) -> &HashSet<usize> {
+        &self.expanded
+    }
+
+    /// After a test changed the transcript directly.
+    #[cfg(test)]
+    pub fn refresh(&mut self) {
+        self.after_transcript_change();
     }
 }

@@ -5,10 +5,11 @@ use tokio::sync::oneshot::error::TryRecvError;
 
 use super::app::{AppEvent, Effect};
 use super::tests_support::*;
-use crate::agent::{AgentEvent, TurnEnd};
+use crate::agent::task::Command;
+use crate::agent::{Event, TurnEnd};
 use crate::provider::StreamDelta;
 use crate::tools::approval::Mode;
-use crate::tools::events::UserChoice;
+use crate::tools::requests::UserChoice;
 
 /// Opens a modal, presses `keys`, returns what the engine was told (if anything).
 fn decide(keys: &[AppEvent]) -> Result<UserChoice, TryRecvError> {
@@ -138,8 +139,8 @@ fn the_draft_survives_the_modal_and_keys_go_to_the_modal_only() {
     assert_eq!(effects, [Effect::Bell]);
     a.update(key(KeyCode::Char('y')));
     assert_eq!(answer.try_recv(), Ok(UserChoice::Accept));
-    assert_eq!(a.input.text(), "my draft");
-    assert!(a.modal.is_none());
+    assert_eq!(a.input().text(), "my draft");
+    assert!(a.modal().is_none());
 }
 
 #[test]
@@ -151,7 +152,7 @@ fn requests_that_arrive_while_a_modal_is_open_wait_their_turn() {
     a.update(AppEvent::Approval(r2));
     a.update(key(KeyCode::Char('y')));
     assert_eq!(a1.try_recv(), Ok(UserChoice::Accept));
-    assert_eq!(a.modal.as_ref().map(|m| m.position), Some(2));
+    assert_eq!(a.modal().map(|m| m.position), Some(2));
     a.update(key(KeyCode::Char('c')));
     assert_eq!(a2.try_recv(), Ok(UserChoice::Cancel));
 }
@@ -164,23 +165,23 @@ fn enter_sends_and_esc_or_ctrl_c_stop_a_running_turn() {
         a.update(key(KeyCode::Enter)),
         [Effect::Send("hello".into())]
     );
-    assert!(a.busy);
+    assert!(a.busy());
     assert_eq!(a.update(key(KeyCode::Esc)), [Effect::Stop]);
     assert_eq!(a.update(ctrl('c')), [Effect::Stop]);
     agent(
         &mut a,
-        AgentEvent::Delta(StreamDelta::Text("partial answer".into())),
+        Event::Delta(StreamDelta::Text("partial answer".into())),
     );
     agent(
         &mut a,
-        AgentEvent::ReplyInterrupted {
+        Event::ReplyInterrupted {
             partial: "partial answer".into(),
         },
     );
-    a.update(AppEvent::TurnEnded(TurnEnd::Stopped));
-    assert!(!a.busy);
+    agent(&mut a, Event::TurnEnded(TurnEnd::Stopped));
+    assert!(!a.busy());
     assert!(matches!(
-        a.transcript.entries.last(),
+        a.entries().last(),
         Some(crate::agent::transcript::Entry::Assistant { interrupted: true, text }) if text == "partial answer"
     ));
 }
@@ -190,7 +191,7 @@ fn ctrl_c_when_idle_clears_then_quits_and_ctrl_d_quits_on_empty_input() {
     let mut a = app();
     typed(&mut a, "oops");
     assert!(a.update(ctrl('c')).is_empty());
-    assert_eq!(a.input.text(), "");
+    assert_eq!(a.input().text(), "");
     assert_eq!(a.update(ctrl('c')), [Effect::Quit]);
     let mut a = app();
     typed(&mut a, "x");
@@ -206,17 +207,23 @@ fn ctrl_c_when_idle_clears_then_quits_and_ctrl_d_quits_on_empty_input() {
 fn slash_commands_toggle_auto_and_reject_unknown_ones_without_sending() {
     let mut a = app();
     typed(&mut a, "/auto");
-    assert!(a.update(key(KeyCode::Enter)).is_empty());
-    assert_eq!(a.mode.get(), Mode::Auto);
+    assert_eq!(
+        a.update(key(KeyCode::Enter)),
+        [Effect::Agent(Command::SetMode(Mode::Auto))]
+    );
+    assert_eq!(a.status().mode, Mode::Auto);
     typed(&mut a, "/frobnicate");
     assert!(a.update(key(KeyCode::Enter)).is_empty());
     assert_eq!(
-        a.flash.as_deref(),
+        a.flash(),
         Some("unknown command /frobnicate — /help lists them")
     );
-    assert!(!a.busy);
+    assert!(!a.busy());
     typed(&mut a, "/approvals clear");
-    assert_eq!(a.update(key(KeyCode::Enter)), [Effect::ClearApprovals]);
+    assert_eq!(
+        a.update(key(KeyCode::Enter)),
+        [Effect::Agent(Command::ClearApprovals)]
+    );
 }
 
 #[test]
@@ -224,7 +231,7 @@ fn copy_takes_the_last_reply_or_its_nth_code_block() {
     let mut a = app();
     agent(
         &mut a,
-        AgentEvent::Delta(StreamDelta::Text(
+        Event::Delta(StreamDelta::Text(
             "Run:\n\n```sh\nmake\n```\n\nor\n\n```sh\nmake test\n```\n".into(),
         )),
     );
@@ -243,19 +250,16 @@ fn copy_takes_the_last_reply_or_its_nth_code_block() {
 fn scrolled_up_views_are_not_yanked_down_by_new_output() {
     let mut a = app();
     for i in 0..40 {
-        a.transcript.push_user(&format!("message {i}"));
+        a.transcript_mut().push_user(&format!("message {i}"));
     }
-    a.after_command();
+    a.refresh();
     a.update(key(KeyCode::PageUp));
-    assert!(!a.chat.following());
-    agent(
-        &mut a,
-        AgentEvent::Delta(StreamDelta::Text("new text".into())),
-    );
-    assert!(!a.chat.following());
-    assert!(a.chat.new_output);
+    assert!(!a.chat().following());
+    agent(&mut a, Event::Delta(StreamDelta::Text("new text".into())));
+    assert!(!a.chat().following());
+    assert!(a.chat().new_output);
     a.update(key(KeyCode::End));
-    assert!(a.chat.following() && !a.chat.new_output);
+    assert!(a.chat().following() && !a.chat().new_output);
 }
 
 #[test]
@@ -267,16 +271,74 @@ fn only_key_presses_count() {
     };
     release.kind = crossterm::event::KeyEventKind::Release;
     a.update(AppEvent::Key(release));
-    assert_eq!(a.input.text(), "");
+    assert_eq!(a.input().text(), "");
 }
 
 #[test]
-fn tab_unfolds_and_folds_the_last_tool_block_on_screen() {
+fn tab_selects_any_block_on_screen_and_enter_folds_it() {
     let mut a = app();
+    a.update(AppEvent::Resize(80, 80));
     finished_tool(&mut a, "c1", 12);
-    let i = a.transcript.entries.len() - 1;
+    finished_tool(&mut a, "c2", 12);
+    let (first, last) = (0, a.entries().len() - 1);
+    assert!(
+        a.update(key(KeyCode::Enter)).is_empty(),
+        "nothing selected yet"
+    );
     a.update(key(KeyCode::Tab));
-    assert!(a.expanded.contains(&i));
+    assert!(a.has_selection());
+    assert!(
+        a.update(key(KeyCode::Enter)).is_empty(),
+        "Enter folds, sends nothing"
+    );
+    assert!(a.expanded().contains(&last));
     a.update(key(KeyCode::Tab));
-    assert!(!a.expanded.contains(&i));
+    a.update(key(KeyCode::Enter));
+    assert!(
+        a.expanded().contains(&first),
+        "Tab moved up to the first block"
+    );
+    a.update(key(KeyCode::BackTab));
+    a.update(key(KeyCode::Enter));
+    assert!(
+        !a.expanded().contains(&last),
+        "Shift+Tab back down; Enter folds again"
+    );
+    let frame = render(&a, std::time::Instant::now());
+    assert!(frame.contains("▶ ✓ run_command"), "{frame}");
+    a.update(key(KeyCode::Esc));
+    assert!(!a.has_selection());
+    typed(&mut a, "hi");
+    assert_eq!(a.update(key(KeyCode::Enter)), [Effect::Send("hi".into())]);
+}
+
+#[test]
+fn model_changes_reach_the_agent_also_during_a_turn() {
+    let mut a = app();
+    send(&mut a, "work");
+    assert!(a.busy());
+    typed(&mut a, "/model big-model");
+    assert_eq!(
+        a.update(key(KeyCode::Enter)),
+        [Effect::Agent(Command::SetModel("big-model".into()))]
+    );
+    agent(
+        &mut a,
+        Event::ModelChanged {
+            model: "big-model".into(),
+        },
+    );
+    assert_eq!(a.status().model, "big-model");
+    typed(&mut a, "/tools");
+    assert!(
+        a.update(key(KeyCode::Enter)).is_empty(),
+        "waits for the turn"
+    );
+    agent(&mut a, Event::TurnEnded(TurnEnd::Completed));
+    typed(&mut a, "/clear");
+    assert_eq!(
+        a.update(key(KeyCode::Enter)),
+        [Effect::Agent(Command::NewChat)]
+    );
+    assert!(a.entries().is_empty());
 }

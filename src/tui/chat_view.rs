@@ -36,6 +36,8 @@ pub struct ViewCtx<'a> {
     pub theme: &'a Theme,
     pub width: u16,
     pub expanded: &'a HashSet<usize>,
+    /// The block Tab selected, drawn highlighted.
+    pub selected: Option<usize>,
     pub elapsed: &'a dyn Fn(&str) -> Option<Duration>,
 }
 
@@ -131,6 +133,7 @@ impl ChatView {
             theme: ctx.theme,
             width: ctx.width,
             expanded: ctx.expanded.contains(&i),
+            selected: ctx.selected == Some(i),
             elapsed: match e {
                 Entry::Tool { call_id, .. } => (ctx.elapsed)(call_id),
                 _ => None,
@@ -336,7 +339,12 @@ impl ChatView {
     }
 
     pub fn home(&mut self) {
-        self.scroll = Scroll::Anchored(Pos { entry: 0, line: 0 });
+        self.anchor_at(0);
+    }
+
+    /// Entry `entry` at the top of the view.
+    pub fn anchor_at(&mut self, entry: usize) {
+        self.scroll = Scroll::Anchored(Pos { entry, line: 0 });
     }
 
     pub fn end(&mut self) {

@@ -10,7 +10,7 @@ use super::strings;
 use super::theme::Theme;
 use super::wrap::{wrap_line, wrap_line_indent};
 use crate::agent::transcript::{Entry, ToolState};
-use crate::tools::events::ToolStatus;
+use crate::events::CallEnd;
 
 /// Lines shown of a folded tool or reasoning block.
 pub const FOLDED_LINES: usize = 4;
@@ -19,6 +19,8 @@ pub struct Facts<'a> {
     pub theme: &'a Theme,
     pub width: u16,
     pub expanded: bool,
+    /// Selected with Tab: the first line is highlighted.
+    pub selected: bool,
     /// How long the tool has been running, when it is.
     pub elapsed: Option<Duration>,
 }
@@ -65,10 +67,10 @@ pub fn tool_icon(state: ToolState) -> &'static str {
         ToolState::Queued => "○",
         ToolState::AwaitingApproval => "?",
         ToolState::Running => "◐",
-        ToolState::Done(ToolStatus::Success) => "✓",
-        ToolState::Done(ToolStatus::Error) => "✗",
-        ToolState::Done(ToolStatus::Rejected) => "⊘",
-        ToolState::Done(ToolStatus::Cancelled) => "⏹",
+        ToolState::Done(CallEnd::Success) => "✓",
+        ToolState::Done(CallEnd::Error) => "✗",
+        ToolState::Done(CallEnd::Rejected) => "⊘",
+        ToolState::Done(CallEnd::Cancelled) => "⏹",
     }
 }
 
@@ -80,10 +82,10 @@ fn state_text(state: ToolState, elapsed: Option<Duration>) -> String {
             Some(d) => format!("running {}s", d.as_secs()),
             None => "running".into(),
         },
-        ToolState::Done(ToolStatus::Success) => "done".into(),
-        ToolState::Done(ToolStatus::Error) => "failed".into(),
-        ToolState::Done(ToolStatus::Rejected) => "rejected".into(),
-        ToolState::Done(ToolStatus::Cancelled) => "cancelled".into(),
+        ToolState::Done(CallEnd::Success) => "done".into(),
+        ToolState::Done(CallEnd::Error) => "failed".into(),
+        ToolState::Done(CallEnd::Rejected) => "rejected".into(),
+        ToolState::Done(CallEnd::Cancelled) => "cancelled".into(),
     }
 }
 
@@ -130,7 +132,7 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
             ..
         } => {
             let icon_style = match state {
-                ToolState::Done(ToolStatus::Success) => t.tool_ok,
+                ToolState::Done(CallEnd::Success) => t.tool_ok,
                 ToolState::Done(_) => t.tool_err,
                 ToolState::Running => t.tool_running,
                 ToolState::Queued | ToolState::AwaitingApproval => t.tool_waiting,
@@ -187,12 +189,18 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
             plain_wrapped(text, style, "", w)
         }
     };
+    if f.selected
+        && let Some(first) = lines.first_mut()
+    {
+        first.spans.insert(0, Span::styled("▶ ", t.strong));
+        *first = first.clone().patch_style(t.selected);
+    }
     lines.push(Line::default());
     // Whatever the renderers did, never hand the pane a line wider than it is.
     lines.into_iter().flat_map(|l| wrap_line(&l, w)).collect()
 }
 
-/// Whether an entry can be folded (Tab toggles it).
+/// Whether an entry can be folded (Tab selects it, Enter toggles it).
 pub fn foldable(entry: &Entry) -> bool {
     matches!(entry, Entry::Tool { .. } | Entry::Reasoning { .. })
 }

@@ -10,19 +10,6 @@ use ratatui_textarea::TextArea;
 
 use super::strings;
 
-pub const COMMANDS: &[&str] = &[
-    "/help",
-    "/clear",
-    "/model",
-    "/tools",
-    "/auto",
-    "/approvals",
-    "/copy",
-    "/expand",
-    "/collapse",
-    "/quit",
-];
-
 pub struct Composer {
     pub area: TextArea<'static>,
     /// Tool and group names `@{` completes.
@@ -179,8 +166,9 @@ impl Composer {
             }
             KeyCode::Tab if self.text().starts_with('/') && !self.text().contains(' ') => {
                 let typed = self.text();
-                let matches: Vec<&&str> =
-                    COMMANDS.iter().filter(|c| c.starts_with(&typed)).collect();
+                let matches: Vec<&str> = super::app::commands_names()
+                    .filter(|c| c.starts_with(&typed))
+                    .collect();
                 match matches.as_slice() {
                     [one] => {
                         self.set_text(&format!("{one} "));

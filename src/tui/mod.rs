@@ -1,16 +1,15 @@
 //! The terminal UI (SPEC §6).
 //!
-//! - [`app`]: state and `update` (events in, effects out); [`ui`] and [`widgets`] draw it.
-//! - [`run`]: the event loop (terminal, agent task, redraw pacing); [`terminal`]: setup/restore.
-//! - [`agent_task`]: the task that owns the agent and runs turns.
+//! - [`app`]: state and `update` (events in, effects out), keys, slash commands; [`ui`] and
+//!   [`widgets`] draw it from `&App`.
+//! - [`run`]: the event loop (terminal, the agent task, redraw pacing); [`terminal`]:
+//!   setup/restore. The TUI talks to the agent only through `agent::task` commands and events.
 //! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache).
 //! - [`markdown`], [`highlight`], [`wrap`]: Markdown to styled, wrapped lines.
-//! - [`input`], [`modal`], [`commands`]: the input box, the approval modal, slash commands.
+//! - [`input`], [`modal`], [`questions`]: the input box, the approval modal, the question form.
 //! - [`theme`], [`strings`]: colours and words, each in one place.
-pub mod agent_task;
 pub mod app;
 pub mod chat_view;
-pub mod commands;
 pub mod entry_lines;
 pub mod highlight;
 pub mod input;

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use tokio::sync::oneshot;
 
 use super::theme::Theme;
-use crate::tools::events::{ApprovalRequest, Remember, UserChoice};
+use crate::tools::requests::{ApprovalRequest, Remember, UserChoice};
 use crate::tools::tool::Preview;
 
 pub const CHOICES: [&str; 4] = ["Always accept", "Accept", "Reject", "Cancel"];
@@ -37,7 +37,7 @@ pub struct ApprovalModal {
 
 impl ApprovalModal {
     pub fn new(req: ApprovalRequest, theme: &Theme) -> Self {
-        let body = match &req.preview {
+        let body = match &req.ask.preview {
             Some(Preview::Diff { diff, .. }) => diff
                 .lines()
                 .map(|l| {
@@ -56,22 +56,22 @@ impl ApprovalModal {
                 })
                 .collect(),
             Some(Preview::Text(t)) => t.lines().map(|l| Line::from(l.to_owned())).collect(),
-            None => serde_json::to_string_pretty(&req.args)
+            None => serde_json::to_string_pretty(&req.ask.args)
                 .unwrap_or_default()
                 .lines()
                 .map(|l| Line::from(l.to_owned()))
                 .collect(),
         };
         Self {
-            call_id: req.call_id,
-            tool: req.tool,
-            cmd_string: req.cmd_string,
-            prompt: req.prompt,
-            judge_reason: req.judge_reason,
-            caution: req.caution,
-            position: req.position,
-            total: req.total,
-            remember: req.remember,
+            call_id: req.ask.call_id,
+            tool: req.ask.tool,
+            cmd_string: req.ask.cmd_string,
+            prompt: req.ask.prompt,
+            judge_reason: req.ask.judge_reason,
+            caution: req.ask.caution,
+            position: req.ask.position,
+            total: req.ask.total,
+            remember: req.ask.remember,
             body,
             selected: 1,
             reason: None,

@@ -14,15 +14,17 @@ use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::agent_task::{self, AgentCommand};
-use super::app::{App, AppEvent, Effect};
+use super::app::{App, AppEvent, Effect, Status};
 use super::terminal::{self, Guard};
 use super::theme::Theme;
 use super::ui;
 use crate::agent::Agent;
+use crate::agent::task::{self, Command};
+use crate::events::EventSink;
 use crate::exit;
+use crate::signals::Signals;
 use crate::tools::context::QuestionRequest;
-use crate::tools::events::ApprovalRequest;
+use crate::tools::requests::ApprovalRequest;
 
 const FRAME: Duration = Duration::from_millis(16);
 
@@ -79,21 +81,14 @@ pub async fn run(
     questions: mpsc::UnboundedReceiver<QuestionRequest>,
     opts: TuiOptions,
 ) -> u8 {
-    let mut app = App::new(
-        opts.theme,
-        agent.settings.model.clone(),
-        agent.client.settings().name.clone(),
-        opts.cwd_label,
-        agent.engine.mode.clone(),
-    );
-    app.bell = opts.bell;
-    app.input.mentions = agent
-        .engine
-        .registry
-        .entries()
-        .map(|(n, _)| n.to_owned())
-        .chain(agent.groups.keys().cloned())
-        .collect();
+    let status = Status {
+        model: agent.model(),
+        provider: agent.provider().to_owned(),
+        cwd: opts.cwd_label,
+        mode: agent.mode().get(),
+        usage: Default::default(),
+    };
+    let mut app = App::new(opts.theme, status, opts.bell, agent.mention_names());
     if let Err(e) = terminal::enter(opts.mouse) {
         terminal::restore();
         eprintln!("sayso: error: cannot set up the terminal: {e}");
@@ -108,15 +103,18 @@ pub async fn run(
             return exit::FAILED;
         }
     };
+    let mut pending: Vec<AppEvent> = Vec::new();
     if let Ok(size) = term.size() {
-        app.size = (size.width, size.height);
+        pending.push(AppEvent::Resize(size.width, size.height));
     }
     // Load the syntax highlighter off the UI thread so the first code block does not stall.
     std::thread::spawn(super::highlight::warm_up);
 
     let (app_tx, mut app_rx) = mpsc::unbounded_channel::<AppEvent>();
-    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel::<AgentCommand>();
-    tokio::spawn(agent_task::run(agent, cmd_rx, app_tx.clone()));
+    let (sink, events) = EventSink::channel();
+    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel::<Command>();
+    tokio::spawn(task::run(agent, cmd_rx, sink));
+    tokio::spawn(forward(events, app_tx.clone(), AppEvent::Agent));
     tokio::spawn(forward(approvals, app_tx.clone(), AppEvent::Approval));
     tokio::spawn(forward(questions, app_tx.clone(), AppEvent::Questions));
     let mut keys = EventStream::new();
@@ -124,9 +122,8 @@ pub async fn run(
     let mut current: Option<CancellationToken> = None;
     let mut exit_code = exit::OK;
 
-    let mut pending: Vec<AppEvent> = Vec::new();
     if let Some(p) = opts.prompt.filter(|p| !p.trim().is_empty()) {
-        app.input.set_text(&p);
+        pending.push(AppEvent::Paste(p));
         pending.push(AppEvent::Key(crossterm::event::KeyEvent::from(
             crossterm::event::KeyCode::Enter,
         )));
@@ -167,50 +164,10 @@ pub async fn run(
         for ev in pending.drain(..) {
             dirty = true;
             for effect in app.update(ev) {
-                match effect {
-                    Effect::Send(text) => {
-                        let cancel = CancellationToken::new();
-                        current = Some(cancel.clone());
-                        let _ = cmd_tx.send(AgentCommand::Send { text, cancel });
-                    }
-                    Effect::Stop => {
-                        if let Some(c) = &current {
-                            c.cancel();
-                        }
-                    }
-                    Effect::Bell => {
-                        let _ = stdout().write_all(b"\x07");
-                        let _ = stdout().flush();
-                    }
-                    Effect::Copy(text) => {
-                        if !copy(&text) {
-                            app.flash =
-                                Some("could not copy: no clipboard and OSC 52 failed".into());
-                        }
-                    }
-                    Effect::ListModels => {
-                        let _ = cmd_tx.send(AgentCommand::ListModels);
-                    }
-                    Effect::SetModel(m) => {
-                        let _ = cmd_tx.send(AgentCommand::SetModel(m));
-                    }
-                    Effect::ListApprovals => {
-                        let _ = cmd_tx.send(AgentCommand::ListApprovals);
-                    }
-                    Effect::ClearApprovals => {
-                        let _ = cmd_tx.send(AgentCommand::ClearApprovals);
-                    }
-                    Effect::ListTools => {
-                        let _ = cmd_tx.send(AgentCommand::ListTools);
-                    }
-                    Effect::NewChat => {
-                        let _ = cmd_tx.send(AgentCommand::NewChat);
-                    }
-                    Effect::Quit => {}
-                }
+                perform(effect, &cmd_tx, &mut current, &mut app);
             }
         }
-        if app.quit {
+        if app.quit() {
             break;
         }
     }
@@ -222,45 +179,36 @@ pub async fn run(
     exit_code
 }
 
-/// SIGTERM, SIGHUP and SIGINT (Ctrl+C arrives as a key in raw mode; a signal comes from outside).
-struct Signals {
-    #[cfg(unix)]
-    streams: Vec<tokio::signal::unix::Signal>,
-}
-
-impl Signals {
-    fn new() -> Self {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let streams = [
-                SignalKind::terminate(),
-                SignalKind::hangup(),
-                SignalKind::interrupt(),
-            ]
-            .into_iter()
-            .filter_map(|k| signal(k).ok())
-            .collect();
-            Self { streams }
+/// Does what the app asked for.
+fn perform(
+    effect: Effect,
+    commands: &mpsc::UnboundedSender<Command>,
+    current: &mut Option<CancellationToken>,
+    app: &mut App,
+) {
+    match effect {
+        Effect::Send(text) => {
+            let cancel = CancellationToken::new();
+            *current = Some(cancel.clone());
+            let _ = commands.send(Command::Send { text, cancel });
         }
-        #[cfg(not(unix))]
-        {
-            Self {}
-        }
-    }
-
-    async fn recv(&mut self) {
-        #[cfg(unix)]
-        {
-            if self.streams.is_empty() {
-                return std::future::pending().await;
+        Effect::Stop => {
+            if let Some(c) = current {
+                c.cancel();
             }
-            let futures = self.streams.iter_mut().map(|s| Box::pin(s.recv()));
-            let _ = futures_util::future::select_all(futures).await;
         }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
+        Effect::Agent(c) => {
+            let _ = commands.send(c);
         }
+        Effect::Bell => {
+            let _ = stdout().write_all(b"\x07");
+            let _ = stdout().flush();
+        }
+        Effect::Copy(text) => {
+            if !copy(&text) {
+                app.set_flash("could not copy: no clipboard and OSC 52 failed");
+            }
+        }
+        Effect::Quit => {}
     }
 }

@@ -4,11 +4,12 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
 
-use super::app::{Activity, AppEvent};
+use super::app::AppEvent;
 use super::tests_support::*;
-use crate::agent::AgentEvent;
+use crate::events::Event;
+use crate::events::Mode;
 use crate::provider::{ProviderError, StreamDelta};
-use crate::tools::approval::Mode;
+use crate::tools::requests::Remember;
 use crate::tools::tool::Preview;
 
 const REPLY: &str = "## Plan\n\nRead **the config** first, then `cargo test`:\n\n| step | tool |\n|---|---|\n| 1 | read_file |\n| 2 | run_command |\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nStill typing this li";
@@ -16,16 +17,14 @@ const REPLY: &str = "## Plan\n\nRead **the config** first, then `cargo test`:\n\
 #[test]
 fn streaming_reply_with_reasoning_table_and_code() {
     let mut a = app();
-    a.transcript.push_user("how do I start?");
-    a.after_command();
+    send(&mut a, "how do I start?");
     agent(
         &mut a,
-        AgentEvent::Delta(StreamDelta::Reasoning(
+        Event::Delta(StreamDelta::Reasoning(
             "The user wants a plan. Keep it short.".into(),
         )),
     );
-    agent(&mut a, AgentEvent::Delta(StreamDelta::Text(REPLY.into())));
-    a.busy = true;
+    agent(&mut a, Event::Delta(StreamDelta::Text(REPLY.into())));
     insta::assert_snapshot!(render(&a, Instant::now()));
 }
 
@@ -35,31 +34,30 @@ fn tool_blocks_folded_and_expanded() {
     finished_tool(&mut a, "c1", 12);
     let now = Instant::now();
     insta::assert_snapshot!("tool_folded", render(&a, now));
-    let i = a.transcript.entries.len() - 1;
-    a.expanded.insert(i);
-    a.chat.invalidate(i);
-    a.size = (80, 40);
+    send(&mut a, "/expand");
+    a.update(AppEvent::Resize(80, 40));
     insta::assert_snapshot!("tool_expanded", render(&a, now));
 }
 
 #[test]
 fn endpoint_error_with_retry_countdown() {
     let mut a = app();
-    a.transcript.push_user("hi");
-    a.after_command();
-    a.busy = true;
+    send(&mut a, "hi");
     let now = Instant::now();
-    a.activity = Activity::Retrying {
-        until: now + Duration::from_secs(2),
-        retry: 2,
-        max: 4,
-        error: ProviderError::Status {
-            status: 503,
-            message: "Service Unavailable: overloaded".into(),
-            retry_after: None,
-        }
-        .to_string(),
-    };
+    agent(
+        &mut a,
+        Event::Retrying {
+            retry: 2,
+            max_retries: 4,
+            delay: Duration::from_secs(2),
+            error: ProviderError::Status {
+                status: 503,
+                message: "Service Unavailable: overloaded".into(),
+                retry_after: None,
+            },
+        },
+    );
+    // The countdown reads from `now`, taken a moment before the event: 2 s.
     insta::assert_snapshot!(render(&a, now));
 }
 
@@ -80,8 +78,7 @@ fn approval_modal_with_a_diff() {
 
 #[test]
 fn approval_modal_with_a_judge_reason_two_of_three() {
-    let mut a = app();
-    a.mode.set(Mode::Auto);
+    let mut a = app_in(Mode::Auto);
     let (req, _answer) = request(2, 3, None, Some("it deletes files outside the project"));
     a.update(AppEvent::Approval(req));
     insta::assert_snapshot!(render(&a, Instant::now()));
@@ -91,10 +88,11 @@ fn approval_modal_with_a_judge_reason_two_of_three() {
 fn approval_modal_for_a_protected_path_says_why() {
     let mut a = app();
     let (mut req, _answer) = request(1, 1, Some(diff()), None);
-    req.tool = "edit_file".into();
-    req.cmd_string = "edit_file .git/config".into();
-    req.prompt = "Apply 1 edit to `.git/config`?".into();
-    req.caution = Some(
+    req.ask.tool = "edit_file".into();
+    req.ask.cmd_string = "edit_file .git/config".into();
+    req.ask.prompt = "Apply 1 edit to `.git/config`?".into();
+    req.ask.remember = Remember::Nothing;
+    req.ask.caution = Some(
         "`.git/config` is git's own data (.git): its config and hooks name programs that git runs"
             .into(),
     );
@@ -114,18 +112,17 @@ fn approval_modal_reason_input() {
 
 #[test]
 fn auto_mode_status_bar() {
-    let mut a = app();
-    a.mode.set(Mode::Auto);
-    a.size = (80, 6);
+    let mut a = app_in(Mode::Auto);
+    a.update(AppEvent::Resize(80, 6));
     insta::assert_snapshot!(render(&a, Instant::now()));
 }
 
 #[test]
 fn resize_reflows_the_transcript() {
     let mut a = app();
-    a.transcript
+    a.transcript_mut()
         .push_user("a fairly long message that has to wrap when the terminal is narrow enough");
-    a.after_command();
+    a.refresh();
     let now = Instant::now();
     a.update(AppEvent::Resize(40, 10));
     let narrow = render(&a, now);
@@ -149,21 +146,18 @@ fn a_reply_rendered_while_streaming_matches_it_rendered_whole() {
     let text = format!("{REPLY}ne.\n\n- one\n- two\n\n```sh\nmake\n\nmake test\n```\n\nDone.");
     for chunk in [1, 3, 7, 20, 64] {
         let mut streamed = app();
-        streamed.size = (60, 60);
+        streamed.update(AppEvent::Resize(60, 60));
         let bytes: Vec<char> = text.chars().collect();
         for piece in bytes.chunks(chunk) {
             agent(
                 &mut streamed,
-                AgentEvent::Delta(StreamDelta::Text(piece.iter().collect())),
+                Event::Delta(StreamDelta::Text(piece.iter().collect())),
             );
             let _ = render(&streamed, now);
         }
         let mut whole = app();
-        whole.size = (60, 60);
-        agent(
-            &mut whole,
-            AgentEvent::Delta(StreamDelta::Text(text.clone())),
-        );
+        whole.update(AppEvent::Resize(60, 60));
+        agent(&mut whole, Event::Delta(StreamDelta::Text(text.clone())));
         assert_eq!(
             render(&streamed, now),
             render(&whole, now),
@@ -178,24 +172,21 @@ fn a_retry_replaces_the_partial_reply_on_screen() {
     let mut a = app();
     agent(
         &mut a,
-        AgentEvent::Delta(StreamDelta::Text(
+        Event::Delta(StreamDelta::Text(
             "First attempt, cut off\n\nsecond para".into(),
         )),
     );
     let _ = render(&a, now);
     agent(
         &mut a,
-        AgentEvent::Retrying {
+        Event::Retrying {
             retry: 1,
             max_retries: 3,
             delay: Duration::ZERO,
             error: ProviderError::Dropped("x".into()),
         },
     );
-    agent(
-        &mut a,
-        AgentEvent::Delta(StreamDelta::Text("Second".into())),
-    );
+    agent(&mut a, Event::Delta(StreamDelta::Text("Second".into())));
     let frame = render(&a, now);
     assert!(!frame.contains("First attempt"), "{frame}");
     assert!(frame.contains("Second"), "{frame}");

@@ -1,18 +1,18 @@
 //! User-visible strings of the terminal UI, in one place (snapshot diffs stay readable and
 //! wording changes happen here).
 
-pub const HELP: &str = "\
+/// The keys part of `/help` (the commands part is made from the command table).
+pub const HELP_KEYS: &str = "\
 Keys: Enter send · Alt+Enter / Shift+Enter / Ctrl+J newline · Esc or Ctrl+C stop a running turn · \
 Ctrl+C twice quit · Ctrl+D quit on an empty input · PgUp/PgDn/Home/End/wheel scroll · \
-Up/Down (empty input) history · Tab expand/fold the last tool block
-Commands: /help · /clear (new chat) · /model [NAME] · /tools · /auto · /approvals [clear] · \
-/copy [N] · /expand · /collapse · /quit";
+Up/Down (empty input) history · Tab / Shift+Tab (empty input) select a block, Enter fold or \
+unfold it, Esc let go";
 
 pub const FOOTER_IDLE: &[(&str, &str)] = &[
     ("Enter", "send"),
     ("Alt+Enter", "newline"),
     ("PgUp/PgDn", "scroll"),
-    ("Tab", "expand"),
+    ("Tab", "select"),
     ("/help", "help"),
     ("Ctrl+D", "quit"),
 ];
@@ -30,6 +30,9 @@ pub const FOOTER_REASON: &[(&str, &str)] = &[("Enter", "reject with this reason"
 
 pub const NEW_OUTPUT: &str = " ▼ new output below — End to follow ";
 pub const INTERRUPTED: &str = "⏹ interrupted";
+pub const SELECTED_BLOCK: &str =
+    "Enter folds or unfolds the selected block · Tab next · Esc let go";
+pub const NO_BLOCKS: &str = "no tool or reasoning block on screen to select";
 pub const PRESS_AGAIN_TO_QUIT: &str = "Press Ctrl+C again to quit";
 pub const PLACEHOLDER: &str = "Ask anything — Enter to send, Alt+Enter for a newline, /help";
 pub const BUSY_FOR_COMMAND: &str = "wait until the current turn ends (Esc stops it)";

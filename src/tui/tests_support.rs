@@ -7,24 +7,34 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use tokio::sync::oneshot;
 
-use super::app::{App, AppEvent};
+use super::app::{App, AppEvent, Status};
 use super::theme::Theme;
-use crate::agent::AgentEvent;
+use crate::events::{CallEnd, Event, Mode};
 use crate::provider::{AssistantMessage, StreamDelta, ToolCall};
-use crate::tools::approval::{Mode, SharedMode};
-use crate::tools::events::{ApprovalRequest, EngineEvent, Remember, ToolStatus, UserChoice};
+use crate::tools::requests::{ApprovalRequest, Ask, Remember, UserChoice};
 use crate::tools::tool::Preview;
 
 pub fn app() -> App {
-    let mut a = App::new(
-        Theme::dark(),
-        "qwen2.5-coder".into(),
-        "local".into(),
-        "~/src/proj".into(),
-        SharedMode::new(Mode::Normal),
-    );
-    a.size = (80, 24);
+    app_in(Mode::Normal)
+}
+
+pub fn app_in(mode: Mode) -> App {
+    let status = Status {
+        model: "qwen2.5-coder".into(),
+        provider: "local".into(),
+        cwd: "~/src/proj".into(),
+        mode,
+        usage: Default::default(),
+    };
+    let mut a = App::new(Theme::dark(), status, true, Vec::new());
+    a.update(AppEvent::Resize(80, 24));
     a
+}
+
+/// Sends a message (the app is then busy with a turn).
+pub fn send(app: &mut App, text: &str) {
+    typed(app, text);
+    app.update(key(KeyCode::Enter));
 }
 
 pub fn key(code: KeyCode) -> AppEvent {
@@ -51,12 +61,8 @@ pub fn typed(app: &mut App, s: &str) {
     }
 }
 
-pub fn agent(app: &mut App, e: AgentEvent) {
+pub fn agent(app: &mut App, e: Event) {
     app.update(AppEvent::Agent(e));
-}
-
-pub fn engine(app: &mut App, e: EngineEvent) {
-    app.update(AppEvent::Agent(AgentEvent::Engine(e)));
 }
 
 /// An approval request and the receiver of the user's decision.
@@ -67,28 +73,27 @@ pub fn request(
     judge: Option<&str>,
 ) -> (ApprovalRequest, oneshot::Receiver<UserChoice>) {
     let (reply, answer) = oneshot::channel();
-    let req = ApprovalRequest {
+    let ask = Ask {
         call_id: format!("call_{position}"),
         tool: "run_command".into(),
         cmd_string: "cargo test --workspace".into(),
         prompt: "Run the command `cargo test --workspace`?".into(),
-        args: json!({"cmd": "cargo test --workspace", "flag": "testing"}),
+        args: json!({"cmd": "cargo test --workspace"}),
         preview,
         judge_reason: judge.map(str::to_owned),
         caution: None,
         position,
         total,
         remember: Remember::Command("cargo test --workspace".into()),
-        reply,
     };
-    (req, answer)
+    (ApprovalRequest { ask, reply }, answer)
 }
 
 /// A finished tool call whose display text has `lines` lines.
 pub fn finished_tool(app: &mut App, id: &str, lines: usize) {
     agent(
         app,
-        AgentEvent::Delta(StreamDelta::ToolCallStarted {
+        Event::Delta(StreamDelta::ToolCallStarted {
             index: 0,
             id: id.into(),
             name: "run_command".into(),
@@ -96,7 +101,7 @@ pub fn finished_tool(app: &mut App, id: &str, lines: usize) {
     );
     agent(
         app,
-        AgentEvent::ReplyDone(AssistantMessage {
+        Event::ReplyDone(AssistantMessage {
             tool_calls: vec![ToolCall {
                 id: id.into(),
                 name: "run_command".into(),
@@ -105,9 +110,9 @@ pub fn finished_tool(app: &mut App, id: &str, lines: usize) {
             ..AssistantMessage::default()
         }),
     );
-    engine(
+    agent(
         app,
-        EngineEvent::ToolStarted {
+        Event::ToolStarted {
             call_id: id.into(),
             name: "run_command".into(),
             cmd_string: "ls -1 src".into(),
@@ -115,28 +120,29 @@ pub fn finished_tool(app: &mut App, id: &str, lines: usize) {
         },
     );
     let display: Vec<String> = (1..=lines).map(|i| format!("file_{i}.rs")).collect();
-    engine(
+    agent(
         app,
-        EngineEvent::ToolOutput {
+        Event::ToolOutput {
             call_id: id.into(),
             name: "run_command".into(),
             content: format!("`ls -1 src`\n````\n{}\n````", display.join("\n")),
             display: Some(display.join("\n")),
         },
     );
-    engine(
+    agent(
         app,
-        EngineEvent::ToolFinished {
+        Event::ToolFinished {
             call_id: id.into(),
             name: "run_command".into(),
-            status: ToolStatus::Success,
+            end: CallEnd::Success,
         },
     );
 }
 
 /// The frame as text plus a style table (insta snapshots include colours this way).
 pub fn render(app: &App, now: std::time::Instant) -> String {
-    let mut term = Terminal::new(TestBackend::new(app.size.0, app.size.1)).expect("test backend");
+    let mut term =
+        Terminal::new(TestBackend::new(app.size().0, app.size().1)).expect("test backend");
     term.draw(|f| super::ui::draw(f, app, now)).expect("draw");
     format!("{:?}", term.backend().buffer())
 }

@@ -46,6 +46,8 @@ pub struct Theme {
     pub choice: Style,
     pub choice_selected: Style,
     pub marker: Style,
+    /// The block Tab selected.
+    pub selected: Style,
 }
 
 impl Theme {
@@ -95,6 +97,7 @@ impl Theme {
             choice: s(),
             choice_selected: s().add_modifier(Modifier::REVERSED | Modifier::BOLD),
             marker: s().fg(Color::Black).bg(Color::Cyan),
+            selected: s().add_modifier(Modifier::REVERSED),
         }
     }
 

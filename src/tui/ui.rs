@@ -10,12 +10,12 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use super::app::{Activity, App};
 use super::strings;
 use super::widgets::{footer, modal, questions, status_bar};
-use crate::headless::format_delay;
+use crate::events::format_delay;
 
 pub fn draw(f: &mut Frame, app: &App, now: Instant) {
     let screen = f.area();
-    let input_h = app.input.line_count().min(6) as u16 + 2;
-    let flash_h = u16::from(app.flash.is_some());
+    let input_h = app.input().line_count().min(6) as u16 + 2;
+    let flash_h = u16::from(app.flash().is_some());
     let [status, chat, input, flash, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
@@ -27,9 +27,9 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
     status_bar::draw(f, status, app, now);
     draw_chat(f, chat, app, now);
     draw_input(f, input, app);
-    if let Some(msg) = &app.flash {
+    if let Some(msg) = app.flash() {
         f.render_widget(
-            Paragraph::new(Line::from(Span::styled(msg.clone(), app.theme.notice))),
+            Paragraph::new(Line::from(Span::styled(msg.to_owned(), app.theme().notice))),
             flash,
         );
     }
@@ -39,22 +39,26 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
 }
 
 fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
-    let started = &app.tool_started;
-    let elapsed = |id: &str| started.get(id).map(|t| now.saturating_duration_since(*t));
+    let elapsed = |id: &str| {
+        app.tool_started(id)
+            .map(|t| now.saturating_duration_since(t))
+    };
     let ctx = app.view_ctx(&elapsed);
     let ctx = super::chat_view::ViewCtx {
         width: area.width,
         ..ctx
     };
-    let lines = app.chat.visible(app.entries(), area.height as usize, &ctx);
+    let lines = app
+        .chat()
+        .visible(app.entries(), area.height as usize, &ctx);
     f.render_widget(Paragraph::new(lines), area);
-    let t = &app.theme;
+    let t = &app.theme();
     if let Activity::Retrying {
         until,
         retry,
         max,
         error,
-    } = &app.activity
+    } = &app.activity()
     {
         let msg = format!(
             "⚠ {error} — retrying in {} (attempt {retry}/{max})",
@@ -70,7 +74,7 @@ fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
             line,
         );
     }
-    if !app.chat.following() && app.chat.new_output && area.height > 0 {
+    if !app.chat().following() && app.chat().new_output && area.height > 0 {
         let w = strings::NEW_OUTPUT.chars().count() as u16;
         let marker = Rect {
             x: area.x + area.width.saturating_sub(w) / 2,
@@ -86,12 +90,16 @@ fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
 }
 
 fn draw_input(f: &mut Frame, area: Rect, app: &App) {
-    let t = &app.theme;
-    let border = if app.modal.is_some() { t.dim } else { t.footer };
+    let t = &app.theme();
+    let border = if app.modal().is_some() {
+        t.dim
+    } else {
+        t.footer
+    };
     let block = Block::default()
         .borders(Borders::TOP | Borders::BOTTOM)
         .border_style(border);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    f.render_widget(&app.input.area, inner);
+    f.render_widget(&app.input().area, inner);
 }

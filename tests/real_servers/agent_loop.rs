@@ -12,14 +12,13 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use pretty_assertions::assert_eq;
-use sayso::agent::{AgentEvent, TurnEnd};
+use sayso::agent::{Event, EventSink, Frontend, TurnEnd};
 use sayso::config::{Config, Overrides};
+use sayso::events::CallEnd;
 use sayso::provider::{ChatMessage, Client, ToolCall};
 use sayso::tools::approval::Interaction;
-use sayso::tools::events::{EngineEvent, ToolStatus};
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::harness::{self, LLAMA_URL, LLMOCK_URL, Sayso};
@@ -321,9 +320,11 @@ fn library_agent(url: &str, work: &Path, home: &Path) -> sayso::agent::Agent {
         client,
         setup,
         work.to_path_buf(),
-        Interaction::Headless,
-        None,
-        None,
+        Frontend {
+            interaction: Interaction::Headless,
+            approver: None,
+            questions: None,
+        },
     );
     let offered: Vec<String> = agent.tool_specs().into_iter().map(|s| s.name).collect();
     assert_eq!(offered, ["read_file"]);
@@ -336,7 +337,7 @@ fn library_agent(url: &str, work: &Path, home: &Path) -> sayso::agent::Agent {
 async fn library_read_file_run(url: &str, work: &Path) -> Outcome {
     let home = tempfile::tempdir().expect("temporary directory");
     let mut agent = library_agent(url, work, home.path());
-    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (tx, mut rx) = EventSink::channel();
     let cancel = CancellationToken::new();
     let end = tokio::time::timeout(
         harness::RUN_LIMIT,
@@ -349,7 +350,7 @@ async fn library_read_file_run(url: &str, work: &Path) -> Outcome {
     while let Ok(e) = rx.try_recv() {
         events.push(e);
     }
-    let history = &agent.messages;
+    let history = agent.messages();
     let context = format!("end: {end:?}\nhistory: {history:#?}\nevents: {events:#?}");
     assert_eq!(end, TurnEnd::Completed, "{context}");
     assert!(
@@ -366,14 +367,12 @@ async fn library_read_file_run(url: &str, work: &Path) -> Outcome {
     let replies: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::ReplyDone(m) => Some(m),
+            Event::ReplyDone(m) => Some(m),
             _ => None,
         })
         .collect();
     assert!(
-        !events
-            .iter()
-            .any(|e| matches!(e, AgentEvent::Retrying { .. })),
+        !events.iter().any(|e| matches!(e, Event::Retrying { .. })),
         "no retry expected: {context}"
     );
 
@@ -425,19 +424,17 @@ async fn library_read_file_run(url: &str, work: &Path) -> Outcome {
         let reported: Vec<&str> = events
             .iter()
             .filter_map(|e| match e {
-                AgentEvent::Engine(EngineEvent::ToolOutput {
+                Event::ToolOutput {
                     call_id, content, ..
-                }) if call_id == &call.id => Some(content.as_str()),
+                } if call_id == &call.id => Some(content.as_str()),
                 _ => None,
             })
             .collect();
         assert_eq!(&reported.join("\n\n"), content, "{context}");
-        let statuses: Vec<ToolStatus> = events
+        let statuses: Vec<CallEnd> = events
             .iter()
             .filter_map(|e| match e {
-                AgentEvent::Engine(EngineEvent::ToolFinished {
-                    call_id, status, ..
-                }) if call_id == &call.id => Some(*status),
+                Event::ToolFinished { call_id, end, .. } if call_id == &call.id => Some(*end),
                 _ => None,
             })
             .collect();
@@ -445,17 +442,16 @@ async fn library_read_file_run(url: &str, work: &Path) -> Outcome {
             panic!("one ToolFinished for {}: {context}", call.id);
         };
         let status = match status {
-            ToolStatus::Success => "success",
-            ToolStatus::Error => "error",
+            CallEnd::Success => "success",
+            CallEnd::Error => "error",
             other => panic!("read_file needs no approval, yet it ended {other:?}: {context}"),
         };
         check_read_file_result(&args, status, content, &context);
     }
     assert!(
-        !events.iter().any(|e| matches!(
-            e,
-            AgentEvent::Engine(EngineEvent::ToolApprovalRequested { .. })
-        )),
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::ApprovalRequested { .. })),
         "{context}"
     );
 

@@ -6,13 +6,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use sayso::agent::{Agent, AgentEvent, AgentSettings, TurnEnd};
+use sayso::agent::{Agent, AgentSettings, Event, EventSink, TurnEnd};
+use sayso::provider::SharedModel;
 use sayso::tools::approval::{Interaction, Mode};
-use sayso::tools::events::{ApprovalRequest, UserChoice};
 use sayso::tools::judge::Judge;
 use sayso::tools::opts::Opts;
-use sayso::tools::orchestrator::Engine;
+use sayso::tools::orchestrator::{Engine, EngineSetup};
 use sayso::tools::registry::Source;
+use sayso::tools::requests::{ApprovalRequest, UserChoice};
 use sayso::tools::tool::{Kind, SimpleTool, Tool};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -64,7 +65,24 @@ struct Harness {
     _dir: tempfile::TempDir,
 }
 
+/// What a test changes about the chat it starts with.
+#[derive(Default)]
+struct Options {
+    run_command_opts: Option<Opts>,
+    allowed: Vec<&'static str>,
+    max_turns: Option<u32>,
+}
+
 async fn harness(mode: Mode, choices: Vec<UserChoice>, extra: Vec<Arc<dyn Tool>>) -> Harness {
+    harness_with(mode, choices, extra, Options::default()).await
+}
+
+async fn harness_with(
+    mode: Mode,
+    choices: Vec<UserChoice>,
+    extra: Vec<Arc<dyn Tool>>,
+    options: Options,
+) -> Harness {
     let fx = Fixture::start().await;
     let dir = tempfile::tempdir().unwrap();
     let mut registry = sayso::tools::builtin::registry();
@@ -75,6 +93,9 @@ async fn harness(mode: Mode, choices: Vec<UserChoice>, extra: Vec<Arc<dyn Tool>>
         active.insert(t.name().to_owned());
         registry.register(t, Source::Library);
     }
+    if let Some(opts) = options.run_command_opts {
+        registry.set_config_opts("run_command", opts);
+    }
     let (tx, mut rx) = mpsc::unbounded_channel::<ApprovalRequest>();
     let asked: Asked = Arc::default();
     let record = asked.clone();
@@ -84,40 +105,39 @@ async fn harness(mode: Mode, choices: Vec<UserChoice>, extra: Vec<Arc<dyn Tool>>
             record
                 .lock()
                 .unwrap()
-                .push((req.cmd_string.clone(), req.judge_reason.clone()));
+                .push((req.ask.cmd_string.clone(), req.ask.judge_reason.clone()));
             let _ = req
                 .reply
                 .send(choices.pop_front().unwrap_or(UserChoice::Cancel));
         }
     });
     let c = client(&fx.base_url());
-    let engine = Engine {
+    let engine = Engine::new(EngineSetup {
         registry: Arc::new(registry),
         active,
-        approvals: Default::default(),
-        flags: Default::default(),
+        allowed: options.allowed.iter().map(|t| t.to_string()).collect(),
         mode: mode.into(),
         interaction: Interaction::Interactive,
-        allowed_tools: BTreeSet::new(),
         judge: Some(Arc::new(Judge::new(
             c.clone(),
-            "judge",
+            SharedModel::new("judge"),
             Duration::from_secs(10),
         ))),
         cwd: dir.path().to_path_buf(),
         approver: Some(tx),
         ctx: Default::default(),
-    };
+    });
     let agent = Agent::new(
         c,
         engine,
+        SharedModel::new("m"),
         AgentSettings {
-            model: "m".into(),
             system_prompt: "sys".into(),
-            max_turns: 5,
+            max_turns: options.max_turns.unwrap_or(5),
             auto_submit_success: true,
             auto_submit_errors: true,
         },
+        Default::default(),
     );
     Harness {
         fx,
@@ -128,8 +148,8 @@ async fn harness(mode: Mode, choices: Vec<UserChoice>, extra: Vec<Arc<dyn Tool>>
 }
 
 impl Harness {
-    async fn send(&mut self, text: &str) -> (TurnEnd, Vec<AgentEvent>) {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+    async fn send(&mut self, text: &str) -> (TurnEnd, Vec<Event>) {
+        let (tx, mut rx) = EventSink::channel();
         let end = self.agent.send(text, &tx, &CancellationToken::new()).await;
         let mut events = Vec::new();
         while let Ok(e) = rx.try_recv() {
@@ -186,21 +206,19 @@ async fn accepted_command_output_goes_back_to_the_model_and_the_loop_continues()
 
 #[tokio::test]
 async fn failing_and_timed_out_commands_report_their_errors() {
-    let mut h = harness(
+    let mut h = harness_with(
         Mode::Normal,
         vec![UserChoice::Accept, UserChoice::Accept],
         vec![],
+        Options {
+            run_command_opts: Some(Opts {
+                timeout: Some(300),
+                ..Opts::default()
+            }),
+            ..Options::default()
+        },
     )
     .await;
-    let mut registry = (*h.agent.engine.registry).clone();
-    registry.set_config_opts(
-        "run_command",
-        Opts {
-            timeout: Some(300),
-            ..Opts::default()
-        },
-    );
-    h.agent.engine.registry = Arc::new(registry);
     h.fx.push(tool_calls(&[
         (
             "c1",
@@ -262,7 +280,7 @@ async fn cancel_answers_every_call_and_does_not_resubmit() {
     assert_eq!(h.fx.requests().len(), 1, "a Cancel never resubmits");
     let tool_msgs: Vec<(String, String)> = h
         .agent
-        .messages
+        .messages()
         .iter()
         .filter_map(|m| match m {
             sayso::provider::ChatMessage::Tool {
@@ -296,8 +314,16 @@ async fn cancel_answers_every_call_and_does_not_resubmit() {
 #[tokio::test]
 async fn unknown_tools_and_bad_json_fail_alone_and_a_silent_tool_gets_a_stand_in() {
     let silent: Arc<dyn Tool> = Arc::new(Quiet);
-    let mut h = harness(Mode::Normal, vec![], vec![silent]).await;
-    h.agent.engine.allowed_tools.insert("run_command".into());
+    let mut h = harness_with(
+        Mode::Normal,
+        vec![],
+        vec![silent],
+        Options {
+            allowed: vec!["run_command"],
+            ..Options::default()
+        },
+    )
+    .await;
     std::fs::write(h._dir.path().join("f.txt"), "one\ntwo\n").unwrap();
     h.fx.push(tool_calls(&[
         ("c1", "run_command", &cmd("echo a")),
@@ -379,12 +405,13 @@ async fn always_accept_runs_the_queued_duplicate_unasked() {
     assert_eq!(asked, ["echo same", "echo other"]);
     let msgs = h
         .agent
-        .messages
+        .messages()
         .iter()
         .filter(|m| matches!(m, sayso::provider::ChatMessage::Tool { .. }))
         .count();
     assert_eq!(msgs, 3);
-    match &h.agent.messages[h.agent.messages.len() - 2] {
+    let messages = h.agent.messages();
+    match &messages[messages.len() - 2] {
         sayso::provider::ChatMessage::Tool { content, .. } => {
             assert_eq!(content, "`echo same`\n````\nsame\n````")
         }
@@ -436,11 +463,7 @@ async fn in_auto_mode_the_judge_approves_or_sends_the_call_to_the_user() {
     let judged: Vec<(bool, String)> = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::Engine(sayso::tools::events::EngineEvent::ToolsJudgeFinished {
-                safe,
-                reason,
-                ..
-            }) => Some((*safe, reason.clone())),
+            Event::JudgeFinished { safe, reason, .. } => Some((*safe, reason.clone())),
             _ => None,
         })
         .collect();
@@ -454,16 +477,24 @@ async fn in_auto_mode_the_judge_approves_or_sends_the_call_to_the_user() {
     // The judge's "safe" is remembered for that exact command.
     assert!(
         h.agent
-            .engine
-            .approvals
+            .engine()
+            .approvals()
             .is_approved("run_command", "echo deployed", true)
     );
 }
 
 #[tokio::test]
 async fn max_turns_stops_a_model_that_keeps_calling_tools() {
-    let mut h = harness(Mode::Auto, vec![], vec![]).await;
-    h.agent.settings.max_turns = 2;
+    let mut h = harness_with(
+        Mode::Auto,
+        vec![],
+        vec![],
+        Options {
+            max_turns: Some(2),
+            ..Options::default()
+        },
+    )
+    .await;
     for i in 0..2 {
         h.fx.push(tool_calls(&[(
             &format!("c{i}"),

@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
-use sayso::tools::approval::Mode;
+use sayso::events::CallEnd;
+use sayso::tools::approval::{Interaction, Mode};
 use sayso::tools::builtin;
 use sayso::tools::context::ToolContext;
-use sayso::tools::events::ToolStatus;
+use sayso::tools::orchestrator::{Engine, EngineSetup};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -17,15 +18,20 @@ use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::{run as run_bin, sayso};
 
 /// An engine with the built-in registry, everything active.
-fn engine(cwd: &std::path::Path, ctx: ToolContext) -> sayso::tools::orchestrator::Engine {
+fn engine(cwd: &std::path::Path, ctx: ToolContext) -> Engine {
     let registry = builtin::registry();
     let active = registry.entries().map(|(n, _)| n.to_owned()).collect();
-    let mut e = crate::engine_support::engine(vec![], Mode::Normal, cwd);
-    e.registry = Arc::new(registry);
-    e.active = active;
-    e.allowed_tools = ["fetch_webpage".to_owned(), "memory".to_owned()].into();
-    e.ctx = Arc::new(ctx);
-    e
+    Engine::new(EngineSetup {
+        registry: Arc::new(registry),
+        active,
+        allowed: ["fetch_webpage".to_owned(), "memory".to_owned()].into(),
+        mode: Mode::Normal.into(),
+        interaction: Interaction::Interactive,
+        judge: None,
+        cwd: cwd.to_path_buf(),
+        approver: None,
+        ctx: Arc::new(ctx),
+    })
 }
 
 /// Serves one canned HTTP response per connection on loopback.
@@ -205,7 +211,7 @@ async fn memory_notes_live_under_the_memories_directory() {
         c[2].1,
         "Invalid path: it must stay within the /memories directory"
     );
-    assert_eq!(r.results[2].status, ToolStatus::Error);
+    assert_eq!(r.results[2].end, CallEnd::Error);
     assert_eq!(
         std::fs::read_to_string(mem.join("project.md")).unwrap(),
         "uses tokio\n"

@@ -6,12 +6,13 @@ use std::collections::{BTreeSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use pretty_assertions::assert_eq;
-use sayso::agent::{Agent, AgentSettings, TurnEnd};
+use sayso::agent::{Agent, AgentSettings, EventSink, TurnEnd};
+use sayso::provider::SharedModel;
 use sayso::tools::approval::{Interaction, Mode};
 use sayso::tools::builtin::{create_file, delete_file, edit_file, read_file};
-use sayso::tools::events::{ApprovalRequest, UserChoice};
-use sayso::tools::orchestrator::Engine;
+use sayso::tools::orchestrator::{Engine, EngineSetup};
 use sayso::tools::registry::{Registry, Source};
+use sayso::tools::requests::{ApprovalRequest, UserChoice};
 use sayso::tools::tool::{Kind, Preview, SimpleTool, Tool};
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -97,10 +98,10 @@ async fn harness(
     tokio::spawn(async move {
         while let Some(req) = rx.recv().await {
             record.lock().unwrap().push(Asked {
-                tool: req.tool.clone(),
-                cmd_string: req.cmd_string.clone(),
-                prompt: req.prompt.clone(),
-                preview: req.preview.clone(),
+                tool: req.ask.tool.clone(),
+                cmd_string: req.ask.cmd_string.clone(),
+                prompt: req.ask.prompt.clone(),
+                preview: req.ask.preview.clone(),
             });
             let _ = req
                 .reply
@@ -108,29 +109,28 @@ async fn harness(
         }
     });
     let c = client(&fx.base_url());
-    let engine = Engine {
+    let engine = Engine::new(EngineSetup {
         registry: Arc::new(registry),
         active,
-        approvals: Default::default(),
-        flags: Default::default(),
+        allowed: BTreeSet::new(),
         mode: mode.into(),
         interaction,
-        allowed_tools: BTreeSet::new(),
         judge: None,
         cwd: dir.path().to_path_buf(),
         approver: Some(tx),
         ctx: Default::default(),
-    };
+    });
     let agent = Agent::new(
         c,
         engine,
+        SharedModel::new("m"),
         AgentSettings {
-            model: "m".into(),
             system_prompt: "sys".into(),
             max_turns: 6,
             auto_submit_success: true,
             auto_submit_errors: true,
         },
+        Default::default(),
     );
     Harness {
         fx,
@@ -142,7 +142,7 @@ async fn harness(
 
 impl Harness {
     async fn send(&mut self, text: &str) -> TurnEnd {
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = EventSink::channel();
         self.agent.send(text, &tx, &CancellationToken::new()).await
     }
 

@@ -4,13 +4,14 @@
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
+use sayso::events::{CallEnd, Event, TurnEnd, UserChoice};
 use sayso::tools::approval::{Interaction, Mode};
-use sayso::tools::events::{EngineEvent, ToolStatus, UserChoice};
-use sayso::tools::orchestrator::BatchOutcome;
 use sayso::tools::tool::Tool;
 use tokio_util::sync::CancellationToken;
 
-use crate::engine_support::{Log, Recorder, Step, approver, call, contents, engine, run, run_with};
+use crate::engine_support::{
+    Log, Recorder, Step, approver, call, contents, engine, engine_in, gone, run, run_with,
+};
 
 fn log_of(log: &Log) -> Vec<String> {
     log.lock().unwrap().clone()
@@ -63,7 +64,7 @@ async fn three_approved_tools_run_in_the_order_they_were_called() {
         *asked.lock().unwrap(),
         ["t3 t3 (1 of 3)", "t1 t1 (2 of 3)", "t2 t2 (3 of 3)"]
     );
-    assert_eq!(r.outcome, BatchOutcome::Completed { had_error: false });
+    assert_eq!((r.had_error, r.ends_turn), (false, None));
 }
 
 #[tokio::test]
@@ -106,10 +107,10 @@ async fn each_rejection_is_separate_carries_its_reason_and_skips_on_exit() {
             ),
         ]
     );
-    assert_eq!(r.results[0].status, ToolStatus::Rejected);
+    assert_eq!(r.results[0].end, CallEnd::Rejected);
     assert_eq!(
-        r.outcome,
-        BatchOutcome::Completed { had_error: false },
+        (r.had_error, r.ends_turn),
+        (false, None),
         "a rejection does not stop the loop"
     );
 }
@@ -169,9 +170,9 @@ async fn an_error_skips_the_remaining_commands_but_not_the_queue() {
             "good:Exit"
         ]
     );
-    assert_eq!(r.results[0].status, ToolStatus::Error);
-    assert_eq!(r.results[1].status, ToolStatus::Success);
-    assert_eq!(r.outcome, BatchOutcome::Completed { had_error: true });
+    assert_eq!(r.results[0].end, CallEnd::Error);
+    assert_eq!(r.results[1].end, CallEnd::Success);
+    assert_eq!((r.had_error, r.ends_turn), (true, None));
 }
 
 #[tokio::test]
@@ -216,7 +217,7 @@ async fn a_panicking_function_is_an_error_result() {
             "p:Exit"
         ]
     );
-    assert_eq!(r.results[0].status, ToolStatus::Error);
+    assert_eq!(r.results[0].end, CallEnd::Error);
 }
 
 #[tokio::test]
@@ -280,7 +281,7 @@ async fn a_rejected_call_closes_a_shared_handler_run() {
         ["t:Setup", "t:Success[\"d\"]", "t:Rejected(None)", "t:Exit"],
         "setup and on_exit once each"
     );
-    assert_eq!(r.results[1].status, ToolStatus::Rejected);
+    assert_eq!(r.results[1].end, CallEnd::Rejected);
 }
 
 #[tokio::test]
@@ -311,7 +312,7 @@ async fn unknown_tool_and_invalid_json_fail_only_their_own_call() {
             ("d".into(), "also ok: 2".into()),
         ]
     );
-    assert_eq!(r.outcome, BatchOutcome::Completed { had_error: true });
+    assert_eq!((r.had_error, r.ends_turn), (true, None));
 }
 
 #[tokio::test]
@@ -347,7 +348,7 @@ async fn cancel_at_approval_cancels_the_whole_batch() {
         ],
     )
     .await;
-    assert_eq!(r.outcome, BatchOutcome::Cancelled);
+    assert_eq!(r.ends_turn, Some(TurnEnd::Cancelled));
     assert_eq!(
         log_of(&log),
         [
@@ -358,18 +359,13 @@ async fn cancel_at_approval_cancels_the_whole_batch() {
             "t:Cancelled"
         ]
     );
-    assert!(r.results.iter().all(|c| c.status == ToolStatus::Cancelled));
+    assert!(r.results.iter().all(|c| c.end == CallEnd::Cancelled));
     assert!(
         r.results
             .iter()
             .all(|c| c.content() == "The user cancelled the execution of the t tool")
     );
-    assert!(matches!(
-        events.last(),
-        Some(EngineEvent::ToolsFinished {
-            outcome: "cancelled"
-        })
-    ));
+    assert!(matches!(events.last(), Some(Event::ToolsFinished)));
 }
 
 #[tokio::test]
@@ -384,25 +380,25 @@ async fn always_accept_lets_a_queued_duplicate_run_unasked() {
     let asked = approver(&mut e, vec![UserChoice::AlwaysAccept]);
     let (r, _) = run(&mut e, &[call("1", "t", "{}"), call("2", "t", "{}")]).await;
     assert_eq!(asked.lock().unwrap().len(), 1);
-    assert!(r.results.iter().all(|c| c.status == ToolStatus::Success));
+    assert!(r.results.iter().all(|c| c.end == CallEnd::Success));
 }
 
 #[tokio::test]
 async fn headless_approval_is_rejected_with_the_non_interactive_text() {
     let log = Log::default();
     let dir = tempfile::tempdir().unwrap();
-    let mut e = engine(
+    let mut e = engine_in(
         tools(vec![Recorder::new("t", vec![Step::Ok("x")], &log).asking()]),
         Mode::Normal,
+        Interaction::Headless,
         dir.path(),
     );
-    e.interaction = Interaction::Headless;
     let (r, _) = run(&mut e, &[call("1", "t", "{}")]).await;
     assert_eq!(
         r.results[0].content(),
         "Approval required for `t` but sayso is running non-interactively; rerun with --auto or --allowed-tools"
     );
-    assert_eq!(r.results[0].status, ToolStatus::Rejected);
+    assert_eq!(r.results[0].end, CallEnd::Rejected);
     assert_eq!(log_of(&log), ["t:Setup"]);
 }
 
@@ -412,7 +408,11 @@ async fn stopping_kills_the_running_command_and_cancels_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(
         tools(vec![
-            Recorder::new("sh", vec![Step::Shell("sleep 2; touch marker")], &log),
+            Recorder::new(
+                "sh",
+                vec![Step::Shell("echo $$ > pid; sleep 30; touch marker")],
+                &log,
+            ),
             Recorder::new("next", vec![Step::Ok("x")], &log),
         ]),
         Mode::Normal,
@@ -420,8 +420,12 @@ async fn stopping_kills_the_running_command_and_cancels_the_rest() {
     );
     let cancel = CancellationToken::new();
     let stopper = cancel.clone();
+    let pid_file = dir.path().join("pid");
+    // Stop once the command is surely running: its pid file is written.
     tokio::spawn(async move {
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        while !std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n')) {
+            tokio::task::yield_now().await;
+        }
         stopper.cancel();
     });
     let (r, _) = run_with(
@@ -430,18 +434,21 @@ async fn stopping_kills_the_running_command_and_cancels_the_rest() {
         &cancel,
     )
     .await;
-    assert_eq!(r.outcome, BatchOutcome::Stopped);
-    assert_eq!(r.results[0].status, ToolStatus::Cancelled);
-    assert_eq!(r.results[1].status, ToolStatus::Cancelled);
+    assert_eq!(r.ends_turn, Some(TurnEnd::Stopped));
+    assert_eq!(r.results[0].end, CallEnd::Cancelled);
+    assert_eq!(r.results[1].end, CallEnd::Cancelled);
     assert_eq!(
         log_of(&log),
         ["sh:Setup", "sh:Exit", "sh:Cancelled", "next:Cancelled"]
     );
-    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
-    assert!(
-        !dir.path().join("marker").exists(),
-        "the killed command must not finish"
-    );
+    // The batch returns only once the command's process group is gone.
+    let pid: u32 = std::fs::read_to_string(dir.path().join("pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(gone(pid), "the stopped command's shell is gone");
+    assert!(!dir.path().join("marker").exists());
 }
 
 #[tokio::test]
@@ -549,7 +556,7 @@ impl Tool for Spawner {
                     // Start a child in its own process group, register it, and answer never.
                     let child = tokio::process::Command::new("sh")
                         .arg("-c")
-                        .arg("sleep 2; touch registered_marker")
+                        .arg("echo $$ > job_pid; sleep 30; touch registered_marker")
                         .current_dir(&inv.cwd)
                         .process_group(0)
                         .spawn()
@@ -570,20 +577,26 @@ async fn stopping_kills_a_process_group_a_function_registered() {
     let mut e = engine(vec![Arc::new(Spawner)], Mode::Normal, dir.path());
     let cancel = CancellationToken::new();
     let stopper = cancel.clone();
+    let pid_file = dir.path().join("job_pid");
     tokio::spawn(async move {
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        while !std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n')) {
+            tokio::task::yield_now().await;
+        }
         stopper.cancel();
     });
     let (r, _) = run_with(&mut e, &[call("1", "spawner", "{}")], &cancel).await;
-    assert_eq!(r.outcome, BatchOutcome::Stopped);
-    assert_eq!(r.results[0].status, ToolStatus::Cancelled);
+    assert_eq!(r.ends_turn, Some(TurnEnd::Stopped));
+    assert_eq!(r.results[0].end, CallEnd::Cancelled);
     assert_eq!(
         r.results[0].content(),
         "The user cancelled the execution of the spawner tool"
     );
-    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
-    assert!(
-        !dir.path().join("registered_marker").exists(),
-        "the registered job was killed"
-    );
+    // The batch returns once the registered group is gone (a zombie at most).
+    let pid: u32 = std::fs::read_to_string(dir.path().join("job_pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(gone(pid), "the registered job was killed");
+    assert!(!dir.path().join("registered_marker").exists());
 }

@@ -4,12 +4,14 @@ use std::collections::{BTreeSet, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use sayso::events::{Event, EventSink};
 use sayso::provider::{ToolCall, ToolSpec};
 use sayso::tools::approval::{Interaction, Mode};
-use sayso::tools::events::{ApprovalRequest, EngineEvent, EventSender, UserChoice};
+use sayso::tools::lifecycle::BatchResult;
 use sayso::tools::opts::Opts;
-use sayso::tools::orchestrator::{BatchResult, Engine};
+use sayso::tools::orchestrator::{Engine, EngineSetup};
 use sayso::tools::registry::{Registry, Source};
+use sayso::tools::requests::{ApprovalRequest, UserChoice};
 use sayso::tools::tool::{CmdResult, Command, Invocation, Tool, ToolOutput};
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -92,7 +94,6 @@ impl Tool for Recorder {
             .map(|s| match s {
                 Step::Shell(script) => Command::Script {
                     script: script.into(),
-                    flag: None,
                     env: Default::default(),
                 },
                 step => Command::Function(Arc::new(move |_inv, args| {
@@ -168,39 +169,48 @@ pub fn call(id: &str, name: &str, args: &str) -> ToolCall {
 
 /// An engine with these tools, all active.
 pub fn engine(tools: Vec<Arc<dyn Tool>>, mode: Mode, cwd: &Path) -> Engine {
+    engine_in(tools, mode, Interaction::Interactive, cwd)
+}
+
+/// The same, headless or interactive.
+pub fn engine_in(
+    tools: Vec<Arc<dyn Tool>>,
+    mode: Mode,
+    interaction: Interaction,
+    cwd: &Path,
+) -> Engine {
     let mut registry = Registry::default();
     let mut active = BTreeSet::new();
     for t in tools {
         active.insert(t.name().to_owned());
         registry.register(t, Source::Library);
     }
-    Engine {
+    Engine::new(EngineSetup {
         registry: Arc::new(registry),
         active,
-        approvals: Default::default(),
-        flags: Default::default(),
+        allowed: BTreeSet::new(),
         mode: mode.into(),
-        interaction: Interaction::Interactive,
-        allowed_tools: BTreeSet::new(),
+        interaction,
         judge: None,
         cwd: cwd.to_path_buf(),
         approver: None,
         ctx: Default::default(),
-    }
+    })
 }
 
 /// Answers approval requests from a script, recording each request as "tool cmd_string (i of n)".
 pub fn approver(engine: &mut Engine, choices: Vec<UserChoice>) -> Arc<Mutex<Vec<String>>> {
     let (tx, mut rx) = mpsc::unbounded_channel::<ApprovalRequest>();
-    engine.approver = Some(tx);
+    engine.set_approver(tx);
     let asked: Arc<Mutex<Vec<String>>> = Arc::default();
     let record = asked.clone();
     let mut choices: VecDeque<UserChoice> = choices.into();
     tokio::spawn(async move {
         while let Some(req) = rx.recv().await {
+            let a = &req.ask;
             record.lock().unwrap().push(format!(
                 "{} {} ({} of {})",
-                req.tool, req.cmd_string, req.position, req.total
+                a.tool, a.cmd_string, a.position, a.total
             ));
             let _ = req
                 .reply
@@ -210,7 +220,7 @@ pub fn approver(engine: &mut Engine, choices: Vec<UserChoice>) -> Arc<Mutex<Vec<
     asked
 }
 
-pub async fn run(engine: &mut Engine, calls: &[ToolCall]) -> (BatchResult, Vec<EngineEvent>) {
+pub async fn run(engine: &mut Engine, calls: &[ToolCall]) -> (BatchResult, Vec<Event>) {
     run_with(engine, calls, &CancellationToken::new()).await
 }
 
@@ -218,11 +228,9 @@ pub async fn run_with(
     engine: &mut Engine,
     calls: &[ToolCall],
     cancel: &CancellationToken,
-) -> (BatchResult, Vec<EngineEvent>) {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let result = engine
-        .run_batch(calls, &EventSender::from(tx), cancel)
-        .await;
+) -> (BatchResult, Vec<Event>) {
+    let (sink, mut rx) = EventSink::channel();
+    let result = engine.run_batch(calls, &sink, cancel).await;
     let mut events = Vec::new();
     while let Ok(e) = rx.try_recv() {
         events.push(e);
@@ -235,4 +243,16 @@ pub fn contents(r: &BatchResult) -> Vec<(String, String)> {
         .iter()
         .map(|c| (c.call_id.clone(), c.content()))
         .collect()
+}
+
+/// The process is gone: no such process, or only a zombie left for its parent to reap.
+pub fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim_start().chars().next())
+                == Some('Z')
+        }
+    }
 }

@@ -19,7 +19,7 @@ fn answer(content: &str) -> Reply {
 fn judge(fx: &Fixture, timeout_ms: u64) -> Judge {
     Judge::new(
         client(&fx.base_url()),
-        "judge-model",
+        sayso::provider::SharedModel::new("judge-model"),
         Duration::from_millis(timeout_ms),
     )
 }

@@ -11,15 +11,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use sayso::agent::{Agent, AgentEvent, AgentSettings, TurnEnd};
+use sayso::agent::{Agent, AgentSettings, Event, EventSink, TurnEnd};
+use sayso::provider::SharedModel;
 use sayso::tools::approval::{Interaction, Mode};
 use sayso::tools::builtin::file_search::FileSearch;
 use sayso::tools::builtin::grep_search::GrepSearch;
-use sayso::tools::events::EngineEvent;
-use sayso::tools::orchestrator::Engine;
+use sayso::tools::orchestrator::{Engine, EngineSetup};
 use sayso::tools::registry::{Registry, Source};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::support::client;
@@ -70,29 +69,28 @@ async fn harness() -> Harness {
     registry.register(Arc::new(FileSearch), Source::Builtin);
     registry.register(Arc::new(GrepSearch), Source::Builtin);
     let c = client(&fx.base_url());
-    let engine = Engine {
+    let engine = Engine::new(EngineSetup {
         registry: Arc::new(registry),
         active: ["file_search", "grep_search"].map(String::from).into(),
-        approvals: Default::default(),
-        flags: Default::default(),
+        allowed: BTreeSet::new(),
         mode: Mode::Normal.into(),
         interaction: Interaction::Headless,
-        allowed_tools: BTreeSet::new(),
         judge: None,
         cwd: dir.path().to_path_buf(),
         approver: None,
         ctx: Default::default(),
-    };
+    });
     let agent = Agent::new(
         c,
         engine,
+        SharedModel::new("m"),
         AgentSettings {
-            model: "m".into(),
             system_prompt: "sys".into(),
             max_turns: 5,
             auto_submit_success: true,
             auto_submit_errors: true,
         },
+        Default::default(),
     );
     Harness {
         fx,
@@ -115,7 +113,7 @@ impl Harness {
     ) -> (Vec<(String, String)>, Vec<Option<String>>) {
         self.fx.push(tool_calls(calls));
         self.fx.push(Reply::Stream(sse::text_reply(&["done"])));
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = EventSink::channel();
         let end = tokio::time::timeout(
             Duration::from_secs(60),
             self.agent.send("search", &tx, &CancellationToken::new()),
@@ -125,7 +123,7 @@ impl Harness {
         assert_eq!(end, TurnEnd::Completed);
         let mut displays = Vec::new();
         while let Ok(e) = rx.try_recv() {
-            if let AgentEvent::Engine(EngineEvent::ToolOutput { display, .. }) = e {
+            if let Event::ToolOutput { display, .. } = e {
                 displays.push(display);
             }
         }

@@ -31,8 +31,8 @@ pub fn sized(screen: Rect, content: u16) -> Rect {
 }
 
 pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
-    let Some(m) = &app.modal else { return };
-    let t = &app.theme;
+    let Some(m) = app.modal() else { return };
+    let t = &app.theme();
     let probe = area(screen);
     let width = probe.width.saturating_sub(2).max(1);
     let (head, foot) = parts(app, m, width);
@@ -95,7 +95,7 @@ type Lines = Vec<Line<'static>>;
 
 /// The modal's fixed top (prompt, command, judge reason) and bottom (choices or reason input).
 fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines, Lines) {
-    let t = &app.theme;
+    let t = &app.theme();
 
     let mut head: Vec<Line<'static>> = Vec::new();
     head.extend(wrap_line(

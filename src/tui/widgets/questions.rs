@@ -9,9 +9,9 @@ use crate::tui::app::App;
 use crate::tui::wrap::wrap_line;
 
 pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
-    let Some(form) = &app.form else { return };
+    let Some(form) = app.form() else { return };
     let Some(q) = form.question() else { return };
-    let t = &app.theme;
+    let t = &app.theme();
     let rect = super::modal::area(screen);
     f.render_widget(Clear, rect);
     let title = format!(

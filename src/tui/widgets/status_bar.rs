@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::tools::approval::Mode;
+use crate::events::Mode;
 use crate::tui::app::App;
 
 fn tokens(n: Option<u64>) -> String {
@@ -19,26 +19,26 @@ fn tokens(n: Option<u64>) -> String {
 }
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, now: Instant) {
-    let t = &app.theme;
-    let mode_style = match app.mode.get() {
+    let t = &app.theme();
+    let mode_style = match app.status().mode {
         Mode::Normal => t.mode_normal,
         Mode::Auto => t.mode_auto,
     };
     let mut spans = vec![
         Span::styled(app.mode_label(), mode_style),
-        Span::styled(format!(" {} ", app.model), t.status_bar),
-        Span::styled(format!("· {} ", app.provider), t.status_bar),
-        Span::styled(format!("· {} ", app.cwd), t.status_bar),
+        Span::styled(format!(" {} ", app.status().model), t.status_bar),
+        Span::styled(format!("· {} ", app.status().provider), t.status_bar),
+        Span::styled(format!("· {} ", app.status().cwd), t.status_bar),
         Span::styled(
             format!(
                 "· {} in / {} out ",
-                tokens(app.usage.prompt_tokens),
-                tokens(app.usage.completion_tokens)
+                tokens(app.status().usage.prompt_tokens),
+                tokens(app.status().usage.completion_tokens)
             ),
             t.status_bar,
         ),
     ];
-    if !app.chat.following() {
+    if !app.chat().following() {
         spans.push(Span::styled("· scrolled ↑ (End) ", t.status_bar));
     }
     let activity = app.activity_text(now);

@@ -1,0 +1,153 @@
+//! The agent as a task: [`Command`]s in, [`Event`]s out — all a front-end needs to drive a chat
+//! (the TUI runs it; headless calls [`Agent::send`] directly).
+//!
+//! Commands run one at a time. While a turn runs, a model or mode change applies at once (the
+//! model from the next request, the mode from the next decision) and is reported with an
+//! event; any other command waits until the turn is over.
+
+use std::collections::VecDeque;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Agent;
+use crate::events::{Event, EventSink, Mode};
+use crate::provider::SharedModel;
+use crate::tools::approval::SharedMode;
+
+#[derive(Debug, Clone)]
+pub enum Command {
+    /// Run one user message; `cancel` stops it.
+    Send {
+        text: String,
+        cancel: CancellationToken,
+    },
+    /// Switch the model (during a turn: from the next request).
+    SetModel(String),
+    /// Switch the approval mode (during a turn: from the next decision).
+    SetMode(Mode),
+    ListModels,
+    ListApprovals,
+    ClearApprovals,
+    ListTools,
+    /// Start a new chat.
+    NewChat,
+}
+
+/// Commands are equal when they ask for the same thing (a turn's cancellation token is not
+/// compared).
+impl PartialEq for Command {
+    fn eq(&self, other: &Self) -> bool {
+        use Command::*;
+        match (self, other) {
+            (Send { text: a, .. }, Send { text: b, .. }) => a == b,
+            (SetModel(a), SetModel(b)) => a == b,
+            (SetMode(a), SetMode(b)) => a == b,
+            (ListModels, ListModels)
+            | (ListApprovals, ListApprovals)
+            | (ClearApprovals, ClearApprovals)
+            | (ListTools, ListTools)
+            | (NewChat, NewChat) => true,
+            _ => false,
+        }
+    }
+}
+
+fn set_model(handle: &SharedModel, model: String, sink: &EventSink) {
+    handle.set(model.clone());
+    sink.emit(Event::ModelChanged { model });
+}
+
+fn set_mode(handle: &SharedMode, mode: Mode, sink: &EventSink) {
+    handle.set(mode);
+    sink.emit(Event::ModeChanged { mode });
+}
+
+/// Runs commands until the sender is dropped.
+pub async fn run(
+    mut agent: Agent,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+    sink: EventSink,
+) {
+    let mut waiting: VecDeque<Command> = VecDeque::new();
+    loop {
+        let command = match waiting.pop_front() {
+            Some(c) => c,
+            None => match commands.recv().await {
+                Some(c) => c,
+                None => break,
+            },
+        };
+        match command {
+            Command::Send { text, cancel } => {
+                let (model, mode) = (agent.model_handle(), agent.mode());
+                let turn = agent.send(&text, &sink, &cancel);
+                let mut turn = std::pin::pin!(turn);
+                loop {
+                    tokio::select! {
+                        biased;
+                        _ = &mut turn => break,
+                        Some(c) = commands.recv() => match c {
+                            Command::SetModel(m) => set_model(&model, m, &sink),
+                            Command::SetMode(m) => set_mode(&mode, m, &sink),
+                            other => waiting.push_back(other),
+                        },
+                    }
+                }
+            }
+            Command::SetModel(m) => set_model(&agent.model, m, &sink),
+            Command::SetMode(m) => set_mode(agent.engine.mode(), m, &sink),
+            Command::ListModels => sink.emit(Event::Info(agent.list_models().await)),
+            Command::ListApprovals => sink.emit(Event::Info(Ok(agent.describe_approvals()))),
+            Command::ClearApprovals => {
+                agent.engine.clear_approvals();
+                sink.emit(Event::Info(Ok("remembered approvals cleared".into())));
+            }
+            Command::ListTools => sink.emit(Event::Info(Ok(agent.describe_tools()))),
+            Command::NewChat => agent.reset(),
+        }
+    }
+}
+
+impl Agent {
+    /// The endpoint's models, as a message.
+    async fn list_models(&self) -> Result<String, String> {
+        self.client
+            .list_models()
+            .await
+            .map_err(|e| e.to_string())
+            .map(|ids| {
+                if ids.is_empty() {
+                    "the server lists no models".to_owned()
+                } else {
+                    format!("models (switch with /model NAME):\n{}", ids.join("\n"))
+                }
+            })
+    }
+
+    fn describe_approvals(&self) -> String {
+        let (tools, commands) = self.engine.approvals().list();
+        let mut lines = vec!["remembered approvals (/approvals clear forgets them):".to_owned()];
+        lines.extend(tools.iter().map(|t| format!("  tool {t}")));
+        lines.extend(commands.iter().map(|(t, c)| format!("  {t}: {c}")));
+        if lines.len() == 1 {
+            return "no approvals are remembered".to_owned();
+        }
+        lines.join("\n")
+    }
+
+    fn describe_tools(&self) -> String {
+        let e = &self.engine;
+        let table = crate::tools::setup::describe_parts(
+            e.registry(),
+            e.active(),
+            e.allowed(),
+            &self.groups,
+            e.judge().is_some(),
+        );
+        format!(
+            "tools (add one to the chat with @{{name}}):\n{}",
+            table.trim_end()
+        )
+    }
+}

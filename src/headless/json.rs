@@ -1,0 +1,148 @@
+//! JSON Lines events on stdout, one object per line with a `type` (SPEC §7). The README's
+//! table of events is the contract; every field name is spelled here.
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use super::Printer;
+use crate::events::{Event, TurnEnd};
+use crate::provider::StreamDelta;
+
+pub struct JsonPrinter<O: Write> {
+    out: O,
+}
+
+impl<O: Write> JsonPrinter<O> {
+    pub fn new(out: O) -> Self {
+        Self { out }
+    }
+
+    fn emit(&mut self, v: Value) {
+        let _ = serde_json::to_writer(&mut self.out, &v);
+        let _ = self.out.write_all(b"\n");
+    }
+
+    /// The JSON of a stream event, `None` for those not reported.
+    fn stream(&mut self, ev: &Event) -> Option<Value> {
+        Some(match ev {
+            Event::Delta(StreamDelta::Text(t)) => json!({"type": "message_delta", "text": t}),
+            Event::Delta(StreamDelta::Reasoning(r)) => {
+                json!({"type": "reasoning_delta", "text": r})
+            }
+            Event::Delta(StreamDelta::ToolCallStarted { index, id, name }) => {
+                json!({"type": "tool_call_start", "index": index, "call_id": id, "name": name})
+            }
+            Event::Delta(StreamDelta::ToolCallArguments { index, fragment }) => {
+                json!({"type": "tool_call_delta", "index": index, "arguments": fragment})
+            }
+            Event::Retrying {
+                retry,
+                max_retries,
+                delay,
+                error,
+            } => json!({
+                "type": "error",
+                "message": error.to_string(),
+                "will_retry": true,
+                "retry": retry,
+                "max_retries": max_retries,
+                "delay_ms": delay.as_millis() as u64,
+                "discard_partial": true,
+            }),
+            Event::ReplyDone(m) => {
+                for (index, c) in m.tool_calls.iter().enumerate() {
+                    self.emit(json!({
+                        "type": "tool_call_end", "index": index, "call_id": c.id, "name": c.name, "arguments": c.arguments,
+                    }));
+                }
+                json!({"type": "turn_completed", "usage": m.usage, "finish_reason": m.finish_reason})
+            }
+            _ => return None,
+        })
+    }
+
+    /// The JSON of a tool event, `None` for those not reported.
+    fn tool(ev: &Event) -> Option<Value> {
+        Some(match ev {
+            Event::ApprovalRequested {
+                call_id,
+                name,
+                cmd_string,
+                judge_reason,
+                caution,
+            } => json!({
+                "type": "approval_requested", "call_id": call_id, "name": name,
+                "cmd_string": cmd_string, "judge_reason": judge_reason, "caution": caution,
+            }),
+            Event::ApprovalDecided {
+                call_id,
+                name,
+                choice,
+            } => json!({
+                "type": "approval_decided", "call_id": call_id, "name": name,
+                "choice": choice.as_str(), "reason": choice.reason(),
+            }),
+            Event::JudgeStarted {
+                call_id,
+                name,
+                context,
+            } => json!({
+                "type": "judge_started", "call_id": call_id, "name": name, "context": context,
+            }),
+            Event::JudgeFinished {
+                call_id,
+                name,
+                safe,
+                reason,
+            } => json!({
+                "type": "judge_finished", "call_id": call_id, "name": name, "safe": safe, "reason": reason,
+            }),
+            Event::ToolStarted {
+                call_id,
+                name,
+                cmd_string,
+                args,
+            } => json!({
+                "type": "tool_started", "call_id": call_id, "name": name, "cmd_string": cmd_string, "args": args,
+            }),
+            Event::ToolOutput {
+                call_id,
+                name,
+                content,
+                display,
+            } => json!({
+                "type": "tool_output", "call_id": call_id, "name": name, "content": content, "display": display,
+            }),
+            Event::ToolFinished { call_id, name, end } => json!({
+                "type": "tool_finished", "call_id": call_id, "name": name, "status": end.as_str(),
+            }),
+            _ => return None,
+        })
+    }
+}
+
+impl<O: Write> Printer for JsonPrinter<O> {
+    fn session_started(&mut self, model: &str, provider: &str, auto: bool) {
+        self.emit(
+            json!({"type": "session_started", "model": model, "provider": provider, "auto": auto}),
+        );
+    }
+
+    fn event(&mut self, ev: &Event) {
+        if let Some(v) = self.stream(ev).or_else(|| Self::tool(ev)) {
+            self.emit(v);
+        }
+    }
+
+    fn session_finished(&mut self, end: &TurnEnd, text: &str) {
+        if let Some(message) = end.message() {
+            self.emit(json!({"type": "error", "message": message, "will_retry": false}));
+        }
+        self.emit(json!({"type": "session_finished", "status": end.status(), "text": text}));
+    }
+
+    fn flush(&mut self) {
+        let _ = self.out.flush();
+    }
+}

@@ -1,0 +1,267 @@
+//! The lifecycle's promises over random batches: random tools (settings, gates, forced asks,
+//! cautions), calls (some to unknown tools), modes, remembered approvals, allow-lists, judge
+//! verdicts, user choices, command errors and stops.
+//!
+//! - A call reaches "run" only if the decision allowed it (by the pure decision table, with the
+//!   memory as it stood), the user accepted that very call, or the judge found it safe after
+//!   the decision sent it there; a forced call only after the user accepted it.
+//! - Every call id ends with exactly one result, in call order, and one `ToolFinished` event.
+//! - After Cancel or a stop, nothing runs any more.
+
+use proptest::prelude::*;
+
+use super::tests::{Fake, World, call};
+use super::*;
+
+#[derive(Debug, Clone)]
+struct ToolPlan {
+    asking: bool,
+    cmd_approval: bool,
+    protect: bool,
+    safe: Option<bool>,
+    judge: bool,
+    forced: bool,
+    caution: bool,
+}
+
+fn tool_plan() -> impl Strategy<Value = ToolPlan> {
+    (
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        prop::option::of(any::<bool>()),
+        any::<bool>(),
+        prop::bool::weighted(0.2),
+        prop::bool::weighted(0.2),
+    )
+        .prop_map(
+            |(asking, cmd_approval, protect, safe, judge, forced, caution)| ToolPlan {
+                asking,
+                cmd_approval,
+                protect,
+                safe,
+                judge,
+                forced,
+                caution,
+            },
+        )
+}
+
+fn fake(i: usize, p: &ToolPlan) -> Fake {
+    let mut t = Fake::new(&format!("t{i}"));
+    t.opts.require_approval_before = Some(p.asking.into());
+    t.opts.require_cmd_approval = Some(p.cmd_approval);
+    t.opts.protect = Some(p.protect);
+    t.opts.judge = Some(p.judge);
+    t.safe = p.safe;
+    t.judge = p.judge;
+    t.must_ask = p.forced.then(|| "forced".to_owned());
+    t.caution = p.caution.then(|| "caution".to_owned());
+    t
+}
+
+/// The facts the batch computes for a call of `p` (mirrors [`Batch::facts`] for fakes).
+fn facts(name: &str, cmd: &str, p: &ToolPlan, world: &World) -> CallFacts {
+    CallFacts {
+        tool: name.into(),
+        cmd_string: cmd.into(),
+        requires_approval: p.asking,
+        require_cmd_approval: p.cmd_approval,
+        protect: p.protect,
+        is_safe: p.safe,
+        judge_allowed: world.judge && p.judge,
+        allowed: world.allowed.contains(name),
+        force_ask: p.forced.then(|| "forced".to_owned()),
+        caution: p.caution.then(|| "caution".to_owned()),
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Answer {
+    Always,
+    Accept,
+    Reject,
+    Cancel,
+    Safe,
+    Unsafe,
+    Ok,
+    Fail,
+    Stop,
+}
+
+fn answer() -> impl Strategy<Value = Answer> {
+    prop_oneof![
+        3 => Just(Answer::Always),
+        3 => Just(Answer::Accept),
+        2 => Just(Answer::Reject),
+        1 => Just(Answer::Cancel),
+        3 => Just(Answer::Safe),
+        3 => Just(Answer::Unsafe),
+        5 => Just(Answer::Ok),
+        2 => Just(Answer::Fail),
+        1 => Just(Answer::Stop),
+    ]
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    tools: Vec<ToolPlan>,
+    /// (tool index or an unknown tool, command).
+    calls: Vec<(Option<usize>, usize)>,
+    auto: bool,
+    headless: bool,
+    judge: bool,
+    allowed: Vec<bool>,
+    remembered: Vec<(usize, usize)>,
+    answers: Vec<Answer>,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        prop::collection::vec(tool_plan(), 1..4),
+        prop::collection::vec((prop::option::weighted(0.9, 0..4usize), 0..3usize), 1..7),
+        any::<bool>(),
+        prop::bool::weighted(0.25),
+        any::<bool>(),
+        prop::collection::vec(prop::bool::weighted(0.15), 4),
+        prop::collection::vec((0..4usize, 0..3usize), 0..3),
+        prop::collection::vec(answer(), 40),
+    )
+        .prop_map(
+            |(tools, calls, auto, headless, judge, allowed, remembered, answers)| Case {
+                tools,
+                calls,
+                auto,
+                headless,
+                judge,
+                allowed,
+                remembered,
+                answers,
+            },
+        )
+}
+
+const COMMANDS: [&str; 3] = ["ls", "make", "rm -rf x"];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    #[test]
+    fn nothing_runs_unless_allowed_and_every_call_ends_once(c in case()) {
+        let n_tools = c.tools.len();
+        let mut world = World::new(c.tools.iter().enumerate().map(|(i, p)| fake(i, p)).collect());
+        world.mode = if c.auto { Mode::Auto } else { Mode::Normal };
+        world.interaction = if c.headless { Interaction::Headless } else { Interaction::Interactive };
+        world.judge = c.judge;
+        for (i, a) in c.allowed.iter().enumerate().take(n_tools) {
+            if *a {
+                world.allowed.insert(format!("t{i}"));
+            }
+        }
+        let mut memory = Approvals::default();
+        for (t, k) in &c.remembered {
+            if *t < n_tools {
+                memory.always(&format!("t{t}"), COMMANDS[*k], c.tools[*t].cmd_approval);
+            }
+        }
+        let calls: Vec<ToolCall> = c.calls.iter().enumerate().map(|(i, (t, k))| {
+            let name = match t {
+                Some(t) if *t < n_tools => format!("t{t}"),
+                _ => "unknown".to_owned(),
+            };
+            call(&format!("c{i}"), &name, &serde_json::json!({"cmd": COMMANDS[*k]}).to_string())
+        }).collect();
+        let plan_of = |id: &str| -> Option<(usize, &ToolPlan, &str)> {
+            let i: usize = id[1..].parse().ok()?;
+            let (t, k) = c.calls[i];
+            let t = t.filter(|t| *t < n_tools)?;
+            Some((t, &c.tools[t], COMMANDS[k]))
+        };
+
+        let mut batch = world.batch(&calls, memory.clone());
+        let mut answers = c.answers.iter().cycle();
+        let mut input = Input::Start;
+        // Per call: the user accepted it / the judge found it safe, since its decision.
+        let mut accepted: Option<String> = None;
+        let mut judged_safe: Option<String> = None;
+        let mut ran: Vec<String> = Vec::new();
+        let mut finished_events: Vec<String> = Vec::new();
+        let mut over = false;
+        let mut result = None;
+        for _ in 0..500 {
+            let effects = batch.step(input.clone());
+            let mut next = None;
+            for e in &effects {
+                match e {
+                    Effect::Emit(Event::ToolFinished { call_id, .. }) => finished_events.push(call_id.clone()),
+                    Effect::Run { inv, .. } => {
+                        let id = inv.function_call.id.clone();
+                        prop_assert!(!over, "{id} ran after a cancel or stop");
+                        if !ran.contains(&id) {
+                            let (t, p, cmd) = plan_of(&id).expect("only known tools run");
+                            let name = format!("t{t}");
+                            let by_user = accepted.as_deref() == Some(id.as_str());
+                            let by_judge = judged_safe.as_deref() == Some(id.as_str());
+                            let f = facts(&name, cmd, p, &world);
+                            let by_decision = approval::decide(&f, world.mode, &memory, world.interaction) == Decision::Run;
+                            prop_assert!(by_user || by_judge || by_decision, "{id} ran unapproved: {f:?}");
+                            if p.forced {
+                                prop_assert!(by_user, "forced {id} ran without the user");
+                            }
+                            if by_judge {
+                                memory.always(&name, cmd, true);
+                            }
+                            ran.push(id.clone());
+                        }
+                        next = Some(match answers.next() {
+                            Some(Answer::Fail) => Input::Command(CmdResult::Error("x".into())),
+                            Some(Answer::Stop) => { over = true; Input::Stop }
+                            _ => Input::Command(CmdResult::Success("ok".into())),
+                        });
+                    }
+                    Effect::AskUser(a) => {
+                        let (t, p, cmd) = plan_of(&a.call_id).expect("a known tool");
+                        next = Some(match answers.next() {
+                            Some(Answer::Always) => {
+                                if !p.forced {
+                                    memory.always(&format!("t{t}"), cmd, p.cmd_approval);
+                                }
+                                accepted = Some(a.call_id.clone());
+                                Input::Choice(UserChoice::AlwaysAccept)
+                            }
+                            Some(Answer::Accept | Answer::Ok | Answer::Safe) => {
+                                accepted = Some(a.call_id.clone());
+                                Input::Choice(UserChoice::Accept)
+                            }
+                            Some(Answer::Cancel) => { over = true; Input::Choice(UserChoice::Cancel) }
+                            Some(Answer::Stop) => { over = true; Input::Stop }
+                            _ => Input::Choice(UserChoice::Reject(None)),
+                        });
+                    }
+                    Effect::AskJudge { .. } => {
+                        let id = calls[finished_events.len()].id.clone();
+                        next = Some(match answers.next() {
+                            Some(Answer::Safe | Answer::Ok) => {
+                                judged_safe = Some(id);
+                                Input::Verdict(Verdict { safe: true, reason: "fine".into() })
+                            }
+                            Some(Answer::Stop) => { over = true; Input::Stop }
+                            _ => Input::Verdict(Verdict { safe: false, reason: "no".into() }),
+                        });
+                    }
+                    Effect::Finish(r) => result = Some(r.clone()),
+                    Effect::Emit(_) => {}
+                }
+            }
+            if result.is_some() {
+                break;
+            }
+            input = next.expect("a step that does not finish asks for something");
+        }
+        let r = result.expect("the batch finished");
+        let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
+        let got: Vec<&str> = r.results.iter().map(|c| c.call_id.as_str()).collect();
+        prop_assert_eq!(&got, &ids);
+        prop_assert_eq!(finished_events.iter().map(String::as_str).collect::<Vec<_>>(), ids);
+        prop_assert!(r.results.iter().all(|c| !c.content().is_empty()));
+    }
+}

@@ -1,0 +1,49 @@
+//! What the engine asks of whoever is at the keyboard (SPEC §5.3, §6.4): an approval request
+//! carries everything the modal shows, and a one-shot reply channel. Whoever shows it answers
+//! with a [`UserChoice`]; a dropped reply counts as Cancel.
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use super::tool::Preview;
+pub use crate::events::UserChoice;
+
+/// What "Always accept" would remember for this call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum Remember {
+    Tool(String),
+    Command(String),
+    /// Nothing: this call asks every time (a protected path), so Always accept is Accept.
+    Nothing,
+}
+
+/// Everything the approval modal shows about a call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ask {
+    pub call_id: String,
+    pub tool: String,
+    pub cmd_string: String,
+    /// `output.prompt`, or the default question.
+    pub prompt: String,
+    pub args: Value,
+    pub preview: Option<Preview>,
+    /// Why the judge sent the call here.
+    pub judge_reason: Option<String>,
+    /// Why this call must be confirmed (a protected path, a hostile git config…).
+    pub caution: Option<String>,
+    /// 1-based position of this call in its batch, and the batch size.
+    pub position: usize,
+    pub total: usize,
+    pub remember: Remember,
+}
+
+/// A call waiting for the user's decision.
+#[derive(Debug)]
+pub struct ApprovalRequest {
+    pub ask: Ask,
+    pub reply: oneshot::Sender<UserChoice>,
+}
+
+pub type ApprovalSender = mpsc::UnboundedSender<ApprovalRequest>;

@@ -1,0 +1,288 @@
+//! Slash commands (SPEC §6.3), each declared once: its name, its arguments, one line of help
+//! and its handler. The help text and the input box's completion are made from [`COMMANDS`].
+//! A command that needs the agent sends it an [`Effect::Agent`] command; adding one that only
+//! changes the UI touches this file alone. An unknown command is a one-line error and nothing
+//! is sent.
+
+use super::{App, Effect};
+use crate::agent::task::Command;
+use crate::agent::transcript::{Entry, Transcript};
+use crate::events::Mode;
+use crate::tui::strings;
+
+pub struct SlashCommand {
+    pub name: &'static str,
+    /// How its arguments read in the help, e.g. `[NAME]`.
+    pub args: &'static str,
+    pub help: &'static str,
+    run: fn(&mut App, &str) -> Vec<Effect>,
+}
+
+pub const COMMANDS: &[SlashCommand] = &[
+    SlashCommand {
+        name: "/help",
+        args: "",
+        help: "keys and commands",
+        run: help,
+    },
+    SlashCommand {
+        name: "/clear",
+        args: "",
+        help: "a new chat (the default tools, nothing remembered)",
+        run: clear,
+    },
+    SlashCommand {
+        name: "/model",
+        args: "[NAME]",
+        help: "list the endpoint's models, or switch (during a turn: from the next request)",
+        run: model,
+    },
+    SlashCommand {
+        name: "/tools",
+        args: "",
+        help: "the tools and their approval settings",
+        run: tools,
+    },
+    SlashCommand {
+        name: "/auto",
+        args: "",
+        help: "toggle auto mode",
+        run: auto,
+    },
+    SlashCommand {
+        name: "/approvals",
+        args: "[clear]",
+        help: "what \"Always accept\" remembered, or forget it",
+        run: approvals,
+    },
+    SlashCommand {
+        name: "/copy",
+        args: "[N]",
+        help: "copy the last reply, or its Nth code block",
+        run: copy,
+    },
+    SlashCommand {
+        name: "/expand",
+        args: "",
+        help: "unfold every block (Tab selects one, Enter folds it)",
+        run: expand,
+    },
+    SlashCommand {
+        name: "/collapse",
+        args: "",
+        help: "fold every block",
+        run: collapse,
+    },
+    SlashCommand {
+        name: "/quit",
+        args: "",
+        help: "leave sayso",
+        run: quit,
+    },
+];
+
+/// The names the input box completes.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    COMMANDS.iter().map(|c| c.name)
+}
+
+/// The `/help` text: the keys, then every command.
+pub fn help_text() -> String {
+    let mut out = String::from(strings::HELP_KEYS);
+    out.push_str("\nCommands:");
+    for c in COMMANDS {
+        let head = if c.args.is_empty() {
+            c.name.to_owned()
+        } else {
+            format!("{} {}", c.name, c.args)
+        };
+        out.push_str(&format!("\n  {head:<18} {}", c.help));
+    }
+    out
+}
+
+pub(super) fn run(app: &mut App, line: &str) -> Vec<Effect> {
+    let mut parts = line.splitn(2, char::is_whitespace);
+    let name = parts.next().unwrap_or_default();
+    let arg = parts.next().map(str::trim).unwrap_or_default();
+    match COMMANDS
+        .iter()
+        .find(|c| c.name == name || (name == "/exit" && c.name == "/quit"))
+    {
+        Some(c) => (c.run)(app, arg),
+        None => {
+            app.flash = Some(format!("unknown command {name} — /help lists them"));
+            Vec::new()
+        }
+    }
+}
+
+/// A command the agent runs between turns.
+fn between_turns(app: &mut App, command: Command) -> Vec<Effect> {
+    if app.busy {
+        app.flash = Some(strings::BUSY_FOR_COMMAND.into());
+        Vec::new()
+    } else {
+        vec![Effect::Agent(command)]
+    }
+}
+
+fn help(app: &mut App, _: &str) -> Vec<Effect> {
+    app.transcript.push_notice(help_text());
+    Vec::new()
+}
+
+fn quit(app: &mut App, _: &str) -> Vec<Effect> {
+    app.quit = true;
+    vec![Effect::Quit]
+}
+
+fn auto(app: &mut App, _: &str) -> Vec<Effect> {
+    let next = match app.status.mode {
+        Mode::Normal => Mode::Auto,
+        Mode::Auto => Mode::Normal,
+    };
+    app.status.mode = next;
+    vec![Effect::Agent(Command::SetMode(next))]
+}
+
+fn clear(app: &mut App, _: &str) -> Vec<Effect> {
+    if app.busy {
+        app.flash = Some(strings::BUSY_FOR_COMMAND.into());
+        return Vec::new();
+    }
+    app.transcript = Transcript::default();
+    app.chat.reset();
+    app.expanded.clear();
+    app.selected = None;
+    app.status.usage = Default::default();
+    vec![Effect::Agent(Command::NewChat)]
+}
+
+fn model(app: &mut App, arg: &str) -> Vec<Effect> {
+    if arg.is_empty() {
+        return between_turns(app, Command::ListModels);
+    }
+    // Also during a turn: the agent applies it from the next request and says so.
+    vec![Effect::Agent(Command::SetModel(arg.to_owned()))]
+}
+
+fn tools(app: &mut App, _: &str) -> Vec<Effect> {
+    between_turns(app, Command::ListTools)
+}
+
+fn approvals(app: &mut App, arg: &str) -> Vec<Effect> {
+    match arg {
+        "" => between_turns(app, Command::ListApprovals),
+        "clear" => between_turns(app, Command::ClearApprovals),
+        other => {
+            app.flash = Some(format!(
+                "/approvals takes no argument or `clear`, not `{other}`"
+            ));
+            Vec::new()
+        }
+    }
+}
+
+fn copy(app: &mut App, arg: &str) -> Vec<Effect> {
+    let last = app.transcript.entries.iter().rev().find_map(|e| match e {
+        Entry::Assistant { text, .. } => Some(text.clone()),
+        _ => None,
+    });
+    let Some(text) = last else {
+        app.flash = Some("there is no reply to copy yet".into());
+        return Vec::new();
+    };
+    if arg.is_empty() {
+        app.flash = Some("copied the last reply".into());
+        return vec![Effect::Copy(text)];
+    }
+    let blocks = code_blocks(&text);
+    match arg.parse::<usize>() {
+        Ok(n) if n >= 1 && n <= blocks.len() => {
+            app.flash = Some(format!("copied code block {n} of {}", blocks.len()));
+            vec![Effect::Copy(blocks[n - 1].clone())]
+        }
+        _ => {
+            app.flash = Some(format!(
+                "the last reply has {} code block(s); /copy N picks one",
+                blocks.len()
+            ));
+            Vec::new()
+        }
+    }
+}
+
+fn expand(app: &mut App, _: &str) -> Vec<Effect> {
+    let foldable = app
+        .transcript
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| crate::tui::entry_lines::foldable(e))
+        .map(|(i, _)| i);
+    app.expanded.extend(foldable);
+    app.chat.invalidate_from(0);
+    Vec::new()
+}
+
+fn collapse(app: &mut App, _: &str) -> Vec<Effect> {
+    app.expanded.clear();
+    app.chat.invalidate_from(0);
+    Vec::new()
+}
+
+/// The code blocks of a Markdown text, in order.
+pub fn code_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        match &mut current {
+            None => {
+                if let Some(fence) = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f)) {
+                    let len = trimmed
+                        .chars()
+                        .take_while(|c| *c == fence.chars().next().unwrap_or('`'))
+                        .count();
+                    current = Some((trimmed[..len].to_owned(), String::new()));
+                }
+            }
+            Some((fence, body)) => {
+                if trimmed.starts_with(fence.as_str())
+                    && trimmed.trim_end().chars().all(|c| fence.starts_with(c))
+                {
+                    blocks.push(std::mem::take(body));
+                    current = None;
+                } else {
+                    body.push_str(line);
+                    body.push('\n');
+                }
+            }
+        }
+    }
+    if let Some((_, body)) = current {
+        blocks.push(body);
+    }
+    blocks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_blocks_are_found_in_order() {
+        let md = "text\n```rust\nfn a() {}\n```\nmore\n~~~\nplain\n~~~\n```sh\nunclosed\n";
+        assert_eq!(code_blocks(md), ["fn a() {}\n", "plain\n", "unclosed\n"]);
+    }
+
+    #[test]
+    fn every_command_has_help_and_completion() {
+        let help = help_text();
+        for c in COMMANDS {
+            assert!(help.contains(c.name), "{}", c.name);
+        }
+        assert_eq!(names().count(), COMMANDS.len());
+    }
+}

@@ -1,0 +1,203 @@
+//! Keys and the mouse: who gets a key (question form, approval modal, the app, the input box),
+//! scrolling, the block selection, and sending a message.
+//!
+//! With an empty input, Tab moves a selection up through the foldable blocks on screen
+//! (Shift+Tab down), Enter folds or unfolds the selected block, and Esc clears the selection.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+
+use super::{Activity, App, Effect, still_ctx};
+use crate::tui::entry_lines::foldable;
+use crate::tui::input::InputOutcome;
+use crate::tui::modal::ApprovalModal;
+use crate::tui::strings;
+
+impl App {
+    pub(super) fn on_mouse(&mut self, m: MouseEvent) {
+        match m.kind {
+            MouseEventKind::ScrollUp => self.scroll(true, 3),
+            MouseEventKind::ScrollDown => self.scroll(false, 3),
+            _ => {}
+        }
+    }
+
+    /// Scrolls the chat pane by `n` lines (up: back in time). Rendering what comes into view
+    /// caches it.
+    pub fn scroll(&mut self, up: bool, n: usize) {
+        let h = self.chat_height();
+        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded, self.selected);
+        if up {
+            self.chat.scroll_up(n, &self.transcript.entries, h, &ctx);
+        } else {
+            self.chat.scroll_down(n, &self.transcript.entries, h, &ctx);
+        }
+    }
+
+    pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if let Some(form) = self.form.as_mut() {
+            if form.handle_key(key) {
+                self.form = None;
+                self.activity = Activity::Thinking;
+            }
+            return Vec::new();
+        }
+        if let Some(modal) = self.modal.as_mut() {
+            if let Some(choice) = modal.handle_key(key) {
+                modal.answer(choice);
+                self.modal = self
+                    .queued_approvals
+                    .pop_front()
+                    .map(|r| ApprovalModal::new(r, &self.theme));
+                self.activity = if self.modal.is_some() {
+                    Activity::Approval
+                } else {
+                    Activity::Thinking
+                };
+            }
+            return Vec::new();
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if key.code != KeyCode::Char('c') || !ctrl {
+            self.last_ctrl_c = None;
+        }
+        if let Some(effects) = self.app_key(key, ctrl) {
+            return effects;
+        }
+        match self.input.handle_key(key) {
+            InputOutcome::Submit(text) => self.submit(text),
+            InputOutcome::Edited => {
+                self.flash = None;
+                self.select(None);
+                Vec::new()
+            }
+            InputOutcome::Ignored => Vec::new(),
+        }
+    }
+
+    /// Keys the app takes before the input box; `None` passes the key on.
+    fn app_key(&mut self, key: KeyEvent, ctrl: bool) -> Option<Vec<Effect>> {
+        let page = self.chat_height().saturating_sub(2).max(1);
+        let empty = self.input.is_empty();
+        match key.code {
+            KeyCode::Esc if self.busy => return Some(vec![Effect::Stop]),
+            KeyCode::Esc if self.selected.is_some() => self.select(None),
+            KeyCode::Char('c') if ctrl => return Some(self.ctrl_c()),
+            KeyCode::Char('d') if ctrl && empty => {
+                self.quit = true;
+                return Some(vec![Effect::Quit]);
+            }
+            KeyCode::PageUp => self.scroll(true, page),
+            KeyCode::PageDown => self.scroll(false, page),
+            KeyCode::Home if ctrl || empty => self.chat.home(),
+            KeyCode::End if ctrl || empty => self.chat.end(),
+            KeyCode::Tab if empty => self.move_selection(true),
+            KeyCode::BackTab if empty => self.move_selection(false),
+            KeyCode::Enter if empty && self.selected.is_some() => self.toggle_selected(),
+            _ => return None,
+        }
+        Some(Vec::new())
+    }
+
+    fn ctrl_c(&mut self) -> Vec<Effect> {
+        if self.busy {
+            return vec![Effect::Stop];
+        }
+        let now = Instant::now();
+        if self
+            .last_ctrl_c
+            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(1))
+        {
+            self.quit = true;
+            return vec![Effect::Quit];
+        }
+        self.last_ctrl_c = Some(now);
+        self.input.clear();
+        self.flash = Some(strings::PRESS_AGAIN_TO_QUIT.into());
+        Vec::new()
+    }
+
+    /// Shows entry `index` at the top of the chat pane (stops following new output).
+    pub fn scroll_to_entry(&mut self, index: usize) {
+        self.chat.anchor_at(index);
+    }
+
+    /// Follows new output again (End).
+    pub fn follow(&mut self) {
+        self.chat.end();
+    }
+
+    /// Changes the selected block, redrawing the old and the new one.
+    fn select(&mut self, to: Option<usize>) {
+        for i in [self.selected, to].into_iter().flatten() {
+            self.chat.invalidate(i);
+        }
+        self.selected = to;
+    }
+
+    /// Tab: the foldable block above the selection on screen (or the last one); Shift+Tab: the
+    /// one below. Wraps around.
+    fn move_selection(&mut self, up: bool) {
+        let h = self.chat_height();
+        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded, self.selected);
+        let Some((first, last)) = self.chat.visible_entries(&self.transcript.entries, h, &ctx)
+        else {
+            return;
+        };
+        let blocks: Vec<usize> = (first..=last)
+            .filter(|&i| foldable(&self.transcript.entries[i]))
+            .collect();
+        if blocks.is_empty() {
+            self.flash = Some(strings::NO_BLOCKS.into());
+            return;
+        }
+        let at = self
+            .selected
+            .and_then(|s| blocks.iter().position(|&b| b == s));
+        let next = match (at, up) {
+            (None, _) => blocks.len() - 1,
+            (Some(0), true) => blocks.len() - 1,
+            (Some(i), true) => i - 1,
+            (Some(i), false) => (i + 1) % blocks.len(),
+        };
+        self.select(Some(blocks[next]));
+        self.flash = Some(strings::SELECTED_BLOCK.into());
+    }
+
+    fn toggle_selected(&mut self) {
+        if let Some(i) = self.selected {
+            if !self.expanded.remove(&i) {
+                self.expanded.insert(i);
+            }
+            self.chat.invalidate(i);
+        }
+    }
+
+    fn submit(&mut self, text: String) -> Vec<Effect> {
+        let trimmed = text.trim();
+        if trimmed.starts_with('/') {
+            let line = trimmed.to_owned();
+            self.input.remember(&line);
+            self.input.clear();
+            self.flash = None;
+            let effects = super::commands::run(self, &line);
+            self.after_transcript_change();
+            return effects;
+        }
+        if self.busy {
+            self.flash = Some(strings::BUSY_FOR_COMMAND.into());
+            return Vec::new();
+        }
+        self.input.remember(&text);
+        self.input.clear();
+        self.flash = None;
+        self.select(None);
+        self.transcript.push_user(&text);
+        self.after_transcript_change();
+        self.chat.end();
+        self.busy = true;
+        self.activity = Activity::Thinking;
+        vec![Effect::Send(text)]
+    }
+}
