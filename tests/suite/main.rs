@@ -3,6 +3,7 @@
 mod support;
 
 mod agent_e2e;
+mod agent_task;
 mod builtin_tools;
 mod config_errors;
 mod demo;
