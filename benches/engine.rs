@@ -26,11 +26,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use sayso::config::opts::DEFAULT_TIMEOUT_MS;
 use sayso::events::{CallEnd, EventSink};
 use sayso::provider::{ToolCall, ToolSpec};
 use sayso::tools::approval::{Interaction, Mode};
 use sayso::tools::lifecycle::BatchResult;
-use sayso::tools::opts::DEFAULT_TIMEOUT_MS;
 use sayso::tools::orchestrator::Engine;
 use sayso::tools::orchestrator::EngineSetup;
 use sayso::tools::registry::{Registry, Source};

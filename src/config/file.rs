@@ -90,7 +90,7 @@ pub struct ToolFile {
     pub build_cmd: Option<String>,
     pub system_prompt: Option<String>,
     pub schema: Option<CmdSchemaFile>,
-    pub opts: Option<crate::tools::opts::Opts>,
+    pub opts: Option<crate::config::opts::Opts>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]

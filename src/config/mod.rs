@@ -13,6 +13,7 @@
 
 pub mod error;
 pub mod file;
+pub mod opts;
 pub mod paths;
 
 use std::path::{Path, PathBuf};

@@ -10,9 +10,9 @@
 use serde_json::{Map, Value, json};
 
 use super::command_safety::is_safe;
-use super::opts::Opts;
 use super::shell::ChildEnv;
 use super::tool::{Command, Invocation, Kind, Tool, ToolOutput};
+use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
 
 pub mod template;

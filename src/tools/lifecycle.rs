@@ -28,11 +28,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::approval::{self, Approvals, CallFacts, Decision, Interaction, Mode, Verdict};
-use super::opts::ApprovalSetting;
 use super::registry::Registry;
 use super::requests::{Ask, Remember};
 use super::runner::{guarded, panic_message, substitute};
 use super::tool::{CmdResult, Command, Invocation, Tool, ToolOutput};
+use crate::config::opts::ApprovalSetting;
 use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
 use crate::provider::ToolCall;
 
@@ -114,7 +114,7 @@ pub struct BatchContext<'a> {
     /// A judge is configured.
     pub judge: bool,
     /// Everything but the call itself, for a fresh invocation.
-    pub make_inv: &'a dyn Fn(&ToolCall, Value, super::opts::Opts) -> Invocation,
+    pub make_inv: &'a dyn Fn(&ToolCall, Value, crate::config::opts::Opts) -> Invocation,
 }
 
 struct Ready {

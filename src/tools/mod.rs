@@ -3,7 +3,6 @@
 //! approvals with request/reply messages ([`requests`]).
 //!
 //! - [`tool`]: the `Tool` trait with SPEC §4.6 defaults, `Invocation`, `SimpleTool`.
-//! - [`opts`]: tool opts and their merging.
 //! - [`registry`]: the tools sayso knows.
 //! - [`setup`]: the registry, groups and active tools built from the config.
 //! - [`cmd_tool`]: command tools from config, and `run_command`.
@@ -31,7 +30,6 @@ pub mod function;
 pub mod git_guard;
 pub mod judge;
 pub mod lifecycle;
-pub mod opts;
 pub mod orchestrator;
 pub mod output_cap;
 pub mod registry;

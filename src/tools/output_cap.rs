@@ -2,7 +2,7 @@
 //! boundaries where possible, with a note in between saying how much was left out.
 
 /// The default cap, in characters, of one tool result.
-pub const DEFAULT_LIMIT: usize = 30_000;
+pub use crate::config::opts::DEFAULT_OUTPUT_LIMIT as DEFAULT_LIMIT;
 
 /// `text` if it fits in `limit` characters; otherwise about two thirds from the start and one
 /// third from the end, and a note of what was cut.

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::opts::Opts;
 use super::tool::Tool;
+use crate::config::opts::Opts;
 
 /// Where a tool came from, for `sayso tools`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

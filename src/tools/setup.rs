@@ -10,8 +10,8 @@ use serde_json::Map;
 use super::builtin;
 use super::cmd_tool::template::placeholders;
 use super::cmd_tool::{BuildCmd, CmdTool, OPTION_MARK, validate_template};
-use super::opts::Opts;
 use super::registry::{Registry, Source};
+use crate::config::opts::Opts;
 use crate::config::{Config, ConfigError};
 
 /// A group of tools.
@@ -265,9 +265,9 @@ pub fn describe_parts(
     for (name, entry) in registry.entries() {
         let opts = entry.opts();
         let mut approval = vec![match opts.approval_setting() {
-            super::opts::ApprovalSetting::Yes => "ask".to_owned(),
-            super::opts::ApprovalSetting::No => "no approval".to_owned(),
-            super::opts::ApprovalSetting::PromptCondition => {
+            crate::config::opts::ApprovalSetting::Yes => "ask".to_owned(),
+            crate::config::opts::ApprovalSetting::No => "no approval".to_owned(),
+            crate::config::opts::ApprovalSetting::PromptCondition => {
                 "ask when its condition says so".to_owned()
             }
         }];

@@ -13,8 +13,8 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use super::function::FnArgs;
-use super::opts::Opts;
 use super::shell::ChildEnv;
+use crate::config::opts::Opts;
 use crate::provider::{ToolCall, ToolSpec};
 
 /// What a tool does, for display and defaults.

@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use sayso::agent::{Agent, AgentSettings, Event, EventSink, TurnEnd};
+use sayso::config::opts::Opts;
 use sayso::provider::SharedModel;
 use sayso::tools::approval::{Interaction, Mode};
 use sayso::tools::judge::Judge;
-use sayso::tools::opts::Opts;
 use sayso::tools::orchestrator::{Engine, EngineSetup};
 use sayso::tools::registry::Source;
 use sayso::tools::requests::{ApprovalRequest, UserChoice};

@@ -4,11 +4,11 @@ use std::collections::{BTreeSet, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use sayso::config::opts::Opts;
 use sayso::events::{Event, EventSink};
 use sayso::provider::{ToolCall, ToolSpec};
 use sayso::tools::approval::{Interaction, Mode};
 use sayso::tools::lifecycle::BatchResult;
-use sayso::tools::opts::Opts;
 use sayso::tools::orchestrator::{Engine, EngineSetup};
 use sayso::tools::registry::{Registry, Source};
 use sayso::tools::requests::{ApprovalRequest, UserChoice};

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
 use crate::tools::context::{Answer, Question, QuestionRequest};
-use crate::tools::opts::Opts;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Tool, ToolOutput};
 
 pub struct AskQuestions;

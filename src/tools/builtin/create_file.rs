@@ -6,8 +6,8 @@ use serde_json::json;
 
 use super::paths::{display, resolve};
 use super::protected::write_caution;
+use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
-use crate::tools::opts::Opts;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
 
 pub struct CreateFile;

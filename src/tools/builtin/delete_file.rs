@@ -13,8 +13,8 @@ use serde_json::json;
 
 use super::paths::{display, resolve};
 use super::protected::write_caution;
+use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
-use crate::tools::opts::Opts;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
 
 pub struct DeleteFile;
@@ -419,7 +419,7 @@ mod tests {
         assert!(o.protect());
         assert_eq!(
             o.approval_setting(),
-            crate::tools::opts::ApprovalSetting::Yes
+            crate::config::opts::ApprovalSetting::Yes
         );
         let i = inv_in(dir.path(), &ctx, "src/old.rs");
         assert_eq!(

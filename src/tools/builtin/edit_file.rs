@@ -18,8 +18,8 @@ use serde_json::{Value, json};
 use super::edit_match::{Applied, Edit, Strategy, apply_edits};
 use super::paths::{display, resolve};
 use super::protected::write_caution;
+use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
-use crate::tools::opts::Opts;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
 
 pub struct EditFile;

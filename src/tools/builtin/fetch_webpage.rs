@@ -9,8 +9,8 @@ use futures_util::StreamExt;
 use serde_json::json;
 
 use super::html_text::html_to_text;
+use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
-use crate::tools::opts::Opts;
 use crate::tools::tool::{
     CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
 };

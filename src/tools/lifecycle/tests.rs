@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 use super::*;
+use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
 use crate::tools::function::FnArgs;
-use crate::tools::opts::Opts;
 use crate::tools::registry::Source;
 use crate::tools::tool::{Kind, Preview};
 

@@ -603,7 +603,7 @@ fn the_schema_is_strict() {
     assert_eq!(EditFile.kind(), Kind::FileEdit);
     assert_eq!(
         EditFile.default_opts().approval_setting(),
-        crate::tools::opts::ApprovalSetting::Yes
+        crate::config::opts::ApprovalSetting::Yes
     );
 }
 

@@ -249,6 +249,6 @@ fn schema_is_strict_with_nullable_optionals() {
     assert_eq!(FileSearch.kind(), Kind::ReadOnly);
     assert_eq!(
         FileSearch.default_opts().approval_setting(),
-        crate::tools::opts::ApprovalSetting::No
+        crate::config::opts::ApprovalSetting::No
     );
 }

@@ -1,5 +1,8 @@
 //! A tool's opts (SPEC §4.1, §5.1): the tool's own defaults with the config entry's `opts`
 //! merged over them (config wins, key by key). Unknown keys in a config file are errors.
+//!
+//! Plain data, so it lives with the config (which reads it from `[tools.NAME.opts]`) and the
+//! tool engine reads it; the config never imports the engine.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -24,6 +27,9 @@ pub struct Opts {
     /// Characters of one result sent to the model; longer output keeps its head and tail.
     pub output_limit: Option<usize>,
 }
+
+/// The default cap, in characters, of one tool result sent to the model.
+pub const DEFAULT_OUTPUT_LIMIT: usize = 30_000;
 
 /// The default function watchdog and shell timeout: 10 minutes.
 pub const DEFAULT_TIMEOUT_MS: u64 = 600_000;
@@ -80,8 +86,7 @@ impl Opts {
     }
 
     pub fn output_limit(&self) -> usize {
-        self.output_limit
-            .unwrap_or(super::output_cap::DEFAULT_LIMIT)
+        self.output_limit.unwrap_or(DEFAULT_OUTPUT_LIMIT)
     }
 
     pub fn use_handlers_once(&self) -> bool {
