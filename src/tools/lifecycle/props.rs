@@ -12,6 +12,7 @@ use proptest::prelude::*;
 
 use super::tests::{Fake, World, call};
 use super::*;
+use crate::tools::approval::{CallFacts, Decision};
 
 #[derive(Debug, Clone)]
 struct ToolPlan {

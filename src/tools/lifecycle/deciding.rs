@@ -1,0 +1,203 @@
+//! The approval half of a call's lifecycle: the facts the decision reads, the decision's
+//! effect (run, ask the judge, ask the user, reject), and the user's choice.
+
+use super::{Batch, Effect, Phase, caught};
+use crate::config::opts::ApprovalSetting;
+use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
+use crate::tools::approval::{CallFacts, Decision};
+use crate::tools::requests::{Ask, Remember};
+use crate::tools::runner::{guarded, panic_message};
+use crate::tools::tool::{Invocation, Tool, ToolOutput};
+
+impl Batch {
+    pub(super) fn facts(&self, tool: &dyn Tool, inv: &Invocation, cmd_string: &str) -> CallFacts {
+        let hook = |f: &dyn Fn() -> bool| caught(f).unwrap_or(true);
+        let requires_approval = hook(&|| {
+            tool.requires_approval(inv)
+                .unwrap_or_else(|| match inv.opts.approval_setting() {
+                    ApprovalSetting::Yes => true,
+                    ApprovalSetting::No => false,
+                    ApprovalSetting::PromptCondition => tool.prompt_condition(inv),
+                })
+        });
+        let guard = |f: &dyn Fn() -> Option<String>| {
+            caught(f).unwrap_or_else(|p| {
+                Some(format!(
+                    "the tool failed to check: {}",
+                    panic_message(p.as_ref())
+                ))
+            })
+        };
+        CallFacts {
+            tool: inv.name.clone(),
+            cmd_string: cmd_string.to_owned(),
+            requires_approval,
+            require_cmd_approval: inv.opts.require_cmd_approval(),
+            protect: inv.opts.protect(),
+            is_safe: caught(|| tool.is_safe(inv)).unwrap_or(Some(false)),
+            judge_allowed: self.judge
+                && inv.opts.judge()
+                && caught(|| tool.judge_context(inv).is_some()).unwrap_or(false),
+            allowed: self.allowed.contains(&inv.name),
+            force_ask: guard(&|| tool.must_ask(inv)),
+            caution: guard(&|| tool.caution(inv)),
+        }
+    }
+
+    pub(super) fn apply(
+        &mut self,
+        decision: Decision,
+        facts: &CallFacts,
+        cmd_string: String,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some(ready) = self.ready() else {
+            return;
+        };
+        let (tool, inv) = (ready.tool.clone(), ready.inv.clone());
+        let (id, name) = (inv.function_call.id.clone(), inv.name.clone());
+        match decision {
+            Decision::Run => self.start_running(tool.as_ref(), &inv, &cmd_string, fx),
+            Decision::RunAndRemember => {
+                self.memory.always(&name, &cmd_string, true);
+                self.start_running(tool.as_ref(), &inv, &cmd_string, fx);
+            }
+            Decision::Judge => {
+                let context = caught(|| tool.judge_context(&inv))
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
+                fx.push(Effect::Emit(Event::JudgeStarted {
+                    call_id: id,
+                    name: name.clone(),
+                    context: context.clone(),
+                }));
+                fx.push(Effect::AskJudge { name, context });
+                self.phase = Phase::AwaitJudge {
+                    facts: facts.clone(),
+                    cmd_string,
+                };
+            }
+            Decision::Ask {
+                judge_reason,
+                caution,
+            } => {
+                fx.push(Effect::Emit(Event::ApprovalRequested {
+                    call_id: id,
+                    name,
+                    cmd_string: cmd_string.clone(),
+                    judge_reason: judge_reason.clone(),
+                    caution: caution.clone(),
+                }));
+                let forced = facts.force_ask.is_some();
+                fx.push(Effect::AskUser(self.ask(
+                    tool.as_ref(),
+                    &inv,
+                    &cmd_string,
+                    judge_reason,
+                    caution,
+                    forced,
+                )));
+                self.phase = Phase::AwaitUser { forced, cmd_string };
+            }
+            Decision::Reject { message } => {
+                fx.push(Effect::Emit(Event::ApprovalRequested {
+                    call_id: id.clone(),
+                    name: name.clone(),
+                    cmd_string,
+                    judge_reason: None,
+                    caution: facts.force_ask.clone().or(facts.caution.clone()),
+                }));
+                fx.push(Effect::Emit(Event::ApprovalDecided {
+                    call_id: id,
+                    name,
+                    choice: UserChoice::Reject(Some(message.clone())),
+                }));
+                self.out.add(message, None);
+                self.close_run(tool.as_ref(), &inv);
+                self.finish_call(CallEnd::Rejected, fx);
+            }
+        }
+    }
+
+    pub(super) fn ask(
+        &self,
+        tool: &dyn Tool,
+        inv: &Invocation,
+        cmd_string: &str,
+        judge_reason: Option<String>,
+        caution: Option<String>,
+        forced: bool,
+    ) -> Ask {
+        let prompt = caught(|| tool.prompt(inv))
+            .ok()
+            .flatten()
+            .filter(|p| !p.trim().is_empty())
+            .unwrap_or_else(|| format!("Run the \"{}\" tool?", inv.name));
+        let remember = if forced {
+            Remember::Nothing
+        } else if inv.opts.require_cmd_approval() {
+            Remember::Command(cmd_string.to_owned())
+        } else {
+            Remember::Tool(inv.name.clone())
+        };
+        Ask {
+            call_id: inv.function_call.id.clone(),
+            tool: inv.name.clone(),
+            cmd_string: cmd_string.to_owned(),
+            prompt,
+            args: inv.args.clone(),
+            preview: caught(|| tool.preview(inv)).ok().flatten(),
+            judge_reason,
+            caution,
+            position: self.cursor + 1,
+            total: self.calls.len(),
+            remember,
+        }
+    }
+
+    pub(super) fn chosen(
+        &mut self,
+        choice: UserChoice,
+        forced: bool,
+        cmd_string: String,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some(ready) = self.ready() else {
+            return;
+        };
+        let (tool, inv) = (ready.tool.clone(), ready.inv.clone());
+        fx.push(Effect::Emit(Event::ApprovalDecided {
+            call_id: inv.function_call.id.clone(),
+            name: inv.name.clone(),
+            choice: choice.clone(),
+        }));
+        match choice {
+            // A call that always asks is accepted once: remembering it would let the tool's
+            // other calls run unasked.
+            UserChoice::AlwaysAccept if !forced => {
+                self.memory
+                    .always(&inv.name, &cmd_string, inv.opts.require_cmd_approval());
+                self.start_running(tool.as_ref(), &inv, &cmd_string, fx);
+            }
+            UserChoice::AlwaysAccept | UserChoice::Accept => {
+                self.start_running(tool.as_ref(), &inv, &cmd_string, fx)
+            }
+            UserChoice::Reject(reason) => {
+                guarded(&inv.name, &mut self.out, |o| {
+                    tool.on_rejected(&inv, o, reason.as_deref())
+                });
+                self.close_run(tool.as_ref(), &inv);
+                self.finish_call(CallEnd::Rejected, fx);
+            }
+            UserChoice::Cancel => {
+                guarded(&inv.name, &mut self.out, |o| tool.on_cancelled(&inv, o));
+                guarded(&inv.name, &mut ToolOutput::default(), |_| {
+                    tool.on_exit(&inv)
+                });
+                self.ends_turn = Some(TurnEnd::Cancelled);
+                self.finish_call(CallEnd::Cancelled, fx);
+            }
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The running half of a call's lifecycle: its commands one by one (each success calls
+//! `on_success` with the data so far, the first error `on_error`), a stop while something is
+//! outstanding, and the `on_exit` of runs that share their handlers (`use_handlers_once`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Batch, Effect, Phase, caught};
+use crate::events::{CallEnd, Event, TurnEnd};
+use crate::tools::runner::{guarded, panic_message, substitute};
+use crate::tools::tool::{CmdResult, Command, Invocation, Tool, ToolOutput};
+
+impl Batch {
+    pub(super) fn start_running(
+        &mut self,
+        tool: &dyn Tool,
+        inv: &Arc<Invocation>,
+        cmd_string: &str,
+        fx: &mut Vec<Effect>,
+    ) {
+        fx.push(Effect::Emit(Event::ToolStarted {
+            call_id: inv.function_call.id.clone(),
+            name: inv.name.clone(),
+            cmd_string: cmd_string.to_owned(),
+            args: inv.args.clone(),
+        }));
+        let commands = match caught(|| tool.commands(inv)) {
+            Ok(c) => c,
+            Err(p) => {
+                let errors = vec![format!(
+                    "Internal error with `{}` tool: {}",
+                    inv.name,
+                    panic_message(p.as_ref())
+                )];
+                guarded(&inv.name, &mut self.out, |o| tool.on_error(inv, o, &errors));
+                self.exit_after_run(tool, inv, false);
+                self.finish_call(CallEnd::Error, fx);
+                return;
+            }
+        };
+        if commands.is_empty() {
+            guarded(&inv.name, &mut self.out, |o| tool.on_success(inv, o, None));
+            self.exit_after_run(tool, inv, true);
+            self.finish_call(CallEnd::Success, fx);
+            return;
+        }
+        self.phase = Phase::Running {
+            commands,
+            next: 0,
+            data: Vec::new(),
+            errors: Vec::new(),
+        };
+        self.run_next(fx);
+    }
+
+    /// Emits the `Run` effect for the next command of the running call.
+    pub(super) fn run_next(&mut self, fx: &mut Vec<Effect>) {
+        let Some(ready) = self.ready() else {
+            return;
+        };
+        let (tool, inv) = (ready.tool.clone(), ready.inv.clone());
+        let Phase::Running {
+            commands,
+            next,
+            data,
+            ..
+        } = &self.phase
+        else {
+            return;
+        };
+        let env = caught(|| tool.env(&inv)).unwrap_or_default();
+        let command = match commands[*next].clone() {
+            Command::Script { script, env: child } => Command::Script {
+                script: substitute(&script, &env),
+                env: child,
+            },
+            Command::Argv { argv, env: child } => Command::Argv {
+                argv: argv.iter().map(|a| substitute(a, &env)).collect(),
+                env: child,
+            },
+            f @ Command::Function(_) => f,
+        };
+        let input = data.last().map(|d| CmdResult::Success(d.clone()));
+        let timeout = Duration::from_millis(inv.opts.timeout_ms());
+        fx.push(Effect::Run {
+            inv,
+            command,
+            input,
+            timeout,
+        });
+    }
+
+    pub(super) fn command_done(
+        &mut self,
+        commands: Vec<Command>,
+        next: usize,
+        mut data: Vec<String>,
+        mut errors: Vec<String>,
+        result: CmdResult,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some(ready) = self.ready() else {
+            return;
+        };
+        let (tool, inv) = (ready.tool.clone(), ready.inv.clone());
+        match result {
+            CmdResult::Success(d) => {
+                data.push(d);
+                guarded(&inv.name, &mut self.out, |o| {
+                    tool.on_success(&inv, o, Some(&data))
+                });
+                if next + 1 < commands.len() {
+                    self.phase = Phase::Running {
+                        commands,
+                        next: next + 1,
+                        data,
+                        errors,
+                    };
+                    self.run_next(fx);
+                    return;
+                }
+                self.exit_after_run(tool.as_ref(), &inv, true);
+                self.finish_call(CallEnd::Success, fx);
+            }
+            CmdResult::Error(e) => {
+                errors.push(e);
+                guarded(&inv.name, &mut self.out, |o| {
+                    tool.on_error(&inv, o, &errors)
+                });
+                self.exit_after_run(tool.as_ref(), &inv, false);
+                self.finish_call(CallEnd::Error, fx);
+            }
+        }
+    }
+
+    /// The user stopped while `phase` was outstanding.
+    pub(super) fn stopped(&mut self, phase: Phase, fx: &mut Vec<Effect>) {
+        self.ends_turn.get_or_insert(TurnEnd::Stopped);
+        if let (
+            Phase::AwaitJudge { .. } | Phase::AwaitUser { .. } | Phase::Running { .. },
+            Some(ready),
+        ) = (&phase, self.ready())
+        {
+            let (tool, inv) = (ready.tool.clone(), ready.inv.clone());
+            if matches!(phase, Phase::Running { .. }) {
+                guarded(&inv.name, &mut ToolOutput::default(), |_| {
+                    tool.on_exit(&inv)
+                });
+            } else {
+                self.close_run(tool.as_ref(), &inv);
+            }
+            guarded(&inv.name, &mut self.out, |o| tool.on_cancelled(&inv, o));
+            self.finish_call(CallEnd::Cancelled, fx);
+        }
+    }
+
+    /// `on_exit` after the call's commands, unless the next call continues its handlers.
+    pub(super) fn exit_after_run(&mut self, tool: &dyn Tool, inv: &Invocation, success: bool) {
+        let next_same = success && self.next_shares_handlers(inv);
+        if !next_same {
+            guarded(&inv.name, &mut ToolOutput::default(), |_| tool.on_exit(inv));
+        }
+        self.open_run = next_same;
+    }
+
+    /// A call that continued a run of shared handlers but did not run closes the run.
+    pub(super) fn close_run(&mut self, tool: &dyn Tool, inv: &Invocation) {
+        if self.continues_run {
+            guarded(&inv.name, &mut ToolOutput::default(), |_| tool.on_exit(inv));
+        }
+        self.open_run = false;
+    }
+
+    pub(super) fn next_shares_handlers(&self, inv: &Invocation) -> bool {
+        inv.opts.use_handlers_once()
+            && self
+                .calls
+                .get(self.cursor + 1)
+                .is_some_and(|c| c.name == inv.name && c.ready.is_ok())
+    }
+}
