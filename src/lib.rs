@@ -1,14 +1,23 @@
 //! sayso — a terminal chat agent for any OpenAI-compatible model.
 //!
-//! Module map (data flows top to bottom):
-//! - [`agent`]: the conversation loop and the transcript.
-//! - [`cli`]: the command line (clap).
-//! - [`config`]: layered TOML configuration (defaults → user → project → env → CLI).
-//! - [`provider`]: the OpenAI-compatible streaming client.
-//! - [`tools`]: the tool engine (queue, orchestrator, runner, approvals, judge) and built-ins.
+//! Module map, in layer order: a module imports only from the ones above it (`ARCHITECTURE.md`
+//! draws the layers and the two main data paths).
+//!
+//! - [`provider`]: the OpenAI-compatible client: request, SSE framing, lenient chunk decoding,
+//!   delta assembly, retries, the models list.
+//! - [`config`]: layered TOML configuration (defaults → user → project → env → CLI), with
+//!   file:line errors and the project-file limits; tool opts are plain data here.
+//! - [`events`]: what leaves the agent: one typed event stream and its sink, how a call and a
+//!   turn end.
+//! - [`tools`]: the tool engine — the call lifecycle as a pure state machine and its driver,
+//!   approvals, the judge, the shell runner, git hardening — and the built-in tools.
+//! - [`agent`]: the conversation loop, the agent as a task (commands in, events out), the
+//!   transcript.
 //! - [`headless`]: `sayso -p`, printing text or JSON Lines events.
+//! - [`tui`]: the terminal UI: app state and update, widgets, the event loop.
 //! - [`demo`]: the scripted in-process endpoint behind `--demo`.
-//! - [`logging`]: file logging (never to the terminal).
+//! - [`cli`]: the command line (clap); [`exit`]: exit codes; [`signals`]: SIGINT/TERM/HUP;
+//!   [`logging`]: file logging (never to the terminal).
 
 pub mod agent;
 pub mod cli;
