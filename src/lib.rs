@@ -13,6 +13,7 @@
 //!   approvals, the judge, the shell runner, git hardening — and the built-in tools.
 //! - [`agent`]: the conversation loop, the agent as a task (commands in, events out), the
 //!   transcript.
+//! - [`session`]: sessions saved as JSON Lines while they happen, and resumed.
 //! - [`headless`]: `sayso -p`, printing text or JSON Lines events.
 //! - [`tui`]: the terminal UI: app state and update, widgets, the event loop.
 //! - [`demo`]: the scripted in-process endpoint behind `--demo`.
@@ -28,6 +29,7 @@ pub mod exit;
 pub mod headless;
 pub mod logging;
 pub mod provider;
+pub mod session;
 pub mod signals;
 pub mod tools;
 pub mod tui;
