@@ -74,6 +74,13 @@ fn draw(term: &mut Terminal<TestBackend>, app: &App) {
 fn send(app: &mut App, text: &str) {
     app.update(AppEvent::Paste(text.to_owned()));
     app.update(AppEvent::Key(KeyEvent::from(KeyCode::Enter)));
+    agent(
+        app,
+        Event::UserMessage {
+            text: text.to_owned(),
+            sent: text.to_owned(),
+        },
+    );
 }
 
 fn agent(app: &mut App, ev: Event) {

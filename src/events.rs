@@ -133,6 +133,10 @@ impl TurnEnd {
 /// Everything that happens during a turn, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
+    /// The user's message: as typed, and as sent to the model (mentions expanded).
+    UserMessage { text: String, sent: String },
+    /// `@{…}` mentions offered these tools for the rest of the chat.
+    ToolsAdded { names: Vec<String> },
     /// A piece of the reply being streamed.
     Delta(StreamDelta),
     /// The current attempt failed and will be retried: discard what it streamed.
@@ -189,6 +193,11 @@ pub enum Event {
         call_id: String,
         name: String,
         end: CallEnd,
+    },
+    /// "Always accept" (or the judge's "safe") remembered a tool, or one exact command of it.
+    Remembered {
+        tool: String,
+        command: Option<String>,
     },
     /// Every call of the reply has its result.
     ToolsFinished,

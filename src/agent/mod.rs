@@ -228,7 +228,7 @@ impl Agent {
     }
 
     async fn turn(&mut self, user: &str, sink: &EventSink, cancel: &CancellationToken) -> TurnEnd {
-        self.add_user_message(user);
+        self.add_user_message(user, sink);
         for _round in 0..self.settings.max_turns {
             let mut request = ChatRequest::new(self.model.get(), self.messages.clone());
             request.tools = self.tool_specs();
@@ -272,15 +272,34 @@ impl Agent {
 
     /// `@{name}` mentions add tools for the rest of the chat (their system prompts go in
     /// first); then the message joins the history.
-    fn add_user_message(&mut self, user: &str) {
+    fn add_user_message(&mut self, user: &str, sink: &EventSink) {
         let expanded = mentions::expand(
             user,
             self.engine.registry(),
             &self.groups,
             self.engine.active(),
         );
-        for name in &expanded.added {
-            self.engine.activate(name);
+        if !expanded.added.is_empty() {
+            self.add_tools(&expanded.added);
+            sink.emit(Event::ToolsAdded {
+                names: expanded.added.clone(),
+            });
+        }
+        sink.emit(Event::UserMessage {
+            text: user.to_owned(),
+            sent: expanded.text.clone(),
+        });
+        self.messages.push(ChatMessage::User {
+            content: expanded.text,
+        });
+    }
+
+    /// Offers `names` for the rest of the chat; their system prompts join the history.
+    fn add_tools(&mut self, names: &[String]) {
+        for name in names {
+            if !self.engine.activate(name) {
+                continue;
+            }
             if let Some(p) = self
                 .engine
                 .registry()
@@ -290,9 +309,6 @@ impl Agent {
                 self.messages.push(ChatMessage::System { content: p });
             }
         }
-        self.messages.push(ChatMessage::User {
-            content: expanded.text,
-        });
     }
 
     /// Streams one reply. On stop, keeps the partial text in the history.

@@ -96,6 +96,7 @@ impl Transcript {
 
     pub fn apply(&mut self, event: &Event) {
         match event {
+            Event::UserMessage { text, .. } => self.push_user(text),
             Event::Delta(_)
             | Event::Retrying { .. }
             | Event::ReplyDone(_)
@@ -142,8 +143,10 @@ impl Transcript {
             Event::Info(Err(e)) => self.push_notice(format!("✗ {e}")),
             Event::TurnEnded(end) => self.turn_ended(end),
             Event::ToolsStarted { .. }
+            | Event::ToolsAdded { .. }
             | Event::ApprovalDecided { .. }
             | Event::JudgeStarted { .. }
+            | Event::Remembered { .. }
             | Event::ToolsFinished => {}
         }
     }

@@ -31,10 +31,19 @@ pub fn app_in(mode: Mode) -> App {
     a
 }
 
-/// Sends a message (the app is then busy with a turn).
+/// Sends a message as the agent would take it (the app is then busy with a turn).
 pub fn send(app: &mut App, text: &str) {
     typed(app, text);
     app.update(key(KeyCode::Enter));
+    if !text.starts_with('/') {
+        agent(
+            app,
+            Event::UserMessage {
+                text: text.into(),
+                sent: text.into(),
+            },
+        );
+    }
 }
 
 pub fn key(code: KeyCode) -> AppEvent {

@@ -60,6 +60,10 @@ impl Batch {
             Decision::Run => self.start_running(tool.as_ref(), &inv, &cmd_string, fx),
             Decision::RunAndRemember => {
                 self.memory.always(&name, &cmd_string, true);
+                fx.push(Effect::Emit(Event::Remembered {
+                    tool: name.clone(),
+                    command: Some(cmd_string.clone()),
+                }));
                 self.start_running(tool.as_ref(), &inv, &cmd_string, fx);
             }
             Decision::Judge => {
@@ -176,8 +180,12 @@ impl Batch {
             // A call that always asks is accepted once: remembering it would let the tool's
             // other calls run unasked.
             UserChoice::AlwaysAccept if !forced => {
-                self.memory
-                    .always(&inv.name, &cmd_string, inv.opts.require_cmd_approval());
+                let by_command = inv.opts.require_cmd_approval();
+                self.memory.always(&inv.name, &cmd_string, by_command);
+                fx.push(Effect::Emit(Event::Remembered {
+                    tool: inv.name.clone(),
+                    command: by_command.then(|| cmd_string.clone()),
+                }));
                 self.start_running(tool.as_ref(), &inv, &cmd_string, fx);
             }
             UserChoice::AlwaysAccept | UserChoice::Accept => {

@@ -193,8 +193,7 @@ impl App {
         self.input.clear();
         self.flash = None;
         self.select(None);
-        self.transcript.push_user(&text);
-        self.after_transcript_change();
+        // The message joins the transcript when the agent takes it (Event::UserMessage).
         self.chat.end();
         self.busy = true;
         self.activity = Activity::Thinking;
