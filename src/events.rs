@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -18,7 +18,7 @@ use crate::exit;
 use crate::provider::{AssistantMessage, ProviderError, StreamDelta};
 
 /// Normal or auto mode (SPEC §5.2, §5.4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     Normal,
@@ -26,7 +26,7 @@ pub enum Mode {
 }
 
 /// How one tool call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CallEnd {
     Success,
@@ -211,20 +211,34 @@ pub enum Event {
     TurnEnded(TurnEnd),
 }
 
-/// Where events go: one channel, whoever listens.
+/// Where events go: a channel to whoever listens, and to the session log when one is kept.
 #[derive(Debug, Clone)]
-pub struct EventSink(mpsc::UnboundedSender<Event>);
+pub struct EventSink {
+    to: Vec<mpsc::UnboundedSender<Event>>,
+}
 
 impl EventSink {
     /// A sink and the receiver of what is sent into it.
     pub fn channel() -> (Self, mpsc::UnboundedReceiver<Event>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        (Self(tx), rx)
+        (Self { to: vec![tx] }, rx)
     }
 
-    /// Sends an event; a listener that went away is not an error.
+    /// This sink sending to one more listener as well (the session log).
+    pub fn also(mut self) -> (Self, mpsc::UnboundedReceiver<Event>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.to.push(tx);
+        (self, rx)
+    }
+
+    /// Sends an event to every listener; one that went away is not an error.
     pub fn emit(&self, event: Event) {
-        let _ = self.0.send(event);
+        if let Some((last, rest)) = self.to.split_last() {
+            for tx in rest {
+                let _ = tx.send(event.clone());
+            }
+            let _ = last.send(event);
+        }
     }
 }
 

@@ -1,0 +1,272 @@
+//! A session file read back into what a chat needs to go on (SPEC §8.1): the history the model
+//! saw, the events that rebuild the transcript as it was shown, the tools that were added, the
+//! remembered approvals, the mode and the model.
+//!
+//! A session killed mid-stream resumes with the partial reply marked interrupted (and sent so,
+//! like a reply the user stopped); a tool call that never finished is answered as interrupted,
+//! so the next request has a result for every call id.
+
+use std::collections::HashMap;
+
+use super::record::{Header, Record};
+use crate::events::{CallEnd, Event, Mode};
+use crate::provider::{ChatMessage, ToolCall};
+use crate::tools::approval::Approvals;
+
+/// One step of the history, before the agent turns it into messages.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// These tools joined the chat here (their system prompts go in at this point).
+    ToolsAdded(Vec<String>),
+    Message(ChatMessage),
+}
+
+/// What a session file holds.
+#[derive(Debug, Default)]
+pub struct Resumed {
+    pub header: Option<Header>,
+    pub history: Vec<Step>,
+    /// Replayed through the transcript, they draw the session as it was shown.
+    pub events: Vec<Event>,
+    pub tools_added: Vec<String>,
+    pub remembered: Approvals,
+    pub mode: Option<Mode>,
+    pub model: Option<String>,
+    /// The session ended in the middle of a reply or a tool call.
+    pub interrupted: bool,
+    /// Records the history could not use (unknown kinds).
+    pub unknown: usize,
+}
+
+/// The text sent for a call that never finished.
+pub fn interrupted_text(name: &str) -> String {
+    format!(
+        "The `{name}` tool call was interrupted: sayso stopped before it finished, so it may or may not have run."
+    )
+}
+
+#[derive(Default)]
+struct Builder {
+    out: Resumed,
+    /// Reply text streamed since the last reply.
+    partial: String,
+    /// The calls of the last reply, in order, and what each reported.
+    open: Vec<ToolCall>,
+    parts: HashMap<String, Vec<String>>,
+    ended: HashMap<String, CallEnd>,
+}
+
+impl Builder {
+    /// Every call of the last reply gets its tool message, in call order.
+    fn close_calls(&mut self, synthesize: bool) {
+        for call in std::mem::take(&mut self.open) {
+            let ended = self.ended.remove(&call.id);
+            let parts = self.parts.remove(&call.id).unwrap_or_default();
+            let content = if ended.is_some() || !parts.is_empty() {
+                parts.join("\n\n")
+            } else {
+                interrupted_text(&call.name)
+            };
+            if ended.is_none() && synthesize {
+                self.out.interrupted = true;
+                self.out.events.push(Event::ToolOutput {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: content.clone(),
+                    display: None,
+                });
+                self.out.events.push(Event::ToolFinished {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    end: CallEnd::Cancelled,
+                });
+            }
+            self.out.history.push(Step::Message(ChatMessage::Tool {
+                tool_call_id: call.id,
+                content,
+            }));
+        }
+    }
+
+    fn record(&mut self, r: Record) {
+        self.out.events.extend(r.to_events());
+        match r {
+            Record::Session(h) => {
+                self.out.mode.get_or_insert(h.mode);
+                self.out.model.get_or_insert(h.model.clone());
+                self.out.header.get_or_insert(h);
+            }
+            Record::User { sent, .. } => {
+                self.close_calls(true);
+                self.out
+                    .history
+                    .push(Step::Message(ChatMessage::User { content: sent }));
+            }
+            Record::Tools { names } => {
+                self.close_calls(true);
+                self.out.tools_added.extend(names.iter().cloned());
+                self.out.history.push(Step::ToolsAdded(names));
+            }
+            Record::Text { s } => self.partial.push_str(&s),
+            Record::Retry { .. } => self.partial.clear(),
+            Record::Reply { message } => {
+                self.close_calls(true);
+                self.partial.clear();
+                self.out.history.push(Step::Message(ChatMessage::Assistant {
+                    content: message.content,
+                    tool_calls: message.tool_calls.clone(),
+                }));
+                self.open = message.tool_calls;
+            }
+            Record::Interrupted { partial } => {
+                self.partial.clear();
+                if !partial.is_empty() {
+                    self.out.history.push(Step::Message(ChatMessage::Assistant {
+                        content: partial,
+                        tool_calls: Vec::new(),
+                    }));
+                }
+            }
+            Record::ToolOutput {
+                call_id, content, ..
+            } => self.parts.entry(call_id).or_default().push(content),
+            Record::ToolEnd { call_id, end, .. } => {
+                self.ended.insert(call_id, end);
+            }
+            Record::Remembered { tool, command } => match command {
+                Some(c) => self.out.remembered.always(&tool, &c, true),
+                None => self.out.remembered.always(&tool, "", false),
+            },
+            Record::Mode { mode } => self.out.mode = Some(mode),
+            Record::Model { model } => self.out.model = Some(model),
+            Record::TurnEnd { .. } => self.close_calls(true),
+            Record::Unknown => self.out.unknown += 1,
+            Record::Reasoning { .. }
+            | Record::Approval { .. }
+            | Record::Judge { .. }
+            | Record::ToolStarted { .. } => {}
+        }
+    }
+
+    fn finish(mut self) -> Resumed {
+        if !self.partial.is_empty() {
+            // Killed while the reply streamed: what was shown is kept, marked interrupted.
+            let partial = std::mem::take(&mut self.partial);
+            self.out.interrupted = true;
+            self.out.events.push(Event::ReplyInterrupted {
+                partial: partial.clone(),
+            });
+            self.out.history.push(Step::Message(ChatMessage::Assistant {
+                content: partial,
+                tool_calls: Vec::new(),
+            }));
+        }
+        self.close_calls(true);
+        self.out
+    }
+}
+
+/// Rebuilds a session from its records, in file order.
+pub fn resume(records: impl IntoIterator<Item = Record>) -> Resumed {
+    let mut b = Builder::default();
+    for r in records {
+        b.record(r);
+    }
+    b.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::AssistantMessage;
+
+    fn call(id: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "run_command".into(),
+            arguments: "{}".into(),
+        }
+    }
+
+    fn messages(r: &Resumed) -> Vec<ChatMessage> {
+        r.history
+            .iter()
+            .filter_map(|s| match s {
+                Step::Message(m) => Some(m.clone()),
+                Step::ToolsAdded(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_call_is_answered_and_a_torn_reply_is_kept_interrupted() {
+        let records = vec![
+            Record::User {
+                text: "go".into(),
+                sent: "go".into(),
+            },
+            Record::Reply {
+                message: AssistantMessage {
+                    tool_calls: vec![call("c1"), call("c2")],
+                    ..AssistantMessage::default()
+                },
+            },
+            Record::ToolOutput {
+                call_id: "c1".into(),
+                name: "run_command".into(),
+                content: "ok".into(),
+                display: None,
+            },
+            Record::ToolEnd {
+                call_id: "c1".into(),
+                name: "run_command".into(),
+                end: CallEnd::Success,
+            },
+            // Killed while c2 ran.
+        ];
+        let r = resume(records);
+        assert!(r.interrupted);
+        let m = messages(&r);
+        assert_eq!(m.len(), 4);
+        assert_eq!(
+            m[2],
+            ChatMessage::Tool {
+                tool_call_id: "c1".into(),
+                content: "ok".into()
+            }
+        );
+        assert_eq!(
+            m[3],
+            ChatMessage::Tool {
+                tool_call_id: "c2".into(),
+                content: interrupted_text("run_command")
+            }
+        );
+
+        let r = resume(vec![
+            Record::User {
+                text: "hi".into(),
+                sent: "hi".into(),
+            },
+            Record::Text { s: "Hel".into() },
+            Record::Retry {
+                error: "dropped".into(),
+            },
+            Record::Text {
+                s: "Hello, wo".into(),
+            },
+        ]);
+        assert!(r.interrupted);
+        assert_eq!(
+            messages(&r)[1],
+            ChatMessage::Assistant {
+                content: "Hello, wo".into(),
+                tool_calls: vec![]
+            }
+        );
+        assert!(matches!(
+            r.events.last(),
+            Some(Event::ReplyInterrupted { partial }) if partial == "Hello, wo"
+        ));
+    }
+}
