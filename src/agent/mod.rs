@@ -188,6 +188,26 @@ impl Agent {
         }
     }
 
+    /// Continues a saved chat: its history (with the system prompts of the tools it added, at
+    /// the point they were added), its remembered approvals, mode and model.
+    pub fn restore(&mut self, saved: &crate::session::resume::Resumed) {
+        use crate::session::resume::Step;
+        self.reset();
+        for step in &saved.history {
+            match step {
+                Step::ToolsAdded(names) => self.add_tools(names),
+                Step::Message(m) => self.messages.push(m.clone()),
+            }
+        }
+        self.engine.restore_approvals(saved.remembered.clone());
+        if let Some(mode) = saved.mode {
+            self.engine.mode().set(mode);
+        }
+        if let Some(model) = &saved.model {
+            self.model.set(model.clone());
+        }
+    }
+
     /// The system prompt plus each active tool's own system prompt.
     fn system_message(&self) -> String {
         let mut parts = vec![self.settings.system_prompt.trim().to_owned()];

@@ -108,6 +108,11 @@ impl Engine {
         self.approvals.clear();
     }
 
+    /// Approvals remembered in an earlier run of this chat (a resumed session).
+    pub fn restore_approvals(&mut self, approvals: Approvals) {
+        self.approvals = approvals;
+    }
+
     /// The mode handle (shared with whoever toggles it).
     pub fn mode(&self) -> &SharedMode {
         &self.mode
