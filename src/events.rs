@@ -25,6 +25,17 @@ pub enum Mode {
     Auto,
 }
 
+/// A saved session, as a list shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionInfo {
+    pub id: String,
+    /// RFC 3339.
+    pub started: String,
+    pub cwd: String,
+    pub first_message: String,
+    pub bytes: u64,
+}
+
 /// How one tool call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -205,6 +216,14 @@ pub enum Event {
     ModelChanged { model: String },
     /// The approval mode changed (it applies to the next decision).
     ModeChanged { mode: Mode },
+    /// A saved session was opened: what follows replays it (to be shown, not saved again).
+    Resumed {
+        id: String,
+        mode: Mode,
+        model: String,
+    },
+    /// The saved sessions, newest first (the answer to `/sessions`).
+    Sessions(Vec<SessionInfo>),
     /// The answer to a command (`/tools`, `/approvals`…): text to show, or what went wrong.
     Info(Result<String, String>),
     /// The turn is over.
@@ -229,6 +248,12 @@ impl EventSink {
         let (tx, rx) = mpsc::unbounded_channel();
         self.to.push(tx);
         (self, rx)
+    }
+
+    /// This sink sending to `tx` as well.
+    pub fn and(mut self, tx: mpsc::UnboundedSender<Event>) -> Self {
+        self.to.push(tx);
+        self
     }
 
     /// Sends an event to every listener; one that went away is not an error.

@@ -192,6 +192,8 @@ async fn run(cli: Cli) -> u8 {
             bell: config.ui.bell,
             prompt: Some(prompt).filter(|p| !p.trim().is_empty()),
             cwd_label,
+            sessions: Some(config.dirs.data.clone()),
+            resume: None,
         };
         let code = sayso::tui::run::run(agent, approvals, questions, options).await;
         drop(demo);

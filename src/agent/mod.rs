@@ -11,10 +11,12 @@
 //! [`Agent::send`] directly, headless) and learn everything from events.
 //!
 //! - [`task`]: the agent as a task — commands in, events out (the TUI's side of it).
+//! - [`saving`]: the chat's session file: written while it happens, continued on resume.
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
 //! - [`transcript`]: the width-independent transcript, built from events in one place.
 
 pub mod mentions;
+pub mod saving;
 pub mod task;
 pub mod transcript;
 
@@ -145,6 +147,11 @@ impl Agent {
     /// The handle that changes it (also during a turn: from the next request on).
     pub fn model_handle(&self) -> SharedModel {
         self.model.clone()
+    }
+
+    /// The working directory tools run in.
+    pub fn cwd(&self) -> &std::path::Path {
+        self.engine.cwd()
     }
 
     /// The provider's name, for status lines.

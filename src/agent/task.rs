@@ -3,7 +3,8 @@
 //!
 //! Commands run one at a time. While a turn runs, a model or mode change applies at once (the
 //! model from the next request, the mode from the next decision) and is reported with an
-//! event; any other command waits until the turn is over.
+//! event; any other command waits until the turn is over. Every turn is saved to the chat's
+//! session ([`Saving`]); `Resume` continues a saved one.
 
 use std::collections::VecDeque;
 
@@ -11,6 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::Agent;
+use super::saving::Saving;
 use crate::events::{Event, EventSink, Mode};
 use crate::provider::SharedModel;
 use crate::tools::approval::SharedMode;
@@ -32,6 +34,10 @@ pub enum Command {
     ListTools,
     /// Start a new chat.
     NewChat,
+    /// The saved sessions, as an event.
+    ListSessions,
+    /// Continue a saved session (`None`: the latest of this directory).
+    Resume(Option<String>),
 }
 
 /// Commands are equal when they ask for the same thing (a turn's cancellation token is not
@@ -47,7 +53,9 @@ impl PartialEq for Command {
             | (ListApprovals, ListApprovals)
             | (ClearApprovals, ClearApprovals)
             | (ListTools, ListTools)
-            | (NewChat, NewChat) => true,
+            | (NewChat, NewChat)
+            | (ListSessions, ListSessions) => true,
+            (Resume(a), Resume(b)) => a == b,
             _ => false,
         }
     }
@@ -63,11 +71,12 @@ fn set_mode(handle: &SharedMode, mode: Mode, sink: &EventSink) {
     sink.emit(Event::ModeChanged { mode });
 }
 
-/// Runs commands until the sender is dropped.
+/// Runs commands until the sender is dropped, then closes the session.
 pub async fn run(
     mut agent: Agent,
     mut commands: mpsc::UnboundedReceiver<Command>,
-    sink: EventSink,
+    front: EventSink,
+    mut saving: Saving,
 ) {
     let mut waiting: VecDeque<Command> = VecDeque::new();
     loop {
@@ -81,6 +90,7 @@ pub async fn run(
         match command {
             Command::Send { text, cancel } => {
                 let (model, mode) = (agent.model_handle(), agent.mode());
+                let sink = saving.sink(&front);
                 let turn = agent.send(&text, &sink, &cancel);
                 let mut turn = std::pin::pin!(turn);
                 loop {
@@ -95,17 +105,29 @@ pub async fn run(
                     }
                 }
             }
-            Command::SetModel(m) => set_model(&agent.model, m, &sink),
-            Command::SetMode(m) => set_mode(agent.engine.mode(), m, &sink),
-            Command::ListModels => sink.emit(Event::Info(agent.list_models().await)),
-            Command::ListApprovals => sink.emit(Event::Info(Ok(agent.describe_approvals()))),
+            Command::SetModel(m) => set_model(&agent.model, m, &saving.sink(&front)),
+            Command::SetMode(m) => set_mode(agent.engine.mode(), m, &saving.sink(&front)),
+            Command::ListModels => front.emit(Event::Info(agent.list_models().await)),
+            Command::ListApprovals => front.emit(Event::Info(Ok(agent.describe_approvals()))),
             Command::ClearApprovals => {
                 agent.engine.clear_approvals();
-                sink.emit(Event::Info(Ok("remembered approvals cleared".into())));
+                front.emit(Event::Info(Ok("remembered approvals cleared".into())));
             }
-            Command::ListTools => sink.emit(Event::Info(Ok(agent.describe_tools()))),
-            Command::NewChat => agent.reset(),
+            Command::ListTools => front.emit(Event::Info(Ok(agent.describe_tools()))),
+            Command::NewChat => {
+                agent.reset();
+                saving.new_chat(&agent).await;
+            }
+            Command::ListSessions => front.emit(saving.list()),
+            Command::Resume(id) => {
+                if let Err(e) = saving.resume(&mut agent, id.as_deref(), &front).await {
+                    front.emit(Event::Info(Err(e)));
+                }
+            }
         }
+    }
+    if let Some(e) = saving.close().await {
+        tracing::warn!("{e}");
     }
 }
 

@@ -97,6 +97,12 @@ impl Transcript {
     pub fn apply(&mut self, event: &Event) {
         match event {
             Event::UserMessage { text, .. } => self.push_user(text),
+            // A saved session follows, from its start.
+            Event::Resumed { .. } => {
+                self.entries.clear();
+                self.attempt_start = None;
+                self.mark(0);
+            }
             Event::Delta(_)
             | Event::Retrying { .. }
             | Event::ReplyDone(_)
@@ -147,6 +153,7 @@ impl Transcript {
             | Event::ApprovalDecided { .. }
             | Event::JudgeStarted { .. }
             | Event::Remembered { .. }
+            | Event::Sessions(_)
             | Event::ToolsFinished => {}
         }
     }

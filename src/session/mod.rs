@@ -5,11 +5,56 @@
 //! - [`record`]: one line of a session file; records replay as the events they came from.
 //! - [`writer`]: the task that writes the agent's events as records while they happen.
 //! - [`resume`]: a session file read back into history, transcript and state.
+//! - [`live`]: the session of a running chat: created with its first message, written by a
+//!   task fed the same events as the front-end, closed cleanly.
 //! - [`catalog`]: the saved sessions as a list; latest of a directory; removal and pruning.
 //! - [`transcript_md`]: a session as Markdown (`sayso sessions show`).
 pub mod catalog;
+pub mod live;
 pub mod record;
 pub mod resume;
 pub mod store;
 pub mod transcript_md;
 pub mod writer;
+
+use std::path::Path;
+
+/// A saved session read back: its id, what it holds, and how many lines were unreadable (a
+/// torn last line after a crash).
+pub struct Saved {
+    pub id: String,
+    pub resumed: resume::Resumed,
+    pub skipped: usize,
+}
+
+/// Opens the session `id` (or a unique prefix of it), or with `None` the latest one started
+/// in `cwd`.
+pub fn open_saved(data_dir: &Path, id: Option<&str>, cwd: &Path) -> Result<Saved, String> {
+    let dir = data_dir.join("sessions");
+    let summary = match id {
+        Some(id) => catalog::find(&dir, id)?,
+        None => catalog::latest_in(&dir, cwd).ok_or_else(|| {
+            format!(
+                "no saved session was started in {}; `sayso sessions` lists them all",
+                cwd.display()
+            )
+        })?,
+    };
+    let (values, mut skipped) = store::read_records(&summary.path)
+        .map_err(|e| format!("cannot read {}: {e}", summary.path.display()))?;
+    let mut records = Vec::with_capacity(values.len());
+    for v in values {
+        match serde_json::from_value::<record::Record>(v) {
+            Ok(r) => records.push(r),
+            Err(_) => skipped += 1,
+        }
+    }
+    if skipped > 0 {
+        tracing::warn!(id = %summary.id, skipped, "unreadable lines skipped in a session file");
+    }
+    Ok(Saved {
+        id: summary.id,
+        resumed: resume::resume(records),
+        skipped,
+    })
+}

@@ -82,6 +82,10 @@ impl Engine {
         self.approver = Some(approver);
     }
 
+    pub fn cwd(&self) -> &std::path::Path {
+        &self.cwd
+    }
+
     pub fn registry(&self) -> &Registry {
         &self.registry
     }

@@ -24,7 +24,9 @@ pub fn commands_names() -> impl Iterator<Item = &'static str> {
 use super::chat_view::{ChatView, ViewCtx};
 use super::input::Composer;
 use super::modal::ApprovalModal;
+use super::picker::SessionPicker;
 use super::questions::QuestionForm;
+use super::strings;
 use super::theme::Theme;
 use crate::agent::task::Command;
 use crate::agent::transcript::{Entry, Transcript};
@@ -99,6 +101,8 @@ pub struct App {
     /// Approval requests that arrived while a modal was open.
     queued_approvals: VecDeque<ApprovalRequest>,
     form: Option<QuestionForm>,
+    /// The `/sessions` picker, while open.
+    picker: Option<SessionPicker>,
     status: Status,
     activity: Activity,
     busy: bool,
@@ -148,6 +152,7 @@ impl App {
             modal: None,
             queued_approvals: VecDeque::new(),
             form: None,
+            picker: None,
             status,
             activity: Activity::Idle,
             busy: false,
@@ -273,8 +278,20 @@ impl App {
                 self.activity = Activity::Thinking;
             }
             Event::ModelChanged { model } => self.status.model = model.clone(),
+            Event::Resumed { mode, model, .. } => {
+                self.chat.reset();
+                self.expanded.clear();
+                self.selected = None;
+                self.status.mode = *mode;
+                self.status.model = model.clone();
+                self.status.usage = Usage::default();
+            }
             Event::ModeChanged { mode } => self.status.mode = *mode,
             Event::TurnEnded(_) => self.turn_ended(),
+            Event::Sessions(list) if list.is_empty() => {
+                self.flash = Some(strings::NO_SESSIONS.into());
+            }
+            Event::Sessions(list) => self.picker = Some(SessionPicker::new(list.clone())),
             _ => {}
         }
         if let (
@@ -336,6 +353,10 @@ impl App {
 
     pub fn form(&self) -> Option<&QuestionForm> {
         self.form.as_ref()
+    }
+
+    pub fn picker(&self) -> Option<&SessionPicker> {
+        self.picker.as_ref()
     }
 
     pub fn status(&self) -> &Status {

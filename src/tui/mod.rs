@@ -6,7 +6,8 @@
 //!   setup/restore. The TUI talks to the agent only through `agent::task` commands and events.
 //! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache).
 //! - [`markdown`], [`highlight`], [`wrap`]: Markdown to styled, wrapped lines.
-//! - [`input`], [`modal`], [`questions`]: the input box, the approval modal, the question form.
+//! - [`input`], [`modal`], [`questions`], [`picker`]: the input box, the approval modal, the
+//!   question form, the `/sessions` picker.
 //! - [`theme`], [`strings`]: colours and words, each in one place.
 pub mod app;
 pub mod chat_view;
@@ -15,6 +16,7 @@ pub mod highlight;
 pub mod input;
 pub mod markdown;
 pub mod modal;
+pub mod picker;
 pub mod questions;
 pub mod run;
 pub mod strings;

@@ -19,6 +19,7 @@ use super::terminal::{self, Guard};
 use super::theme::Theme;
 use super::ui;
 use crate::agent::Agent;
+use crate::agent::saving::Saving;
 use crate::agent::task::{self, Command};
 use crate::events::EventSink;
 use crate::exit;
@@ -35,6 +36,10 @@ pub struct TuiOptions {
     /// Sent as the first message.
     pub prompt: Option<String>,
     pub cwd_label: String,
+    /// Where sessions are saved (sayso's data directory); `None` with `--no-session`.
+    pub sessions: Option<std::path::PathBuf>,
+    /// Continue a saved session first (`Some(None)`: the latest of this directory).
+    pub resume: Option<Option<String>>,
 }
 
 /// Copies text: the system clipboard, or OSC 52 (which works over SSH) when there is none.
@@ -113,7 +118,11 @@ pub async fn run(
     let (app_tx, mut app_rx) = mpsc::unbounded_channel::<AppEvent>();
     let (sink, events) = EventSink::channel();
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel::<Command>();
-    tokio::spawn(task::run(agent, cmd_rx, sink));
+    let saving = Saving::new(opts.sessions, &agent);
+    if let Some(id) = opts.resume {
+        let _ = cmd_tx.send(Command::Resume(id));
+    }
+    tokio::spawn(task::run(agent, cmd_rx, sink, saving));
     tokio::spawn(forward(events, app_tx.clone(), AppEvent::Agent));
     tokio::spawn(forward(approvals, app_tx.clone(), AppEvent::Approval));
     tokio::spawn(forward(questions, app_tx.clone(), AppEvent::Questions));

@@ -33,6 +33,7 @@ pub const INTERRUPTED: &str = "⏹ interrupted";
 pub const SELECTED_BLOCK: &str =
     "Enter folds or unfolds the selected block · Tab next · Esc let go";
 pub const NO_BLOCKS: &str = "no tool or reasoning block on screen to select";
+pub const NO_SESSIONS: &str = "no saved sessions yet";
 pub const PRESS_AGAIN_TO_QUIT: &str = "Press Ctrl+C again to quit";
 pub const PLACEHOLDER: &str = "Ask anything — Enter to send, Alt+Enter for a newline, /help";
 pub const BUSY_FOR_COMMAND: &str = "wait until the current turn ends (Esc stops it)";

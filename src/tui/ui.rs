@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::{Activity, App};
 use super::strings;
-use super::widgets::{footer, modal, questions, status_bar};
+use super::widgets::{footer, modal, picker, questions, status_bar};
 use crate::events::format_delay;
 
 pub fn draw(f: &mut Frame, app: &App, now: Instant) {
@@ -36,6 +36,7 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
     footer::draw(f, foot, app);
     modal::draw(f, screen, app);
     questions::draw(f, screen, app);
+    picker::draw(f, screen, app);
 }
 
 fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {

@@ -74,6 +74,18 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: collapse,
     },
     SlashCommand {
+        name: "/sessions",
+        args: "",
+        help: "pick a saved session to continue",
+        run: sessions,
+    },
+    SlashCommand {
+        name: "/resume",
+        args: "[ID]",
+        help: "continue a saved session (no ID: the latest of this directory)",
+        run: resume,
+    },
+    SlashCommand {
         name: "/quit",
         args: "",
         help: "leave sayso",
@@ -165,6 +177,17 @@ fn model(app: &mut App, arg: &str) -> Vec<Effect> {
     }
     // Also during a turn: the agent applies it from the next request and says so.
     vec![Effect::Agent(Command::SetModel(arg.to_owned()))]
+}
+
+fn sessions(app: &mut App, _: &str) -> Vec<Effect> {
+    between_turns(app, Command::ListSessions)
+}
+
+fn resume(app: &mut App, arg: &str) -> Vec<Effect> {
+    between_turns(
+        app,
+        Command::Resume((!arg.is_empty()).then(|| arg.to_owned())),
+    )
 }
 
 fn tools(app: &mut App, _: &str) -> Vec<Effect> {

@@ -9,9 +9,11 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
 use super::{Activity, App, Effect, still_ctx};
+use crate::agent::task::Command;
 use crate::tui::entry_lines::foldable;
 use crate::tui::input::InputOutcome;
 use crate::tui::modal::ApprovalModal;
+use crate::tui::picker::Picked;
 use crate::tui::strings;
 
 impl App {
@@ -42,6 +44,19 @@ impl App {
                 self.activity = Activity::Thinking;
             }
             return Vec::new();
+        }
+        if let Some(picker) = self.picker.as_mut() {
+            return match picker.handle_key(key) {
+                Some(Picked::Resume(id)) => {
+                    self.picker = None;
+                    vec![Effect::Agent(Command::Resume(Some(id)))]
+                }
+                Some(Picked::Close) => {
+                    self.picker = None;
+                    Vec::new()
+                }
+                None => Vec::new(),
+            };
         }
         if let Some(modal) = self.modal.as_mut() {
             if let Some(choice) = modal.handle_key(key) {

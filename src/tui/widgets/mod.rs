@@ -2,5 +2,6 @@
 
 pub mod footer;
 pub mod modal;
+pub mod picker;
 pub mod questions;
 pub mod status_bar;

@@ -1,0 +1,111 @@
+//! Connects a chat to its session file: the events of every turn also go to the session's
+//! writer, a new chat starts a new session, and a saved one can be continued. With saving off
+//! (`--no-session`) nothing is written.
+
+use std::path::PathBuf;
+
+use super::Agent;
+use crate::events::{Event, EventSink, SessionInfo};
+use crate::session::live::{LiveSession, Start};
+use crate::session::{Saved, open_saved};
+
+pub struct Saving {
+    data_dir: PathBuf,
+    live: Option<LiveSession>,
+}
+
+impl Saving {
+    /// Sessions under `data_dir`; `None` when sessions are off.
+    pub fn new(data_dir: Option<PathBuf>, agent: &Agent) -> Self {
+        let live = data_dir.as_ref().map(|d| LiveSession::new(d, start(agent)));
+        Self {
+            data_dir: data_dir.unwrap_or_default(),
+            live,
+        }
+    }
+
+    /// The session's id, when one is kept.
+    pub fn id(&self) -> Option<&str> {
+        self.live.as_ref().map(LiveSession::id)
+    }
+
+    /// Where this turn's events go: the front-end, and the session file.
+    pub fn sink(&mut self, front: &EventSink) -> EventSink {
+        match self.live.as_mut() {
+            Some(live) => live.sink(front),
+            None => front.clone(),
+        }
+    }
+
+    /// A new chat is a new session.
+    pub async fn new_chat(&mut self, agent: &Agent) {
+        if let Some(old) = self.live.take() {
+            old.close().await;
+            self.live = Some(LiveSession::new(&self.data_dir, start(agent)));
+        }
+    }
+
+    /// Continues the saved session `id` (`None`: the latest of this directory): the agent
+    /// takes its history and state, and `front` gets its events to redraw it.
+    pub async fn resume(
+        &mut self,
+        agent: &mut Agent,
+        id: Option<&str>,
+        front: &EventSink,
+    ) -> Result<Saved, String> {
+        if self.live.is_none() {
+            return Err("sessions are off (--no-session)".into());
+        }
+        let saved = open_saved(&self.data_dir, id, agent.cwd())?;
+        agent.restore(&saved.resumed);
+        if let Some(old) = self.live.take() {
+            old.close().await;
+        }
+        self.live = Some(LiveSession::resumed(&self.data_dir, &saved.id));
+        front.emit(Event::Resumed {
+            id: saved.id.clone(),
+            mode: agent.mode().get(),
+            model: agent.model(),
+        });
+        for e in &saved.resumed.events {
+            front.emit(e.clone());
+        }
+        Ok(saved)
+    }
+
+    /// The saved sessions, newest first.
+    pub fn list(&self) -> Event {
+        let dir = self.data_dir.join("sessions");
+        Event::Sessions(
+            crate::session::catalog::list(&dir)
+                .into_iter()
+                .map(|s| SessionInfo {
+                    started: s
+                        .header
+                        .as_ref()
+                        .map(|h| h.started.clone())
+                        .unwrap_or_default(),
+                    cwd: s.cwd().to_owned(),
+                    first_message: s.first_message.clone().unwrap_or_default(),
+                    bytes: s.bytes,
+                    id: s.id,
+                })
+                .collect(),
+        )
+    }
+
+    /// Flushes and syncs the session file; a note when it could not be written.
+    pub async fn close(self) -> Option<String> {
+        let summary = self.live?.close().await?;
+        summary.error
+    }
+}
+
+fn start(agent: &Agent) -> Start {
+    Start {
+        cwd: agent.cwd().to_path_buf(),
+        model: agent.model(),
+        provider: agent.provider().to_owned(),
+        mode: agent.mode().get(),
+    }
+}
