@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use sayso::agent::saving::Saving;
 use sayso::agent::task::{self, Command};
 use sayso::agent::{Event, EventSink, Frontend, TurnEnd};
 use sayso::config::{Config, Overrides};
@@ -84,7 +85,8 @@ fn start(fx: &Fixture, extra: &str) -> Running {
     );
     let (sink, events) = EventSink::channel();
     let (commands, rx) = mpsc::unbounded_channel();
-    tokio::spawn(task::run(agent, rx, sink));
+    let saving = Saving::new(Some(home.path().join("data")), &agent);
+    tokio::spawn(task::run(agent, rx, sink, saving));
     Running {
         commands,
         events,
