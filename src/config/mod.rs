@@ -127,7 +127,8 @@ pub struct Config {
     pub files: Vec<PathBuf>,
     /// Things the user should know (ignored project keys…).
     pub warnings: Vec<String>,
-    /// The endpoint came from built-in defaults (nothing configured it).
+    /// The endpoint came from built-in defaults (nothing configured it). With no API key
+    /// either, no endpoint is configured: see [`Config::require_endpoint`].
     pub endpoint_is_default: bool,
     pub tools: ToolSettings,
     pub judge: JudgeSettings,
@@ -157,6 +158,22 @@ impl Config {
             }
         }
         (PathBuf::from("(built-in defaults)"), None)
+    }
+
+    /// `Err(ConfigError::NoEndpoint)` when nothing says where to send a chat: no `base_url`
+    /// anywhere (so the OpenAI default applies) and no key for it. Loading succeeds without an
+    /// endpoint, so that `sayso tools` and `sayso config check` work on a fresh machine; a
+    /// chat (the TUI, `-p`) calls this before it starts.
+    pub fn require_endpoint(&self) -> Result<(), ConfigError> {
+        if self.endpoint_is_default && self.provider.api_key.is_none() {
+            return Err(ConfigError::NoEndpoint {
+                key_env: self
+                    .api_key_env
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_KEY_ENV.into()),
+            });
+        }
+        Ok(())
     }
 
     /// A validation error for `table.key`, located in the files.

@@ -7,7 +7,8 @@
 //! key comes from `$OPENAI_API_KEY` unless `api_key_env` names another variable. `--base-url`
 //! and `--api-key-env` win over both. The key itself is read from the environment here.
 //!
-//! Not here: whether the values make sense (see `validate`).
+//! Not here: whether the values make sense (see `validate`). A provider with no endpoint is
+//! not an error either: only a chat needs one ([`super::Config::require_endpoint`]).
 
 use std::path::PathBuf;
 

@@ -6,7 +6,9 @@
 //! reported is always the same one: the endpoint URL, the provider's timeouts and headers,
 //! the model, the log level, `chat.max_turns`, `ui.theme`, `judge.timeout_s`.
 //!
-//! Not here: which tools exist (the tool registry checks `chat.default_tools` and friends).
+//! Not here: which tools exist (the tool registry checks `chat.default_tools` and friends), and
+//! whether an endpoint is configured at all: `sayso tools` and `sayso config check` work without
+//! one; a chat asks [`super::Config::require_endpoint`].
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -43,14 +45,6 @@ pub(super) fn provider_settings(
         },
         None => origins.invalid(table, "base_url", m),
     })?;
-    if endpoint_is_default && resolved.api_key.is_none() {
-        return Err(ConfigError::NoEndpoint {
-            key_env: pf
-                .api_key_env
-                .clone()
-                .unwrap_or_else(|| DEFAULT_KEY_ENV.into()),
-        });
-    }
     let positive =
         |v: Option<u64>, key: &str, default: u64| positive(origins, table, key, v, default);
     let request_timeout = positive(pf.request_timeout_s, "request_timeout_s", 600)?;
