@@ -203,7 +203,7 @@ impl Client {
                             Err(_) => break 'attempt Err(ProviderError::IdleTimeout(this.settings.idle_timeout)),
                             Ok(None) => break 'attempt decoder.finish(&mut out),
                             Ok(Some(Err(e))) => {
-                                break 'attempt Err(ProviderError::Dropped(ProviderError::from_reqwest(&url, &e).to_string()));
+                                break 'attempt Err(ProviderError::dropped(&e));
                             }
                             Ok(Some(Ok(chunk))) => {
                                 if let Err(e) = decoder.feed(&chunk, &mut out) {

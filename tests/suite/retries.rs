@@ -149,6 +149,17 @@ async fn a_dropped_stream_is_retried_and_its_partial_output_discarded() {
             "finished"
         ]
     );
+    // The message says what happened once, with the transport's reason.
+    let dropped = events.iter().find_map(|e| match e {
+        StreamEvent::Retrying { error, .. } => Some(error.to_string()),
+        _ => None,
+    });
+    assert_eq!(
+        dropped.as_deref(),
+        Some(
+            "the stream stopped before the reply was complete (unexpected EOF during chunk size line)"
+        )
+    );
 }
 
 #[tokio::test]
