@@ -114,6 +114,9 @@ async fn run(cli: Cli) -> u8 {
         Ok(c) => c,
         Err(e) => return fail(exit::USAGE, e),
     };
+    if let Err(e) = config.require_endpoint() {
+        return fail(exit::USAGE, e);
+    }
     if demo.is_some() {
         config.provider.api_key = None;
         config.provider.name = "demo".into();
@@ -327,6 +330,12 @@ fn config_command(action: Option<&ConfigAction>, o: &Overrides) -> u8 {
                 };
                 let _ = writeln!(out, "api key:      {key}");
                 let _ = writeln!(out, "log file:     {}", c.dirs.log_file().display());
+                if let Err(no_endpoint) = c.require_endpoint() {
+                    let _ = writeln!(
+                        out,
+                        "endpoint:     none configured: chats will not start until you set one\n\n{no_endpoint}"
+                    );
+                }
                 exit::OK
             }
             Err(e) => fail(exit::USAGE, e),

@@ -26,6 +26,7 @@ pub enum ConfigError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Nothing says where to send a chat (see `Config::require_endpoint`).
     #[error(
         "no model endpoint is configured and ${key_env} is not set.\n\
          Try `sayso --demo` for a built-in demo, or point sayso at a server:\n  \

@@ -9,22 +9,34 @@
 //! `chat.allowed_tools`, `[judge]`): such keys are dropped with a warning naming file:line.
 //! API keys come only from the environment.
 //!
+//! [`Config::load`] runs in named stages, one module each:
+//! 1. `layers`: find, read and parse the files (syntax errors name file:line:column:key);
+//! 2. `project`: drop what the project file may not set;
+//! 3. `resolve`: pick the provider table, apply the environment and the command line;
+//! 4. `validate`: check each value (errors name the file, line and key that set it).
+//!
+//! The types of a file as written are in [`file`]; errors and the line finder in [`error`].
 //! The process environment is read through [`Env`] so tests never mutate it.
 
 pub mod error;
 pub mod file;
+mod layers;
 pub mod opts;
 pub mod paths;
+mod project;
+mod resolve;
+mod validate;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 pub use error::ConfigError;
-use error::{find_key_line, syntax_error};
-use file::{FileConfig, ProviderFile};
+use error::find_key_line;
+use layers::Origins;
+pub use layers::config_paths;
 pub use paths::Dirs;
 
-use crate::provider::{ProviderSettings, RetryPolicy};
+use crate::provider::ProviderSettings;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
@@ -116,7 +128,8 @@ pub struct Config {
     pub files: Vec<PathBuf>,
     /// Things the user should know (ignored project keys…).
     pub warnings: Vec<String>,
-    /// The endpoint came from built-in defaults (nothing configured it).
+    /// The endpoint came from built-in defaults (nothing configured it). With no API key
+    /// either, no endpoint is configured: see [`Config::require_endpoint`].
     pub endpoint_is_default: bool,
     pub tools: ToolSettings,
     pub judge: JudgeSettings,
@@ -148,6 +161,22 @@ impl Config {
         (PathBuf::from("(built-in defaults)"), None)
     }
 
+    /// `Err(ConfigError::NoEndpoint)` when nothing says where to send a chat: no `base_url`
+    /// anywhere (so the OpenAI default applies) and no key for it. Loading succeeds without an
+    /// endpoint, so that `sayso tools` and `sayso config check` work on a fresh machine; a
+    /// chat (the TUI, `-p`) calls this before it starts.
+    pub fn require_endpoint(&self) -> Result<(), ConfigError> {
+        if self.endpoint_is_default && self.provider.api_key.is_none() {
+            return Err(ConfigError::NoEndpoint {
+                key_env: self
+                    .api_key_env
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_KEY_ENV.into()),
+            });
+        }
+        Ok(())
+    }
+
     /// A validation error for `table.key`, located in the files.
     pub fn invalid(&self, table: &str, key: &str, message: impl Into<String>) -> ConfigError {
         let (origin, line) = self.locate(table, key);
@@ -164,414 +193,40 @@ impl Config {
     }
 }
 
-struct Layer {
-    path: PathBuf,
-    source: String,
-    file: FileConfig,
-}
-
-fn read_layer(path: &Path, required: bool) -> Result<Option<Layer>, ConfigError> {
-    let source = match std::fs::read_to_string(path) {
-        Ok(s) => s,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
-        Err(e) => {
-            return Err(ConfigError::Io {
-                path: path.to_owned(),
-                source: e,
-            });
-        }
-    };
-    let file =
-        toml::from_str::<FileConfig>(&source).map_err(|e| syntax_error(path, &source, &e))?;
-    Ok(Some(Layer {
-        path: path.to_owned(),
-        source,
-        file,
-    }))
-}
-
-/// Paths of the user and project config files for these overrides.
-pub fn config_paths(o: &Overrides, env: &dyn Env) -> (PathBuf, bool, PathBuf) {
-    let explicit = o
-        .config_file
-        .clone()
-        .or_else(|| env.var("SAYSO_CONFIG").map(PathBuf::from));
-    let required = explicit.is_some();
-    let user = explicit.unwrap_or_else(|| Dirs::from_env(env).user_config_file());
-    (user, required, o.cwd.join(".sayso").join("config.toml"))
-}
-
 impl Config {
+    /// Loads the configuration in four stages: read the layers (`layers`), narrow the project
+    /// file (`project`), resolve the provider (`resolve`), check every value (`validate`).
     pub fn load(o: &Overrides, env: &dyn Env) -> Result<Config, ConfigError> {
-        let dirs = Dirs::from_env(env);
-        let (user_path, required, project_path) = config_paths(o, env);
-        let mut warnings = Vec::new();
-        let mut layers = Vec::new();
-        if let Some(l) = read_layer(&user_path, required)? {
-            layers.push(l);
-        }
-        let same_file =
-            std::fs::canonicalize(&project_path).ok() == std::fs::canonicalize(&user_path).ok();
-        if !same_file && let Some(mut l) = read_layer(&project_path, false)? {
-            let mut strip = |table: String, p: &mut ProviderFile| {
-                for key in p.strip_redirecting_keys() {
-                    let line = find_key_line(&l.source, &table, key)
-                        .map(|n| format!(":{n}"))
-                        .unwrap_or_default();
-                    warnings.push(format!(
-                        "{}{line}: ignoring `{table}.{key}`: a project config may not change where requests (and your key) go; set it in your user config or on the command line",
-                        l.path.display()
-                    ));
-                }
-            };
-            if let Some(p) = l.file.provider.as_mut() {
-                strip("provider".into(), p);
-            }
-            for (name, p) in l.file.providers.iter_mut() {
-                strip(format!("providers.{name}"), p);
-            }
-            // Nor may it widen what runs: define commands, offer more tools, loosen approvals
-            // or pick another of your providers.
-            let mut dropped: Vec<(String, String)> = Vec::new();
-            if !l.file.tools.is_empty() {
-                dropped.extend(l.file.tools.keys().map(|k| ("tools".to_owned(), k.clone())));
-                l.file.tools.clear();
-            }
-            if !l.file.groups.is_empty() {
-                dropped.extend(
-                    l.file
-                        .groups
-                        .keys()
-                        .map(|k| ("groups".to_owned(), k.clone())),
-                );
-                l.file.groups.clear();
-            }
-            if let Some(chat) = l.file.chat.as_mut() {
-                if chat.allowed_tools.take().is_some() {
-                    dropped.push(("chat".into(), "allowed_tools".into()));
-                }
-                if chat.default_tools.take().is_some() {
-                    dropped.push(("chat".into(), "default_tools".into()));
-                }
-                if chat.auto.take().is_some() {
-                    dropped.push(("chat".into(), "auto".into()));
-                }
-            }
-            if l.file.judge.take().is_some() {
-                dropped.push((String::new(), "judge".into()));
-            }
-            if l.file.use_provider.take().is_some() {
-                dropped.push((String::new(), "use_provider".into()));
-            }
-            for (table, key) in dropped {
-                let line = find_key_line(&l.source, &table, &key)
-                    .map(|n| format!(":{n}"))
-                    .unwrap_or_default();
-                let dotted = if table.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{table}.{key}")
-                };
-                warnings.push(format!(
-                    "{}{line}: ignoring `{dotted}`: a project config may not define or add tools, change approvals or choose a provider; set it in your user config",
-                    l.path.display()
-                ));
-            }
-            layers.push(l);
-        }
-        let merged = layers
-            .iter()
-            .fold(FileConfig::default(), |acc, l| acc.merge(l.file.clone()));
-        let files: Vec<PathBuf> = layers.iter().map(|l| l.path.clone()).collect();
+        let (layers, warnings) = layers::read_layers(o, env)?;
+        let merged = layers::merge(&layers);
+        let origins = Origins::new(&layers);
 
-        // Where a key was set, for messages: the highest layer that mentions it.
-        let origin = |table: &str, key: &str| -> (PathBuf, Option<usize>) {
-            for l in layers.iter().rev() {
-                if let Some(line) = find_key_line(&l.source, table, key) {
-                    return (l.path.clone(), Some(line));
-                }
-            }
-            (PathBuf::from("(command line or environment)"), None)
-        };
-        let invalid = |table: &str, key: &str, message: String| {
-            let (origin, line) = origin(table, key);
-            let key = if table.is_empty() {
-                key.to_owned()
-            } else {
-                format!("{table}.{key}")
-            };
-            ConfigError::Invalid {
-                origin,
-                line,
-                key,
-                message,
-            }
-        };
-
-        let provider_name = o.provider.clone().or(merged.use_provider.clone());
-        let (table, mut pf) = match &provider_name {
-            Some(name) => {
-                let named = merged.providers.get(name).cloned().ok_or_else(|| {
-                    let known: Vec<_> = merged.providers.keys().map(String::as_str).collect();
-                    let message = if known.is_empty() {
-                        format!("there is no [providers.{name}] in the config")
-                    } else {
-                        format!(
-                            "there is no [providers.{name}]; known providers: {}",
-                            known.join(", ")
-                        )
-                    };
-                    let (origin, line) = if o.provider.is_some() {
-                        (PathBuf::from("--provider"), None)
-                    } else {
-                        origin("", "use_provider")
-                    };
-                    ConfigError::Invalid {
-                        origin,
-                        line,
-                        key: "use_provider".into(),
-                        message,
-                    }
-                })?;
-                // Timeouts and retries of [provider] are defaults for every named provider;
-                // where requests go and which key is sent are not inherited.
-                let base = merged.provider.clone().unwrap_or_default();
-                let inherited = ProviderFile {
-                    request_timeout_s: base.request_timeout_s,
-                    stream_idle_timeout_s: base.stream_idle_timeout_s,
-                    max_retries: base.max_retries,
-                    retry_initial_delay_ms: base.retry_initial_delay_ms,
-                    retry_max_delay_ms: base.retry_max_delay_ms,
-                    ..ProviderFile::default()
-                };
-                (format!("providers.{name}"), inherited.merge(named))
-            }
-            None => {
-                let mut p = merged.provider.clone().unwrap_or_default();
-                if let Some(url) = env.var("OPENAI_BASE_URL") {
-                    p.base_url = Some(url);
-                }
-                if p.api_key_env.is_none() {
-                    p.api_key_env = Some(DEFAULT_KEY_ENV.to_owned());
-                }
-                ("provider".to_owned(), p)
-            }
-        };
-        if let Some(url) = &o.base_url {
-            pf.base_url = Some(url.clone());
-        }
-        if let Some(k) = &o.api_key_env {
-            pf.api_key_env = Some(k.clone());
-        }
-
-        let endpoint_is_default = pf.base_url.is_none();
-        let base_url = pf
-            .base_url
-            .clone()
-            .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned());
-        validate_url(&base_url).map_err(|m| match &o.base_url {
-            Some(_) => ConfigError::Invalid {
-                origin: PathBuf::from("--base-url"),
-                line: None,
-                key: "base_url".into(),
-                message: m,
-            },
-            None => invalid(&table, "base_url", m),
-        })?;
-        let api_key = pf.api_key_env.as_deref().and_then(|k| env.var(k));
-        if endpoint_is_default && api_key.is_none() {
-            return Err(ConfigError::NoEndpoint {
-                key_env: pf
-                    .api_key_env
-                    .clone()
-                    .unwrap_or_else(|| DEFAULT_KEY_ENV.into()),
-            });
-        }
-
-        let positive = |v: Option<u64>, key: &str, default: u64| -> Result<u64, ConfigError> {
-            match v {
-                Some(0) => Err(invalid(&table, key, "must be greater than 0".into())),
-                Some(n) => Ok(n),
-                None => Ok(default),
-            }
-        };
-        let request_timeout = positive(pf.request_timeout_s, "request_timeout_s", 600)?;
-        let idle_timeout = positive(pf.stream_idle_timeout_s, "stream_idle_timeout_s", 120)?;
-        let initial = positive(pf.retry_initial_delay_ms, "retry_initial_delay_ms", 1000)?;
-        let max_delay = positive(pf.retry_max_delay_ms, "retry_max_delay_ms", 30_000)?;
-        let headers: Vec<(String, String)> =
-            pf.headers.clone().unwrap_or_default().into_iter().collect();
-        for (name, value) in &headers {
-            if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
-                return Err(invalid(
-                    &table,
-                    "headers",
-                    format!("`{name}` is not a valid header name"),
-                ));
-            }
-            if reqwest::header::HeaderValue::from_str(value).is_err() {
-                return Err(invalid(
-                    &table,
-                    "headers",
-                    format!("the value of `{name}` cannot be sent in a header"),
-                ));
-            }
-        }
-
-        let model = o
-            .model
-            .clone()
-            .or_else(|| env.var("SAYSO_MODEL"))
-            .or(pf.model.clone())
-            .or(merged.model.clone())
-            .unwrap_or_else(|| DEFAULT_MODEL.to_owned());
-        if model.trim().is_empty() {
-            return Err(invalid("", "model", "must not be empty".into()));
-        }
-
-        let log_level = o
-            .log_level
-            .clone()
-            .or(merged.log_level.clone())
-            .unwrap_or_else(|| "info".into());
-        if !["error", "warn", "info", "debug", "trace", "off"].contains(&log_level.as_str()) {
-            let e = if o.log_level.is_some() {
-                ConfigError::Invalid {
-                    origin: PathBuf::from("--log-level"),
-                    line: None,
-                    key: "log_level".into(),
-                    message: format!(
-                        "`{log_level}` is not one of error, warn, info, debug, trace, off"
-                    ),
-                }
-            } else {
-                invalid(
-                    "",
-                    "log_level",
-                    format!("`{log_level}` is not one of error, warn, info, debug, trace, off"),
-                )
-            };
-            return Err(e);
-        }
-
-        let chat = merged.chat.clone().unwrap_or_default();
-        let system_prompt = chat
-            .system_prompt
-            .clone()
-            .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.trim().to_owned());
-        let (default_tools, default_tools_origin) = match &o.tools {
-            Some(list) => (list.clone(), "--tools".to_owned()),
-            None => (
-                chat.default_tools
-                    .clone()
-                    .unwrap_or_else(|| vec!["agent".to_owned()]),
-                "chat.default_tools".to_owned(),
-            ),
-        };
-        let mut allowed_tools = chat.allowed_tools.clone().unwrap_or_default();
-        allowed_tools.extend(o.allowed_tools.iter().cloned());
-        let max_turns = o.max_turns.or(chat.max_turns).unwrap_or(50);
-        if max_turns == 0 {
-            return Err(match o.max_turns {
-                Some(_) => ConfigError::Invalid {
-                    origin: PathBuf::from("--max-turns"),
-                    line: None,
-                    key: "max_turns".into(),
-                    message: "must be at least 1".into(),
-                },
-                None => invalid("chat", "max_turns", "must be at least 1".into()),
-            });
-        }
-        let ui_file = merged.ui.clone().unwrap_or_default();
-        let theme = ui_file.theme.clone().unwrap_or_else(|| "auto".into());
-        if !["auto", "dark", "light"].contains(&theme.as_str()) {
-            return Err(invalid(
-                "ui",
-                "theme",
-                format!("`{theme}` is not one of auto, dark, light"),
-            ));
-        }
-        let judge_file = merged.judge.clone().unwrap_or_default();
-        let judge_timeout = positive(judge_file.timeout_s, "timeout_s", 30)
-            .map_err(|_| invalid("judge", "timeout_s", "must be greater than 0".into()))?;
-
-        let mut secret_env: Vec<String> = merged
-            .providers
-            .values()
-            .chain(merged.provider.iter())
-            .filter_map(|p| p.api_key_env.clone())
-            .chain(pf.api_key_env.clone())
-            .chain([DEFAULT_KEY_ENV.to_owned()])
-            .collect();
-        secret_env.sort();
-        secret_env.dedup();
+        let resolved = resolve::provider(o, env, &merged, origins)?;
+        let provider_model = resolved.file.model.clone();
+        let api_key_env = resolved.file.api_key_env.clone();
+        let (provider, endpoint_is_default) = validate::provider_settings(o, resolved, origins)?;
+        let model = validate::model(o, env, provider_model, &merged, origins)?;
+        let log_level = validate::log_level(o, &merged, origins)?;
+        let tools = validate::tool_settings(o, &merged, origins)?;
+        let ui = validate::ui(&merged, origins)?;
+        let judge = validate::judge(&merged, origins)?;
 
         Ok(Config {
             model,
-            secret_env,
-            provider: ProviderSettings {
-                name: provider_name.unwrap_or_else(|| "default".into()),
-                base_url,
-                api_key,
-                headers,
-                request_timeout: Duration::from_secs(request_timeout),
-                idle_timeout: Duration::from_secs(idle_timeout),
-                retry: RetryPolicy {
-                    max_retries: pf.max_retries.unwrap_or(4),
-                    initial_delay: Duration::from_millis(initial),
-                    max_delay: Duration::from_millis(max_delay),
-                },
-            },
-            api_key_env: pf.api_key_env,
-            system_prompt,
+            secret_env: validate::secret_env(&merged, api_key_env.as_deref()),
+            provider,
+            api_key_env,
+            system_prompt: validate::system_prompt(&merged),
             log_level,
-            dirs,
-            files,
+            dirs: Dirs::from_env(env),
+            files: layers.iter().map(|l| l.path.clone()).collect(),
             warnings,
             endpoint_is_default,
-            tools: ToolSettings {
-                default_tools,
-                default_tools_origin,
-                allowed_tools,
-                auto_submit_success: chat.auto_submit_success.unwrap_or(true),
-                auto_submit_errors: chat.auto_submit_errors.unwrap_or(true),
-                max_turns,
-                auto: o.auto || chat.auto.unwrap_or(false),
-                entries: merged.tools.clone(),
-                groups: merged.groups.clone(),
-            },
-            judge: JudgeSettings {
-                enabled: judge_file.enabled.unwrap_or(true),
-                model: judge_file.model.clone().filter(|m| !m.trim().is_empty()),
-                timeout: Duration::from_secs(judge_timeout),
-            },
-            ui: UiSettings {
-                theme,
-                mouse: ui_file.mouse.unwrap_or(true),
-                bell: ui_file.bell.unwrap_or(true),
-            },
-            sources: layers
-                .iter()
-                .map(|l| (l.path.clone(), l.source.clone()))
-                .collect(),
+            tools,
+            judge,
+            ui,
+            sources: layers.into_iter().map(|l| (l.path, l.source)).collect(),
         })
-    }
-}
-
-fn validate_url(url: &str) -> Result<(), String> {
-    match reqwest::Url::parse(url) {
-        Ok(u) if u.scheme() == "http" || u.scheme() == "https" => {
-            if u.host_str().is_none_or(str::is_empty) {
-                Err(format!("`{url}` has no host"))
-            } else {
-                Ok(())
-            }
-        }
-        Ok(u) => Err(format!(
-            "`{url}` must start with http:// or https:// (not {}:)",
-            u.scheme()
-        )),
-        Err(e) => Err(format!("`{url}` is not a URL: {e}")),
     }
 }
 

@@ -181,19 +181,6 @@ fn usage_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Usage>, D::Er
     Ok(Option::<Usage>::deserialize(d).unwrap_or(None))
 }
 
-/// The streaming twin of the derived impls, for `Chunk::choices`.
-///
-/// Rules, each the one the derived path applies to a buffered value:
-/// - `choices` / `tool_calls`: an array whose every element is a valid struct, else empty.
-/// - a struct (`ChunkChoice`, `Delta`, `ToolCallDelta`, `FunctionDelta`): an object (unknown
-///   keys ignored, a repeated known key invalid) or an array of its fields in order (more
-///   elements than fields invalid); anything else invalid. Only `ToolCallDelta.function` can
-///   make its struct invalid (a `function` that is not null and not a valid `FunctionDelta`).
-/// - `delta` / `message`: null or invalid becomes `None`.
-/// - scalars go through the same `Value` conversions as the derived path.
-///
-/// Every value is consumed with `deserialize_any`, as buffering it would, so the same JSON is
-/// rejected (syntax, nesting depth, numbers out of range) and everything else never fails.
 mod fast;
 
 #[cfg(test)]

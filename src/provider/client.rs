@@ -5,15 +5,20 @@
 //! retried with backoff; before each retry the stream yields [`StreamEvent::Retrying`], which
 //! tells the caller to discard what the failed attempt showed. Dropping the stream cancels the
 //! request and closes the connection. The last item is always [`StreamEvent::Finished`].
+//!
+//! Every request goes through the same retry loop (`with_retries`): a streamed completion
+//! passes its attempts' deltas and `Retrying` events on; the plain completion (the judge) and
+//! the models list wait for the `Finished` outcome, their retries only logged. Each attempt
+//! gets `request_timeout` from its start; every wait inside it is bounded by that deadline.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::{Stream, StreamExt};
+use futures_util::{FutureExt, Stream, StreamExt, stream};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
-use tokio::time::{Instant, timeout, timeout_at};
+use tokio::time::{Instant, timeout_at};
 
 use super::assembly::{AssistantMessage, StreamDelta};
 use super::decode::ReplyDecoder;
@@ -179,75 +184,59 @@ impl Client {
         let body = Bytes::from(req.body_bytes(true));
         let url = self.url("chat/completions");
         tracing::debug!(url = %url, model = %req.model, bytes = body.len(), "streaming request");
+        let settings = self.settings.clone();
+        with_retries(settings, move |deadline| {
+            this.clone()
+                .stream_attempt(url.clone(), body.clone(), deadline)
+        })
+        .map(StreamEvent::from)
+    }
+
+    /// One streamed attempt: its deltas as they are decoded, then its outcome.
+    fn stream_attempt(
+        self,
+        url: String,
+        body: Bytes,
+        deadline: Instant,
+    ) -> impl Stream<Item = Attempt<AssistantMessage>> + Send + 'static {
         async_stream::stream! {
-            let policy = this.settings.retry;
-            let mut retry = 0;
-            loop {
-                let mut out = Vec::new();
-                let deadline = Instant::now() + this.settings.request_timeout;
-                let result: Result<AssistantMessage, ProviderError> = 'attempt: {
-                    let req = this.http.post(&url).body(body.clone());
-                    let resp = match this.send(req, &url, deadline).await {
-                        Ok(r) => r,
-                        Err(e) => break 'attempt Err(e),
-                    };
-                    let mut decoder = ReplyDecoder::new();
-                    let mut bytes = resp.bytes_stream();
-                    loop {
-                        let idle_end = Instant::now() + this.settings.idle_timeout;
-                        let next = timeout_at(idle_end.min(deadline), bytes.next()).await;
-                        match next {
-                            Err(_) if Instant::now() >= deadline => {
-                                break 'attempt Err(ProviderError::RequestTimeout(this.settings.request_timeout));
-                            }
-                            Err(_) => break 'attempt Err(ProviderError::IdleTimeout(this.settings.idle_timeout)),
-                            Ok(None) => break 'attempt decoder.finish(&mut out),
-                            Ok(Some(Err(e))) => {
-                                break 'attempt Err(ProviderError::Dropped(ProviderError::from_reqwest(&url, &e).to_string()));
-                            }
-                            Ok(Some(Ok(chunk))) => {
-                                if let Err(e) = decoder.feed(&chunk, &mut out) {
-                                    break 'attempt Err(e);
-                                }
-                                for d in out.drain(..) {
-                                    yield StreamEvent::Delta(d);
-                                }
-                                if decoder.is_done() {
-                                    break 'attempt decoder.finish(&mut out);
-                                }
-                            }
-                        }
-                    }
+            let mut out = Vec::new();
+            let result: Result<AssistantMessage, ProviderError> = 'attempt: {
+                let req = self.http.post(&url).body(body);
+                let resp = match self.send(req, &url, deadline).await {
+                    Ok(r) => r,
+                    Err(e) => break 'attempt Err(e),
                 };
-                for d in out.drain(..) {
-                    yield StreamEvent::Delta(d);
-                }
-                match result {
-                    Ok(message) => {
-                        yield StreamEvent::Finished(Ok(message));
-                        return;
-                    }
-                    Err(error) if error.is_retryable() && retry < policy.max_retries => {
-                        retry += 1;
-                        match policy.delay(retry, &error) {
-                            Ok(delay) => {
-                                tracing::warn!(%error, retry, ?delay, "retrying the request");
-                                yield StreamEvent::Retrying { retry, max_retries: policy.max_retries, delay, error };
-                                tokio::time::sleep(delay).await;
+                let mut decoder = ReplyDecoder::new();
+                let mut bytes = resp.bytes_stream();
+                loop {
+                    let idle_end = Instant::now() + self.settings.idle_timeout;
+                    let next = timeout_at(idle_end.min(deadline), bytes.next()).await;
+                    match next {
+                        Err(_) if Instant::now() >= deadline => {
+                            break 'attempt Err(ProviderError::RequestTimeout(self.settings.request_timeout));
+                        }
+                        Err(_) => break 'attempt Err(ProviderError::IdleTimeout(self.settings.idle_timeout)),
+                        Ok(None) => break 'attempt decoder.finish(&mut out),
+                        Ok(Some(Err(e))) => break 'attempt Err(ProviderError::dropped(&e)),
+                        Ok(Some(Ok(chunk))) => {
+                            if let Err(e) = decoder.feed(&chunk, &mut out) {
+                                break 'attempt Err(e);
                             }
-                            Err(give_up) => {
-                                yield StreamEvent::Finished(Err(give_up));
-                                return;
+                            for d in out.drain(..) {
+                                yield Attempt::Delta(d);
+                            }
+                            if decoder.is_done() {
+                                break 'attempt decoder.finish(&mut out);
                             }
                         }
                     }
-                    Err(error) => {
-                        tracing::warn!(%error, "request failed");
-                        yield StreamEvent::Finished(Err(error));
-                        return;
-                    }
                 }
+            };
+            for d in out.drain(..) {
+                yield Attempt::Delta(d);
             }
+            yield Attempt::Done(result);
         }
     }
 
@@ -255,78 +244,184 @@ impl Client {
     pub async fn complete(&self, req: &ChatRequest) -> Result<AssistantMessage, ProviderError> {
         let body = Bytes::from(req.body_bytes(false));
         let url = self.url("chat/completions");
-        self.with_retries(|deadline| {
-            let req = self.http.post(&url).body(body.clone());
-            let url = url.clone();
-            async move {
-                let resp = self.send(req, &url, deadline).await?;
-                let text = timeout_at(deadline, resp.text())
-                    .await
-                    .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
-                    .map_err(|e| ProviderError::Dropped(e.to_string()))?;
-                parse_completion(&text)
-            }
-        })
-        .await
+        let attempts = with_retries(self.settings.clone(), |deadline| {
+            let attempt = self.complete_attempt(&url, body.clone(), deadline);
+            stream::once(attempt.map(Attempt::Done))
+        });
+        outcome(attempts).await
     }
 
-    /// `GET /models`: the ids the server offers, sorted.
+    async fn complete_attempt(
+        &self,
+        url: &str,
+        body: Bytes,
+        deadline: Instant,
+    ) -> Result<AssistantMessage, ProviderError> {
+        let req = self.http.post(url).body(body);
+        let resp = self.send(req, url, deadline).await?;
+        let text = timeout_at(deadline, resp.text())
+            .await
+            .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
+            .map_err(|e| ProviderError::Dropped(e.to_string()))?;
+        parse_completion(&text)
+    }
+
+    /// `GET /models`: the ids the server offers, sorted, retried silently.
     pub async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
         let url = self.url("models");
-        self.with_retries(|deadline| {
-            let req = self.http.get(&url);
-            let url = url.clone();
-            async move {
-                let resp = self.send(req, &url, deadline).await?;
-                let v: Value = timeout_at(deadline, resp.json())
-                    .await
-                    .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
-                    .map_err(|e| ProviderError::Unreadable(e.to_string()))?;
-                let list = v
-                    .get("data")
-                    .or_else(|| v.get("models"))
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| {
-                        ProviderError::Unreadable("no `data` list in the answer".into())
-                    })?;
-                let mut ids: Vec<String> = list
-                    .iter()
-                    .filter_map(|m| {
-                        m.get("id")
-                            .or_else(|| m.get("name"))?
-                            .as_str()
-                            .map(str::to_owned)
-                    })
-                    .collect();
-                ids.sort();
-                Ok(ids)
-            }
-        })
-        .await
+        let attempts = with_retries(self.settings.clone(), |deadline| {
+            stream::once(self.models_attempt(&url, deadline).map(Attempt::Done))
+        });
+        outcome(attempts).await
     }
 
-    async fn with_retries<T, F, Fut>(&self, mut attempt: F) -> Result<T, ProviderError>
-    where
-        F: FnMut(Instant) -> Fut,
-        Fut: std::future::Future<Output = Result<T, ProviderError>>,
-    {
-        let policy = self.settings.retry;
+    async fn models_attempt(
+        &self,
+        url: &str,
+        deadline: Instant,
+    ) -> Result<Vec<String>, ProviderError> {
+        let resp = self.send(self.http.get(url), url, deadline).await?;
+        let v: Value = timeout_at(deadline, resp.json())
+            .await
+            .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
+            .map_err(|e| ProviderError::Unreadable(e.to_string()))?;
+        model_ids(&v)
+    }
+}
+
+/// What one attempt at a request produces: deltas as it streams (none for plain requests),
+/// then its outcome.
+enum Attempt<T> {
+    Delta(StreamDelta),
+    Done(Result<T, ProviderError>),
+}
+
+/// What a retried request reports, in order: [`StreamEvent`] for any result type.
+enum Retried<T> {
+    Delta(StreamDelta),
+    Retrying {
+        retry: u32,
+        max_retries: u32,
+        delay: Duration,
+        error: ProviderError,
+    },
+    Finished(Result<T, ProviderError>),
+}
+
+impl From<Retried<AssistantMessage>> for StreamEvent {
+    fn from(r: Retried<AssistantMessage>) -> Self {
+        match r {
+            Retried::Delta(d) => StreamEvent::Delta(d),
+            Retried::Retrying {
+                retry,
+                max_retries,
+                delay,
+                error,
+            } => StreamEvent::Retrying {
+                retry,
+                max_retries,
+                delay,
+                error,
+            },
+            Retried::Finished(result) => StreamEvent::Finished(result),
+        }
+    }
+}
+
+/// The one retry loop: runs `attempt` (given the attempt's deadline, `request_timeout` from its
+/// start) until it succeeds, fails for good, or the policy's retries are spent. Each attempt's
+/// deltas pass through as they come; a retryable failure is followed by `Retrying` and the
+/// backoff sleep. The last item is always `Finished`.
+fn with_retries<T, F, S>(
+    settings: Arc<ProviderSettings>,
+    mut attempt: F,
+) -> impl Stream<Item = Retried<T>>
+where
+    F: FnMut(Instant) -> S,
+    S: Stream<Item = Attempt<T>>,
+{
+    async_stream::stream! {
+        let policy = settings.retry;
         let mut retry = 0;
         loop {
-            let deadline = Instant::now() + self.settings.request_timeout;
-            match timeout(self.settings.request_timeout, attempt(deadline)).await {
-                Ok(Ok(v)) => return Ok(v),
-                Ok(Err(e)) if e.is_retryable() && retry < policy.max_retries => {
-                    retry += 1;
-                    let delay = policy.delay(retry, &e)?;
-                    tracing::warn!(error = %e, retry, ?delay, "retrying the request");
-                    tokio::time::sleep(delay).await;
+            let deadline = Instant::now() + settings.request_timeout;
+            let mut result = None;
+            {
+                let events = attempt(deadline);
+                futures_util::pin_mut!(events);
+                while let Some(event) = events.next().await {
+                    match event {
+                        Attempt::Delta(d) => yield Retried::Delta(d),
+                        Attempt::Done(r) => {
+                            result = Some(r);
+                            break;
+                        }
+                    }
                 }
-                Ok(Err(e)) => return Err(e),
-                Err(_) => return Err(ProviderError::RequestTimeout(self.settings.request_timeout)),
+            }
+            let result = result.unwrap_or_else(|| {
+                Err(ProviderError::Unreadable("the attempt ended without an outcome".into()))
+            });
+            match result {
+                Ok(value) => {
+                    yield Retried::Finished(Ok(value));
+                    return;
+                }
+                Err(error) if error.is_retryable() && retry < policy.max_retries => {
+                    retry += 1;
+                    match policy.delay(retry, &error) {
+                        Ok(delay) => {
+                            tracing::warn!(%error, retry, ?delay, "retrying the request");
+                            yield Retried::Retrying { retry, max_retries: policy.max_retries, delay, error };
+                            tokio::time::sleep(delay).await;
+                        }
+                        Err(give_up) => {
+                            yield Retried::Finished(Err(give_up));
+                            return;
+                        }
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "request failed");
+                    yield Retried::Finished(Err(error));
+                    return;
+                }
             }
         }
     }
+}
+
+/// The outcome of a silently retried request (its `Retrying` events are only logged).
+async fn outcome<T>(events: impl Stream<Item = Retried<T>>) -> Result<T, ProviderError> {
+    futures_util::pin_mut!(events);
+    while let Some(event) = events.next().await {
+        if let Retried::Finished(result) = event {
+            return result;
+        }
+    }
+    Err(ProviderError::Unreadable(
+        "the request ended without an outcome".into(),
+    ))
+}
+
+/// The model ids of a `/models` answer (`data` or `models`, each `id` or `name`), sorted.
+fn model_ids(v: &Value) -> Result<Vec<String>, ProviderError> {
+    let list = v
+        .get("data")
+        .or_else(|| v.get("models"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| ProviderError::Unreadable("no `data` list in the answer".into()))?;
+    let mut ids: Vec<String> = list
+        .iter()
+        .filter_map(|m| {
+            m.get("id")
+                .or_else(|| m.get("name"))?
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect();
+    ids.sort();
+    Ok(ids)
 }
 
 /// A non-streamed completion body, read with the same lenient types as stream chunks.

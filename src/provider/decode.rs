@@ -2,10 +2,12 @@
 //!
 //! It owns the end-of-stream rules of SPEC §8.2: `[DONE]` ends the reply; a stream that ends
 //! after a `finish_reason` without `[DONE]` is complete; a stream that ends with neither was cut
-//! off. An in-stream `{"error": …}` (or an `event: error`) fails the reply. A chunk that starts
-//! like JSON but does not parse was corrupted in transit (LLMock's "malformed chunk"): its text
-//! is lost, so the reply is treated as dropped and retried rather than shown with a hole in it.
-//! A payload that is not JSON at all (a stray status line) is skipped with a warning. Splitting
+//! off. An in-stream `{"error": …}` (or an `event: error`) fails the reply. A payload that starts
+//! or ends like a JSON object or array but does not parse was corrupted in transit: it lost its
+//! tail (LLMock's "malformed chunk") or its head. Its text is lost, so the reply is treated as
+//! dropped and retried rather than shown with a hole in it, wherever the chunk was (also right
+//! before or instead of the finish chunk, or as a cut `[DONE]`). Only a payload that is not
+//! JSON at all (a stray status line such as `PROCESSING`) is skipped, with a warning. Splitting
 //! the same bytes at any points gives the same result.
 
 use super::assembly::{Assembler, AssistantMessage, StreamDelta};
@@ -90,7 +92,7 @@ impl ReplyDecoder {
                     }
                     self.assembler.push(chunk, out);
                 }
-                Err(e) if data.starts_with('{') || data.starts_with('[') => {
+                Err(e) if is_cut_json(data) => {
                     return Err(ProviderError::Dropped(format!(
                         "a chunk arrived corrupted: {e}"
                     )));
@@ -103,6 +105,12 @@ impl ReplyDecoder {
         }
         Ok(())
     }
+}
+
+/// Whether a payload that did not parse is a piece of a JSON object or array (its head or
+/// its tail), rather than text that was never JSON.
+fn is_cut_json(data: &str) -> bool {
+    data.starts_with(['{', '[']) || data.ends_with(['}', ']'])
 }
 
 fn in_stream_error(data: &str) -> ProviderError {
@@ -193,6 +201,15 @@ mod tests {
     #[test]
     fn corrupted_chunk_fails_the_attempt_so_no_text_goes_missing() {
         let e = decode("data: {\"choices\":[{\"delta\":{\"content\":\"a\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"b\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n").unwrap_err();
+        assert!(
+            matches!(e, ProviderError::Dropped(_)) && e.is_retryable(),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn chunk_that_lost_its_head_fails_the_attempt() {
+        let e = decode("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: ntent\":\"b\"}}]}\n\ndata: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n").unwrap_err();
         assert!(
             matches!(e, ProviderError::Dropped(_)) && e.is_retryable(),
             "{e:?}"

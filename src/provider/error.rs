@@ -49,22 +49,36 @@ impl ProviderError {
         }
     }
 
+    /// A failed request: a body or decode error means the response was cut off, anything
+    /// else that `url` could not be reached.
     pub(crate) fn from_reqwest(url: &str, e: &reqwest::Error) -> Self {
-        let mut reason = e.to_string();
-        let mut src = std::error::Error::source(e);
-        while let Some(s) = src {
-            reason = s.to_string();
-            src = s.source();
-        }
         if e.is_body() || e.is_decode() {
-            Self::Dropped(reason)
+            Self::dropped(e)
         } else {
             Self::Connect {
                 url: url.to_owned(),
-                reason,
+                reason: root_cause(e),
             }
         }
     }
+
+    /// A response body that stopped while it was being read: [`Self::Dropped`] with the
+    /// transport's own reason ("unexpected EOF during chunk size line").
+    pub(crate) fn dropped(e: &reqwest::Error) -> Self {
+        Self::Dropped(root_cause(e))
+    }
+}
+
+/// The innermost cause of `e`: the sentence that says what actually went wrong, without
+/// reqwest's wrappers ("error decoding response body: …").
+fn root_cause(e: &reqwest::Error) -> String {
+    let mut reason = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        reason = s.to_string();
+        src = s.source();
+    }
+    reason
 }
 
 /// The readable message inside an error body: `{"error":{"message":…}}`, `{"error":"…"}`,

@@ -280,24 +280,9 @@ fn convert_color(c: sh::Color) -> Option<Color> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Instant;
 
     fn text(lines: &[Line<'static>]) -> Vec<String> {
         lines.iter().map(|l| l.to_string()).collect()
-    }
-
-    #[test]
-    fn load_time() {
-        // Only meaningful when this test runs first in its process; printed for the record.
-        let t = Instant::now();
-        let _ = assets();
-        let load = t.elapsed();
-        let t = Instant::now();
-        warm_up();
-        eprintln!(
-            "highlighter load: {load:?}; priming Rust, Python, Bash: {:?}",
-            t.elapsed()
-        );
     }
 
     #[test]

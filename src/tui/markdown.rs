@@ -29,16 +29,19 @@
 //!
 //! Streaming: the renderer is a pure function of the text so far; unfinished constructs
 //! render as what they are so far (an unclosed fence as code, an unclosed `**` as text).
-//! [`split_blocks`] lets a caller cache the lines of finished blocks.
+//! [`split_blocks`] lets a caller cache the lines of finished blocks; [`code_blocks`] finds the
+//! code blocks the same rendering shows (for `/copy N`).
 
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 mod blocks;
+mod code_blocks;
 mod table;
 
 pub use blocks::split_blocks;
+pub use code_blocks::code_blocks;
 use table::render_table;
 
 use super::highlight::highlight_code;

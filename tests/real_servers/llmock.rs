@@ -282,7 +282,37 @@ async fn llmock_malformed_chunk_does_not_break_the_reply() {
         run.retries
     );
     assert_complete(&run, TEXT);
-    mock.assert_verdict(&[]).await;
+    mock.assert_verdict_after_retried_fault("malformed_chunk_ignored")
+        .await;
+}
+
+#[tokio::test]
+async fn llmock_malformed_chunk_in_a_generated_reply_is_retried() {
+    let url = require_url!(
+        LLMOCK_URL,
+        "llmock_malformed_chunk_in_a_generated_reply_is_retried"
+    );
+    let mock = Mock::take(&url).await;
+    // LLMock's own short reply (response style `varied`), its 3rd event cut in half.
+    mock.script(json!([
+        {"type": "stream_fault", "kind": "malformed", "after_chunks": 2},
+    ]))
+    .await;
+    let client = harness::client_with_retry_delay(&url, std::time::Duration::from_millis(1000));
+    let run = harness::stream(&client, &ask("malformed, generated")).await;
+    assert_eq!(run.retries.len(), 1, "{:?}", run.retries);
+    assert!(
+        matches!(run.retries[0].error, ProviderError::Dropped(_)),
+        "{:?}",
+        run.retries
+    );
+    // The reply is the whole one: the same request without a fault gets the same text.
+    let whole = harness::stream(&client, &ask("malformed, generated")).await;
+    assert!(whole.retries.is_empty(), "{:?}", whole.retries);
+    assert_eq!(run.message().content, whole.message().content);
+    assert_eq!(run.message().finish_reason.as_deref(), Some("stop"));
+    mock.assert_verdict_after_retried_fault("malformed_chunk_ignored")
+        .await;
 }
 
 #[tokio::test]

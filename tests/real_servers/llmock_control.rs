@@ -127,6 +127,25 @@ impl Mock {
         }
     }
 
+    /// The verdict after a stream fault that the client retried (the caller checked that it
+    /// did): no findings, except one LLMock cannot avoid. LLMock counts a request as the retry of
+    /// a failed attempt only if that attempt ended unfinished (`completed: false`). A short
+    /// reply may be written whole before the client hangs up on its corrupted chunk; LLMock then
+    /// sees a finished attempt, files the retry as a new call and flags the faulty one with
+    /// `finding` (about one run in a dozen for a ~10-event reply).
+    pub async fn assert_verdict_after_retried_fault(&self, finding: &str) {
+        let attempts = self.attempts().await;
+        assert!(
+            attempts.len() >= 2 && attempts[0]["fault"].is_string(),
+            "{attempts:#?}"
+        );
+        if attempts[0]["completed"] == true {
+            self.assert_verdict(&[finding]).await;
+        } else {
+            self.assert_verdict(&[]).await;
+        }
+    }
+
     pub fn client(&self) -> sayso::provider::Client {
         harness::client(&self.base_url)
     }

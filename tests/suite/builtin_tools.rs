@@ -107,6 +107,64 @@ async fn fetch_webpage_returns_readable_text_and_refuses_what_is_not_text() {
     );
 }
 
+/// Serves `/old` as a redirect to `/new` and `/new` as text, on a plain thread (no runtime), and
+/// records each request's head.
+fn redirecting_web(requests: usize) -> (String, std::sync::mpsc::Receiver<String>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (heads, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for _ in 0..requests {
+            let Ok((mut sock, _)) = listener.accept() else {
+                return;
+            };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && sock.read(&mut byte).is_ok_and(|n| n == 1) {
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&head).into_owned();
+            let reply = if head.starts_with("GET /old ") {
+                "HTTP/1.1 302 Found\r\nLocation: /new\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            } else {
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10\r\nConnection: close\r\n\r\nmoved here"
+            };
+            let _ = sock.write_all(reply.as_bytes());
+            let _ = heads.send(head);
+        }
+    });
+    (base, received)
+}
+
+/// Every fetch goes through one client, also from a runtime started after the first one ended,
+/// and it keeps the settings a fetch had: redirects followed, sayso's user agent.
+#[test]
+fn fetches_on_separate_runtimes_share_one_client_with_its_settings() {
+    let (base, heads) = redirecting_web(4);
+    for _ in 0..2 {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (content, display) = runtime
+            .block_on(builtin::fetch_webpage::fetch(&format!("{base}/old")))
+            .unwrap();
+        assert_eq!(
+            content,
+            format!("<attachment url=\"{base}/old\">\nmoved here\n</attachment>")
+        );
+        assert_eq!(display, format!("Fetched {base}/old (0 KB)"));
+    }
+    let heads: Vec<String> = heads.iter().take(4).collect();
+    let user_agent = format!("user-agent: sayso/{}\r\n", env!("CARGO_PKG_VERSION"));
+    for (i, head) in heads.iter().enumerate() {
+        let path = if i % 2 == 0 { "/old" } else { "/new" };
+        assert!(head.starts_with(&format!("GET {path} ")), "{head}");
+        assert!(head.to_ascii_lowercase().contains(&user_agent), "{head}");
+    }
+}
+
 fn git(dir: &std::path::Path, args: &[&str]) {
     let ok = std::process::Command::new("git")
         .args([

@@ -187,6 +187,82 @@ async fn no_endpoint_and_no_key_suggests_the_demo() {
     assert!(out.stderr.contains("sayso --demo"), "{}", out.stderr);
 }
 
+/// The NoEndpoint message, as a chat prints it.
+const NO_ENDPOINT: &str = "sayso: error: no model endpoint is configured and $OPENAI_API_KEY is not set.\n\
+Try `sayso --demo` for a built-in demo, or point sayso at a server:\n  \
+sayso --base-url http://127.0.0.1:8080/v1 -m MODEL …   (llama.cpp, vLLM, Ollama, LM Studio…)\n  \
+export OPENAI_API_KEY=…                                    (OpenAI)\n\
+or write a config file: `sayso config init`\n";
+
+#[tokio::test]
+async fn tools_are_listed_on_a_fresh_machine_without_endpoint_or_key() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.arg("tools");
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stderr, "");
+    assert!(
+        out.stdout.starts_with("TOOL ") && out.stdout.contains("\nrun_command "),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("\ngroup agent: "), "{}", out.stdout);
+}
+
+#[tokio::test]
+async fn config_check_right_after_init_says_no_endpoint_is_configured() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.args(["config", "init"]);
+    assert_eq!(run(cmd).await.code, 0);
+
+    let mut cmd = sayso(home.path());
+    cmd.args(["config", "check"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let user = home.path().join("config/sayso/config.toml");
+    assert!(
+        out.stdout
+            .starts_with(&format!("config files: {}\n", user.display())),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("api key:      $OPENAI_API_KEY is not set (fine for local servers)\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("endpoint:     none configured: chats will not start until you set one\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("sayso --demo"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("sayso --base-url http://127.0.0.1:8080/v1"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test]
+async fn a_chat_without_endpoint_still_exits_2_with_the_demo_hint_after_init() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.args(["config", "init"]);
+    assert_eq!(run(cmd).await.code, 0);
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "hi"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.stderr, NO_ENDPOINT);
+}
+
 #[tokio::test]
 async fn explicit_config_file_must_exist() {
     let home = tempfile::tempdir().unwrap();

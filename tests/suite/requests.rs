@@ -144,9 +144,14 @@ async fn binary_sends_key_from_env_headers_from_config_and_system_prompt() {
         json!([{"role": "system", "content": "You are terse."}, {"role": "user", "content": "hello there"}])
     );
     assert_eq!(r.body["model"], "from-file");
-    // The key never reaches the log.
-    let log =
-        std::fs::read_to_string(home.path().join("state/sayso/sayso.log")).unwrap_or_default();
+    // The key never reaches the log, though the settings that hold it are logged.
+    let log_file = home.path().join("state/sayso/sayso.log");
+    let log = std::fs::read_to_string(&log_file)
+        .unwrap_or_else(|e| panic!("no log at {}: {e}", log_file.display()));
+    assert!(
+        log.contains("starting") && log.contains("api_key: Some(\"<redacted>\")"),
+        "the log does not show the provider settings:\n{log}"
+    );
     assert!(!log.contains("sk-secret-123"), "key leaked into the log");
 }
 

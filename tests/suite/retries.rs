@@ -149,6 +149,17 @@ async fn a_dropped_stream_is_retried_and_its_partial_output_discarded() {
             "finished"
         ]
     );
+    // The message says what happened once, with the transport's reason.
+    let dropped = events.iter().find_map(|e| match e {
+        StreamEvent::Retrying { error, .. } => Some(error.to_string()),
+        _ => None,
+    });
+    assert_eq!(
+        dropped.as_deref(),
+        Some(
+            "the stream stopped before the reply was complete (unexpected EOF during chunk size line)"
+        )
+    );
 }
 
 #[tokio::test]
@@ -241,4 +252,38 @@ async fn dropping_the_stream_hangs_up_on_the_server() {
         .await
         .expect("the server should see the connection close");
     assert_eq!(fx.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn plain_requests_go_through_the_same_retries_silently() {
+    let fx = Fixture::start().await;
+    fx.push(status(503, &[], "overloaded"));
+    fx.push(Reply::Json(serde_json::json!({
+        "choices": [{"message": {"role": "assistant", "content": "judged"}, "finish_reason": "stop"}]
+    })));
+    fx.push(status(429, &[("retry-after-ms", "30")], "slow down"));
+    fx.push(Reply::Json(serde_json::json!({"data": [{"id": "m"}]})));
+    fx.push(status(400, &[], r#"{"error":{"message":"bad request"}}"#));
+    fx.push(Reply::Json(serde_json::json!({"data": [{"id": "never"}]})));
+    let c = client(&fx.base_url());
+    assert_eq!(
+        c.complete(&user_request("q")).await.unwrap().content,
+        "judged"
+    );
+    assert_eq!(c.list_models().await.unwrap(), ["m"]);
+    assert_eq!(
+        c.list_models().await.unwrap_err().to_string(),
+        "the server answered 400: Bad Request: bad request"
+    );
+    let paths: Vec<String> = fx.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/v1/chat/completions",
+            "/v1/chat/completions",
+            "/v1/models",
+            "/v1/models",
+            "/v1/models"
+        ]
+    );
 }

@@ -208,3 +208,80 @@ async fn deltas_arrive_in_order_as_they_stream() {
     assert_eq!(texts, ["one ", "two ", "three"]);
     assert_eq!(result.unwrap().content, "one two three");
 }
+
+/// A short reply whose first attempt has `corrupt` in place of step `at` of
+/// `sse::text_reply(&["Hello ", "world"])` (0 role, 1–2 text, 3 finish, 4 usage, 5 `[DONE]`);
+/// the retry sends it whole. The events of the stream and its result.
+async fn corrupted_then_whole(at: usize, corrupt: &str) -> (Vec<StreamEvent>, String) {
+    let fx = Fixture::start().await;
+    let mut first = sse::text_reply(&["Hello ", "world"]);
+    first[at] = Step::Bytes(corrupt.as_bytes().to_vec());
+    fx.push(Reply::Stream(first));
+    fx.push(Reply::Stream(sse::text_reply(&["Hello ", "world"])));
+    let (events, result) = collect(&client(&fx.base_url()), &user_request("q")).await;
+    assert_eq!(
+        fx.requests().len(),
+        2,
+        "the corrupted attempt was not retried"
+    );
+    (events, result.expect("the retry succeeds").content)
+}
+
+fn dropped_retries(events: &[StreamEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::Retrying {
+                error: e @ ProviderError::Dropped(_),
+                ..
+            } => Some(e.to_string()),
+            StreamEvent::Retrying { error, .. } => panic!("not a dropped stream: {error:?}"),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_corrupted_last_content_chunk_is_retried_not_skipped() {
+    // LLMock's "malformed" fault: the JSON cut in half, the framing kept.
+    let (events, text) = corrupted_then_whole(
+        2,
+        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"wor\n\n",
+    )
+    .await;
+    assert_eq!(text, "Hello world");
+    assert_eq!(
+        dropped_retries(&events),
+        [
+            "the stream stopped before the reply was complete (a chunk arrived corrupted: EOF while parsing a string at line 1 column 97)"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_corrupted_finish_chunk_is_retried() {
+    let (events, text) = corrupted_then_whole(
+        3,
+        "data: {\"id\":\"chatcmpl-1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_re\n\n",
+    )
+    .await;
+    assert_eq!(text, "Hello world");
+    assert_eq!(dropped_retries(&events).len(), 1);
+}
+
+#[tokio::test]
+async fn a_corrupted_done_is_retried() {
+    let (events, text) = corrupted_then_whole(5, "data: [DO\n\n").await;
+    assert_eq!(text, "Hello world");
+    assert_eq!(dropped_retries(&events).len(), 1);
+}
+
+#[tokio::test]
+async fn a_chunk_that_lost_its_head_is_retried_not_skipped() {
+    // The tail of a content chunk: not JSON, but not a status line either. Skipping it would
+    // show "Hello " as the whole reply.
+    let (events, text) =
+        corrupted_then_whole(2, "data: ntent\":\"world\"},\"finish_reason\":null}]}\n\n").await;
+    assert_eq!(text, "Hello world");
+    assert_eq!(dropped_retries(&events).len(), 1);
+}

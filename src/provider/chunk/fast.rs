@@ -1,3 +1,22 @@
+//! The streaming twin of the derived impls, for `Chunk::choices`.
+//!
+//! Rules, each the one the derived path applies to a buffered value:
+//! - `choices` / `tool_calls`: an array whose every element is a valid struct, else empty.
+//! - a struct (`ChunkChoice`, `Delta`, `ToolCallDelta`, `FunctionDelta`): an object (unknown
+//!   keys ignored, a repeated known key invalid) or an array of its fields in order (more
+//!   elements than fields invalid); anything else invalid. Only `ToolCallDelta.function` can
+//!   make its struct invalid (a `function` that is not null and not a valid `FunctionDelta`).
+//! - `delta` / `message`: null or invalid becomes `None`.
+//! - scalars go through the same `Value` conversions as the derived path.
+//!
+//! Every value is consumed with `deserialize_any`, as buffering it would, so the same JSON is
+//! rejected (syntax, nesting depth, numbers out of range) and everything else never fails.
+//!
+//! In: a serde `Deserializer` positioned at a chunk's `choices`; out: its `ChunkChoice`s, or the
+//! error the buffered path would give. Not here: any other field of a chunk. The derived impls
+//! in the parent stay the definition of the rules; the property test in `chunk/tests.rs` checks
+//! this file against them on random JSON.
+
 use std::fmt;
 use std::marker::PhantomData;
 

@@ -2,7 +2,7 @@
 //! cap, and a content-type check: HTML is turned into text; plain text, Markdown, JSON and XML
 //! are returned as they are; anything else (images, PDFs, archives) is refused.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -21,6 +21,26 @@ pub struct FetchWebpage;
 pub const MAX_BYTES: usize = 5 * 1024 * 1024;
 const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The one HTTP client of every fetch, built on first use: a 10 s connect timeout, [`TIMEOUT`]
+/// for the whole request, reqwest's default redirect policy (up to 10), sayso's user agent.
+/// No connection is kept between fetches (as with a client per fetch): a connection's task
+/// lives on the runtime that opened it, and a later fetch may run on another one.
+fn http_client() -> Result<&'static reqwest::Client, &'static str> {
+    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(10))
+                .timeout(TIMEOUT)
+                .user_agent(concat!("sayso/", env!("CARGO_PKG_VERSION")))
+                .pool_max_idle_per_host(0)
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(String::as_str)
+}
+
 pub async fn fetch(url: &str) -> Result<(String, String), String> {
     let parsed = reqwest::Url::parse(url).map_err(|_| format!("Invalid URL: `{url}`"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
@@ -28,12 +48,7 @@ pub async fn fetch(url: &str) -> Result<(String, String), String> {
             "Invalid URL: `{url}` (only http and https are fetched)"
         ));
     }
-    let client = reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(10))
-        .timeout(TIMEOUT)
-        .user_agent(concat!("sayso/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| format!("Error fetching `{url}`: {e}"))?;
+    let client = http_client().map_err(|e| format!("Error fetching `{url}`: {e}"))?;
     let resp = client
         .get(parsed)
         .send()
@@ -154,5 +169,17 @@ impl Tool for FetchWebpage {
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
         out.add(errors.join("\n"), None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fetch_gets_the_same_client() {
+        let first = http_client().expect("the client builds");
+        let second = http_client().expect("the client builds");
+        assert!(std::ptr::eq(first, second));
     }
 }

@@ -48,6 +48,29 @@ async fn wait_for_file(path: &Path) {
     }
 }
 
+/// Runs `spec` with a timeout that fires only after the script created `ready` (once it has
+/// set up what the test looks at): if a busy machine kept the script from getting there before
+/// the timeout, the run is repeated with twice the timeout. So no outcome depends on how fast
+/// the machine is.
+async fn run_timing_out_after(mut spec: ShellSpec, ready: &Path, limits: Limits) -> ShellOutcome {
+    let mut timeout = Duration::from_millis(200);
+    for _ in 0..8 {
+        let _ = std::fs::remove_file(ready);
+        spec.timeout = Some(timeout);
+        let o = run_with(&spec, &CancellationToken::new(), limits)
+            .await
+            .expect("spawn");
+        if ready.exists() {
+            return o;
+        }
+        timeout *= 2;
+    }
+    panic!(
+        "the script never created {} before its timeout",
+        ready.display()
+    );
+}
+
 #[tokio::test]
 async fn echo_succeeds() {
     let dir = tempfile::tempdir().unwrap();
@@ -159,12 +182,11 @@ async fn spawn_failures_are_errors() {
 #[tokio::test]
 async fn timeout_kills_the_whole_group() {
     let dir = tempfile::tempdir().unwrap();
-    let mut spec = script(
+    let spec = script(
         dir.path(),
-        "sleep 30 & echo $! > p.tmp; mv p.tmp pid; echo started; wait",
+        "sleep 30 & echo started; echo $! > p.tmp; mv p.tmp pid; wait",
     );
-    spec.timeout = Some(Duration::from_millis(500));
-    let o = run(&spec).await;
+    let o = run_timing_out_after(spec, &dir.path().join("pid"), Limits::default()).await;
     assert!(o.timed_out);
     assert!(!o.cancelled);
     assert!(!o.success());
@@ -189,18 +211,15 @@ async fn foreground_sleep_times_out() {
 async fn sigterm_ignored_escalates_to_sigkill() {
     let dir = tempfile::tempdir().unwrap();
     // The ignored disposition is inherited by `sleep` too.
-    let mut spec = script(
+    let spec = script(
         dir.path(),
         "trap '' TERM; sleep 30 & echo $! > p.tmp; mv p.tmp pid; wait",
     );
-    spec.timeout = Some(Duration::from_millis(500));
     let limits = Limits {
         grace: Duration::from_millis(300),
         ..Limits::default()
     };
-    let o = run_with(&spec, &CancellationToken::new(), limits)
-        .await
-        .unwrap();
+    let o = run_timing_out_after(spec, &dir.path().join("pid"), limits).await;
     assert!(o.timed_out);
     assert_eq!(o.signal, Some(libc::SIGKILL));
     let grandchild = read_pid(dir.path().join("pid"));
@@ -216,19 +235,22 @@ async fn exit_124_is_not_a_timeout() {
     assert!(!o.success());
 
     // And a timeout is a timeout even when the script exits 124 on TERM itself.
-    let mut spec = script(dir.path(), "trap 'exit 124' TERM; sleep 30 & wait");
-    spec.timeout = Some(Duration::from_millis(200));
-    let o = run(&spec).await;
+    let spec = script(
+        dir.path(),
+        "trap 'exit 124' TERM; touch trapped; sleep 30 & wait",
+    );
+    let o = run_timing_out_after(spec, &dir.path().join("trapped"), Limits::default()).await;
     assert!(o.timed_out);
     assert_eq!(o.exit_code, Some(124));
 }
 
 #[tokio::test]
-async fn cancel_kills_before_the_marker() {
+async fn cancel_kills_the_shell_and_the_jobs_it_started() {
     let dir = tempfile::tempdir().unwrap();
+    // The background job would write the marker; it must die with the shell.
     let spec = script(
         dir.path(),
-        "echo $$ > s.tmp; mv s.tmp started; sleep 2; touch marker",
+        "(sleep 30; touch marker) & echo $! > j.tmp; mv j.tmp job; echo $$ > s.tmp; mv s.tmp started; wait",
     );
     let cancel = CancellationToken::new();
     let trigger = {
@@ -244,10 +266,11 @@ async fn cancel_kills_before_the_marker() {
     assert!(o.cancelled);
     assert!(!o.timed_out);
     assert!(!o.success());
+    // `run_shell` returned once the group was gone: nothing is left that could write the marker.
     let sh = read_pid(dir.path().join("started"));
-    assert!(!pid_alive(sh));
-    // Give a survivor time to do harm; nothing must happen.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let job = read_pid(dir.path().join("job"));
+    assert!(!pid_alive(sh), "the shell {sh} survived");
+    assert!(!pid_alive(job), "the background job {job} survived");
     assert!(!dir.path().join("marker").exists());
 }
 

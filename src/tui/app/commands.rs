@@ -255,39 +255,9 @@ fn collapse(app: &mut App, _: &str) -> Vec<Effect> {
     Vec::new()
 }
 
-/// The code blocks of a Markdown text, in order.
+/// The code blocks of a Markdown text, in order: the ones the chat shows.
 pub fn code_blocks(text: &str) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut current: Option<(String, String)> = None;
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        match &mut current {
-            None => {
-                if let Some(fence) = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f)) {
-                    let len = trimmed
-                        .chars()
-                        .take_while(|c| *c == fence.chars().next().unwrap_or('`'))
-                        .count();
-                    current = Some((trimmed[..len].to_owned(), String::new()));
-                }
-            }
-            Some((fence, body)) => {
-                if trimmed.starts_with(fence.as_str())
-                    && trimmed.trim_end().chars().all(|c| fence.starts_with(c))
-                {
-                    blocks.push(std::mem::take(body));
-                    current = None;
-                } else {
-                    body.push_str(line);
-                    body.push('\n');
-                }
-            }
-        }
-    }
-    if let Some((_, body)) = current {
-        blocks.push(body);
-    }
-    blocks
+    crate::tui::markdown::code_blocks(text)
 }
 
 #[cfg(test)]

@@ -607,8 +607,9 @@ fn the_schema_is_strict() {
     );
 }
 
+/// How fast this is, `benches/edit_file.rs` measures (`edit_file_tool/*_near_end`).
 #[test]
-fn a_ten_megabyte_file_is_edited_quickly() {
+fn a_ten_megabyte_file_is_edited_exactly_then_fuzzily() {
     let mut content = String::with_capacity(10_500_000);
     let mut i = 0;
     while content.len() < 10_000_000 {
@@ -617,7 +618,6 @@ fn a_ten_megabyte_file_is_edited_quickly() {
     }
     content.push_str("fn end() {\n    finish();\n}\n");
     let (dir, ctx) = project(content.as_bytes());
-    let t = std::time::Instant::now();
     run(&inv_in(
         dir.path(),
         &ctx,
@@ -627,8 +627,6 @@ fn a_ten_megabyte_file_is_edited_quickly() {
         ),
     ))
     .unwrap();
-    let exact = t.elapsed();
-    let t = std::time::Instant::now();
     run(&inv_in(
         dir.path(),
         &ctx,
@@ -638,15 +636,7 @@ fn a_ten_megabyte_file_is_edited_quickly() {
         ),
     ))
     .unwrap();
-    let fuzzy = t.elapsed();
-    assert!(
-        fs::read_to_string(dir.path().join("f.txt"))
-            .unwrap()
-            .ends_with("table);\nfn end() {}\n")
-    );
-    // Generous bounds for unoptimised test builds on a loaded machine.
-    assert!(
-        exact < Duration::from_secs(5) && fuzzy < Duration::from_secs(10),
-        "{exact:?} {fuzzy:?}"
-    );
+    let edited = fs::read_to_string(dir.path().join("f.txt")).unwrap();
+    assert_eq!(edited.len(), content.len() - "\n    finish();\n".len());
+    assert!(edited.ends_with("table);\nfn end() {}\n"));
 }

@@ -427,15 +427,19 @@ fn blank_only_old_text_is_matched_exactly_only() {
     assert_eq!(tried, &[Strategy::Exact]);
 }
 
+/// How fast this is, `benches/edit_file.rs` measures (`edit_file_match/exact_near_end`).
 #[test]
-fn exact_match_on_a_large_text_is_fast() {
+fn exact_match_at_the_end_of_a_large_text() {
     let mut content = "let value = compute(index);\n".repeat(200_000);
     content.push_str("fn the_end() {}\n");
-    let t = std::time::Instant::now();
     let o = apply(
         &content,
         &[Edit::new("fn the_end() {}", "fn the_end() { done() }")],
     );
-    assert!(o.content.ends_with("fn the_end() { done() }\n"));
-    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    assert_eq!(strategies(&o), [Strategy::Exact]);
+    assert_eq!(o.applied[0].line, 200_001);
+    assert_eq!(
+        o.content,
+        content.replace("fn the_end() {}", "fn the_end() { done() }")
+    );
 }

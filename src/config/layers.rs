@@ -1,0 +1,120 @@
+//! Stage 1 of loading: find the config files, read and parse each into a [`Layer`], narrow the
+//! project layer ([`super::project`]), and merge the layers into one [`FileConfig`].
+//!
+//! In: the command line's [`Overrides`] and the environment (for `-c`/`$SAYSO_CONFIG` and the
+//! XDG directories). Out: the layers, lowest first, and the warnings of the narrowing.
+//! A missing user or project file is no error; a missing file named by `-c`/`$SAYSO_CONFIG`
+//! is. [`Origins`] answers "which file and line set this key?" for the later stages' errors.
+//!
+//! Not here: what the merged values mean (see `resolve` and `validate`).
+
+use std::path::{Path, PathBuf};
+
+use super::error::{ConfigError, find_key_line, syntax_error};
+use super::file::FileConfig;
+use super::{Dirs, Env, Overrides, project};
+
+/// One config file: where it is, its text (to point errors at lines) and what it says.
+pub(super) struct Layer {
+    pub path: PathBuf,
+    pub source: String,
+    pub file: FileConfig,
+}
+
+/// Paths of the user and project config files for these overrides, and whether the user file
+/// must exist (it was named explicitly).
+pub fn config_paths(o: &Overrides, env: &dyn Env) -> (PathBuf, bool, PathBuf) {
+    let explicit = o
+        .config_file
+        .clone()
+        .or_else(|| env.var("SAYSO_CONFIG").map(PathBuf::from));
+    let required = explicit.is_some();
+    let user = explicit.unwrap_or_else(|| Dirs::from_env(env).user_config_file());
+    (user, required, o.cwd.join(".sayso").join("config.toml"))
+}
+
+/// The user layer, then the project layer (unless it is the same file), the latter narrowed;
+/// and the warnings about what was dropped from it.
+pub(super) fn read_layers(
+    o: &Overrides,
+    env: &dyn Env,
+) -> Result<(Vec<Layer>, Vec<String>), ConfigError> {
+    let (user_path, required, project_path) = config_paths(o, env);
+    let mut warnings = Vec::new();
+    let mut layers = Vec::new();
+    if let Some(l) = read_layer(&user_path, required)? {
+        layers.push(l);
+    }
+    let same_file =
+        std::fs::canonicalize(&project_path).ok() == std::fs::canonicalize(&user_path).ok();
+    if !same_file && let Some(mut l) = read_layer(&project_path, false)? {
+        warnings.extend(project::narrow(&mut l));
+        layers.push(l);
+    }
+    Ok((layers, warnings))
+}
+
+fn read_layer(path: &Path, required: bool) -> Result<Option<Layer>, ConfigError> {
+    let source = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
+        Err(e) => {
+            return Err(ConfigError::Io {
+                path: path.to_owned(),
+                source: e,
+            });
+        }
+    };
+    let file =
+        toml::from_str::<FileConfig>(&source).map_err(|e| syntax_error(path, &source, &e))?;
+    Ok(Some(Layer {
+        path: path.to_owned(),
+        source,
+        file,
+    }))
+}
+
+/// The layers merged key by key, a higher layer winning.
+pub(super) fn merge(layers: &[Layer]) -> FileConfig {
+    layers
+        .iter()
+        .fold(FileConfig::default(), |acc, l| acc.merge(l.file.clone()))
+}
+
+/// Where keys were set, for error messages: the highest layer that mentions a key.
+#[derive(Clone, Copy)]
+pub(super) struct Origins<'a> {
+    layers: &'a [Layer],
+}
+
+impl<'a> Origins<'a> {
+    pub fn new(layers: &'a [Layer]) -> Self {
+        Self { layers }
+    }
+
+    /// The file and line that set `table.key`; no file means the command line or environment.
+    pub fn origin(&self, table: &str, key: &str) -> (PathBuf, Option<usize>) {
+        for l in self.layers.iter().rev() {
+            if let Some(line) = find_key_line(&l.source, table, key) {
+                return (l.path.clone(), Some(line));
+            }
+        }
+        (PathBuf::from("(command line or environment)"), None)
+    }
+
+    /// An [`ConfigError::Invalid`] for `table.key`, pointing where it was set.
+    pub fn invalid(&self, table: &str, key: &str, message: String) -> ConfigError {
+        let (origin, line) = self.origin(table, key);
+        let key = if table.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{table}.{key}")
+        };
+        ConfigError::Invalid {
+            origin,
+            line,
+            key,
+            message,
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! Stage 2 of loading: a project file (`.sayso/config.toml` in the working directory) may narrow
+//! what the user configured, never widen it (SPEC §3).
+//!
+//! A cloned repository must not redirect your key, so `base_url`, `api_key_env` and `headers`
+//! are dropped from `[provider]` and every `[providers.NAME]`. Nor may it widen what runs:
+//! `[tools.*]`, `[groups.*]`, `chat.allowed_tools`, `chat.default_tools`, `chat.auto`,
+//! `[judge]` and `use_provider` are dropped too. Each dropped key gives one warning naming the
+//! file and line. Everything else (the model, timeouts, the system prompt, the theme…) stays.
+
+use super::error::find_key_line;
+use super::file::ProviderFile;
+use super::layers::Layer;
+
+/// Removes what a project file may not set from `layer`; returns one warning per key removed.
+pub(super) fn narrow(layer: &mut Layer) -> Vec<String> {
+    let mut warnings = strip_redirecting_keys(layer);
+    warnings.extend(drop_widening_keys(layer));
+    warnings
+}
+
+/// `path:line` for `table.key` in the layer, or just `path` when the line is not found.
+fn location(layer: &Layer, table: &str, key: &str) -> String {
+    let line = find_key_line(&layer.source, table, key)
+        .map(|n| format!(":{n}"))
+        .unwrap_or_default();
+    format!("{}{line}", layer.path.display())
+}
+
+/// Drops the keys that decide where requests (and the key) go.
+fn strip_redirecting_keys(layer: &mut Layer) -> Vec<String> {
+    let mut stripped: Vec<(String, &'static str)> = Vec::new();
+    let mut strip = |table: String, p: &mut ProviderFile| {
+        for key in p.strip_redirecting_keys() {
+            stripped.push((table.clone(), key));
+        }
+    };
+    if let Some(p) = layer.file.provider.as_mut() {
+        strip("provider".into(), p);
+    }
+    for (name, p) in layer.file.providers.iter_mut() {
+        strip(format!("providers.{name}"), p);
+    }
+    stripped
+        .into_iter()
+        .map(|(table, key)| {
+            format!(
+                "{}: ignoring `{table}.{key}`: a project config may not change where requests (and your key) go; set it in your user config or on the command line",
+                location(layer, &table, key)
+            )
+        })
+        .collect()
+}
+
+/// Drops what would define commands, offer more tools, loosen approvals or pick another of
+/// your providers.
+fn drop_widening_keys(layer: &mut Layer) -> Vec<String> {
+    let file = &mut layer.file;
+    let mut dropped: Vec<(String, String)> = Vec::new();
+    dropped.extend(
+        std::mem::take(&mut file.tools)
+            .into_keys()
+            .map(|k| ("tools".to_owned(), k)),
+    );
+    dropped.extend(
+        std::mem::take(&mut file.groups)
+            .into_keys()
+            .map(|k| ("groups".to_owned(), k)),
+    );
+    if let Some(chat) = file.chat.as_mut() {
+        if chat.allowed_tools.take().is_some() {
+            dropped.push(("chat".into(), "allowed_tools".into()));
+        }
+        if chat.default_tools.take().is_some() {
+            dropped.push(("chat".into(), "default_tools".into()));
+        }
+        if chat.auto.take().is_some() {
+            dropped.push(("chat".into(), "auto".into()));
+        }
+    }
+    if file.judge.take().is_some() {
+        dropped.push((String::new(), "judge".into()));
+    }
+    if file.use_provider.take().is_some() {
+        dropped.push((String::new(), "use_provider".into()));
+    }
+    dropped
+        .into_iter()
+        .map(|(table, key)| {
+            let dotted = if table.is_empty() {
+                key.clone()
+            } else {
+                format!("{table}.{key}")
+            };
+            format!(
+                "{}: ignoring `{dotted}`: a project config may not define or add tools, change approvals or choose a provider; set it in your user config",
+                location(layer, &table, &key)
+            )
+        })
+        .collect()
+}
