@@ -82,6 +82,19 @@ pub struct Cli {
     /// Log level for the log file: error, warn, info, debug, trace, off
     #[arg(long, value_name = "LEVEL", global = true)]
     pub log_level: Option<String>,
+
+    /// Continue a saved session: the given one (an id or its start), or without ID the latest
+    /// one started in this directory
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+
+    /// Continue the latest session started in this directory (the same as --resume)
+    #[arg(long = "continue", conflicts_with = "resume")]
+    pub continue_last: bool,
+
+    /// Do not save this chat as a session
+    #[arg(long, conflicts_with_all = ["resume", "continue_last"])]
+    pub no_session: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -93,6 +106,11 @@ pub enum Command {
     },
     /// List the tools with their approval settings
     Tools,
+    /// List, show or remove saved sessions (default: list)
+    Sessions {
+        #[command(subcommand)]
+        action: Option<SessionsAction>,
+    },
     /// Print a shell completion script
     Completions {
         #[arg(value_enum)]
@@ -110,7 +128,40 @@ pub enum ConfigAction {
     Check,
 }
 
+#[derive(Debug, Subcommand)]
+pub enum SessionsAction {
+    /// The saved sessions, newest first
+    List,
+    /// A session's transcript as Markdown (or its records with --json)
+    Show {
+        /// The session id (or its start)
+        id: String,
+        /// Print the records as JSON Lines instead
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a session, or every session older than an age
+    Rm {
+        /// The session id (or its start)
+        #[arg(required_unless_present = "older_than")]
+        id: Option<String>,
+        /// Remove every session last written longer ago than this (30d, 12h, 90m, 4w)
+        #[arg(long, value_name = "AGE", conflicts_with = "id")]
+        older_than: Option<String>,
+    },
+}
+
 impl Cli {
+    /// Which saved session to continue: `Some(None)` the latest of this directory.
+    pub fn resume_choice(&self) -> Option<Option<String>> {
+        if self.continue_last {
+            return Some(None);
+        }
+        self.resume
+            .as_ref()
+            .map(|id| (!id.trim().is_empty()).then(|| id.trim().to_owned()))
+    }
+
     /// The log level implied by `-v` / `--log-level`.
     pub fn log_level(&self) -> Option<String> {
         self.log_level.clone().or(match self.verbose {

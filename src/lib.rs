@@ -16,6 +16,8 @@
 //! - [`session`]: sessions saved as JSON Lines while they happen, and resumed.
 //! - [`headless`]: `sayso -p`, printing text or JSON Lines events.
 //! - [`tui`]: the terminal UI: app state and update, widgets, the event loop.
+//! - [`launch`]: what the binary does: a subcommand, or a chat (TUI or headless) with its
+//!   config, tools and session.
 //! - [`demo`]: the scripted in-process endpoint behind `--demo`.
 //! - [`cli`]: the command line (clap); [`exit`]: exit codes; [`signals`]: SIGINT/TERM/HUP;
 //!   [`logging`]: file logging (never to the terminal).
@@ -27,6 +29,7 @@ pub mod demo;
 pub mod events;
 pub mod exit;
 pub mod headless;
+pub mod launch;
 pub mod logging;
 pub mod provider;
 pub mod session;

@@ -25,6 +25,7 @@ pub struct FileConfig {
     #[serde(default)]
     pub groups: BTreeMap<String, GroupFile>,
     pub ui: Option<UiFile>,
+    pub sessions: Option<super::sessions::SessionsFile>,
     pub log_level: Option<String>,
 }
 
@@ -192,6 +193,10 @@ impl FileConfig {
                 let mut groups = self.groups;
                 groups.extend(high.groups);
                 groups
+            },
+            sessions: match (self.sessions, high.sessions) {
+                (Some(a), Some(b)) => Some(a.merge(b)),
+                (a, b) => b.or(a),
             },
             ui: match (self.ui, high.ui) {
                 (Some(a), Some(b)) => Some(UiFile {

@@ -25,6 +25,7 @@ pub mod opts;
 pub mod paths;
 mod project;
 mod resolve;
+pub mod sessions;
 mod validate;
 
 use std::path::PathBuf;
@@ -134,6 +135,7 @@ pub struct Config {
     pub tools: ToolSettings,
     pub judge: JudgeSettings,
     pub ui: UiSettings,
+    pub sessions: sessions::SessionSettings,
     /// Each file's path and text, lowest layer first, to point errors at lines.
     pub sources: Vec<(PathBuf, String)>,
 }
@@ -210,6 +212,7 @@ impl Config {
         let tools = validate::tool_settings(o, &merged, origins)?;
         let ui = validate::ui(&merged, origins)?;
         let judge = validate::judge(&merged, origins)?;
+        let sessions = sessions::settings(&merged, origins)?;
 
         Ok(Config {
             model,
@@ -225,6 +228,7 @@ impl Config {
             tools,
             judge,
             ui,
+            sessions,
             sources: layers.into_iter().map(|l| (l.path, l.source)).collect(),
         })
     }

@@ -4,7 +4,8 @@
 //! A cloned repository must not redirect your key, so `base_url`, `api_key_env` and `headers`
 //! are dropped from `[provider]` and every `[providers.NAME]`. Nor may it widen what runs:
 //! `[tools.*]`, `[groups.*]`, `chat.allowed_tools`, `chat.default_tools`, `chat.auto`,
-//! `[judge]` and `use_provider` are dropped too. Each dropped key gives one warning naming the
+//! `[judge]`, `[sessions]` (pruning could delete your saved sessions) and `use_provider` are
+//! dropped too. Each dropped key gives one warning naming the
 //! file and line. Everything else (the model, timeouts, the system prompt, the theme…) stays.
 
 use super::error::find_key_line;
@@ -79,6 +80,9 @@ fn drop_widening_keys(layer: &mut Layer) -> Vec<String> {
     }
     if file.judge.take().is_some() {
         dropped.push((String::new(), "judge".into()));
+    }
+    if file.sessions.take().is_some() {
+        dropped.push((String::new(), "sessions".into()));
     }
     if file.use_provider.take().is_some() {
         dropped.push((String::new(), "use_provider".into()));

@@ -123,10 +123,11 @@ impl<O: Write> JsonPrinter<O> {
 }
 
 impl<O: Write> Printer for JsonPrinter<O> {
-    fn session_started(&mut self, model: &str, provider: &str, auto: bool) {
-        self.emit(
-            json!({"type": "session_started", "model": model, "provider": provider, "auto": auto}),
-        );
+    fn session_started(&mut self, model: &str, provider: &str, auto: bool, session: Option<&str>) {
+        self.emit(json!({
+            "type": "session_started", "model": model, "provider": provider, "auto": auto,
+            "session_id": session,
+        }));
     }
 
     fn event(&mut self, ev: &Event) {

@@ -19,12 +19,14 @@ use tokio_util::sync::CancellationToken;
 pub use self::json::JsonPrinter;
 pub use self::text::TextPrinter;
 use crate::agent::Agent;
+use crate::agent::saving::Saving;
 use crate::events::{Event, EventSink, Mode, TurnEnd};
 use crate::provider::StreamDelta;
 
 /// Receives what happens during a headless run.
 pub trait Printer {
-    fn session_started(&mut self, model: &str, provider: &str, auto: bool);
+    /// `session` is the id the run is saved as, when it is.
+    fn session_started(&mut self, model: &str, provider: &str, auto: bool, session: Option<&str>);
     fn event(&mut self, ev: &Event);
     /// The run is over; `text` is the last reply.
     fn session_finished(&mut self, end: &TurnEnd, text: &str);
@@ -37,14 +39,18 @@ pub async fn run(
     agent: &mut Agent,
     prompt: &str,
     printer: &mut dyn Printer,
+    saving: &mut Saving,
     interrupt: impl std::future::Future<Output = ()>,
 ) -> TurnEnd {
     printer.session_started(
         &agent.model(),
         agent.provider(),
         agent.mode().get() == Mode::Auto,
+        saving.id(),
     );
-    let (sink, mut rx) = EventSink::channel();
+    let (front, mut rx) = EventSink::channel();
+    let sink = saving.sink(&front);
+    drop(front);
     let cancel = CancellationToken::new();
     let mut text = String::new();
     let end = {

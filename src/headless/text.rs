@@ -133,7 +133,13 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
 }
 
 impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
-    fn session_started(&mut self, _model: &str, _provider: &str, auto: bool) {
+    fn session_started(
+        &mut self,
+        _model: &str,
+        _provider: &str,
+        auto: bool,
+        _session: Option<&str>,
+    ) {
         if auto {
             let _ = writeln!(
                 self.err,

@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use super::record::{Header, Record};
 use super::store::{file_of, valid_id};
@@ -97,31 +97,7 @@ pub fn find(dir: &Path, id: &str) -> Result<Summary, String> {
     }
 }
 
-/// How many sessions to keep, or for how long.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Keep {
-    Count(usize),
-    Age(Duration),
-}
-
-/// `30d`, `12h`, `90m`, or a plain count (`200`).
-pub fn parse_keep(s: &str) -> Result<Keep, String> {
-    let s = s.trim();
-    let bad = || format!("`{s}` is neither a count (200) nor an age (30d, 12h, 90m)");
-    if let Ok(n) = s.parse::<usize>() {
-        return Ok(Keep::Count(n));
-    }
-    let (num, unit) = s.split_at(s.len().saturating_sub(1));
-    let n: u64 = num.parse().map_err(|_| bad())?;
-    let secs = match unit {
-        "d" => n * 86_400,
-        "h" => n * 3_600,
-        "m" => n * 60,
-        "w" => n * 7 * 86_400,
-        _ => return Err(bad()),
-    };
-    Ok(Keep::Age(Duration::from_secs(secs)))
-}
+pub use crate::config::sessions::{Keep, parse_keep};
 
 /// Removes the sessions `keep` lets go (never `except`, the one in use); returns how many.
 pub fn prune(dir: &Path, keep: Keep, except: Option<&str>, now: SystemTime) -> usize {
@@ -202,19 +178,5 @@ mod tests {
         );
         let left: Vec<String> = list(&dir).into_iter().map(|s| s.id).collect();
         assert_eq!(left, ["ti2x0kc-ccc", "ti2x0k9-aaa"]);
-    }
-
-    #[test]
-    fn keep_reads_counts_and_ages() {
-        assert_eq!(parse_keep("200"), Ok(Keep::Count(200)));
-        assert_eq!(
-            parse_keep("30d"),
-            Ok(Keep::Age(Duration::from_secs(30 * 86_400)))
-        );
-        assert_eq!(
-            parse_keep("12h"),
-            Ok(Keep::Age(Duration::from_secs(43_200)))
-        );
-        assert!(parse_keep("soon").is_err());
     }
 }

@@ -89,8 +89,17 @@ async fn json_mode_prints_one_event_per_line() {
     cmd.args(["-p", "--json", "hi"]);
     let out = run(cmd).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut lines = json_lines(&out.stdout);
+    // The session id names the file the run is saved in.
+    let id = lines[0]["session_id"].as_str().unwrap().to_owned();
+    assert!(
+        home.path()
+            .join(format!("data/sayso/sessions/{id}.jsonl"))
+            .exists()
+    );
+    lines[0].as_object_mut().unwrap().remove("session_id");
     assert_eq!(
-        json_lines(&out.stdout),
+        lines,
         [
             json!({"type": "session_started", "model": "m", "provider": "default", "auto": false}),
             json!({"type": "reasoning_delta", "text": "r"}),

@@ -1,0 +1,255 @@
+//! A chat: the TUI, or headless with `-p`. Loads the configuration (with the demo endpoint in
+//! place of the configured one for `--demo`), requires an endpoint, builds the tools and the
+//! agent, prunes old sessions, and continues a saved session when asked (`--resume`,
+//! `--continue`).
+
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use super::fail;
+use crate::agent::saving::Saving;
+use crate::agent::{Agent, Frontend};
+use crate::cli::Cli;
+use crate::config::{Config, Overrides, ProcessEnv};
+use crate::demo::{DEMO_MODEL, DemoServer};
+use crate::events::EventSink;
+use crate::exit;
+use crate::headless::{self, JsonPrinter, Printer, TextPrinter};
+use crate::provider::Client;
+use crate::session::catalog;
+use crate::tools::approval::Interaction;
+
+/// The demo endpoint, and the scratch directory its tools work in.
+struct Demo {
+    _server: DemoServer,
+    _dir: Option<tempfile::TempDir>,
+}
+
+pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
+    // The demo endpoint replaces whatever endpoint is configured; the rest of the config applies.
+    let server = if cli.demo {
+        match DemoServer::start(Duration::from_millis(8)).await {
+            Ok(server) => {
+                overrides.base_url = Some(server.base_url());
+                overrides.provider = None;
+                overrides.model.get_or_insert_with(|| DEMO_MODEL.to_owned());
+                Some(server)
+            }
+            Err(e) => return fail(exit::FAILED, format!("cannot start the demo endpoint: {e}")),
+        }
+    } else {
+        None
+    };
+    let config = match load(&overrides, server.is_some()) {
+        Ok(c) => c,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    let _log_guard = crate::logging::init(&config.dirs.log_file(), &config.log_level);
+    tracing::info!(provider = ?config.provider, model = %config.model, "starting");
+
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if !cli.print && !terminal {
+        return fail(
+            exit::USAGE,
+            "the interactive UI needs a terminal on stdin and stdout; use -p for headless mode",
+        );
+    }
+    let prompt = if cli.print {
+        match read_prompt(cli.prompt.as_deref()) {
+            Ok(p) => p,
+            Err(e) => return fail(exit::USAGE, e),
+        }
+    } else {
+        cli.prompt.clone().unwrap_or_default()
+    };
+    // The demo's scripted model creates files: give it a scratch directory unless -C says where.
+    let demo_dir = match (&server, &cli.cwd) {
+        (Some(_), None) => match tempfile::Builder::new().prefix("sayso-demo-").tempdir() {
+            Ok(d) => {
+                eprintln!("sayso: the demo works in {}", d.path().display());
+                Some(d)
+            }
+            Err(e) => {
+                return fail(
+                    exit::FAILED,
+                    format!("cannot create the demo directory: {e}"),
+                );
+            }
+        },
+        _ => None,
+    };
+    let cwd = demo_dir
+        .as_ref()
+        .map_or(overrides.cwd.clone(), |d| d.path().to_path_buf());
+    let _demo = server.map(|s| Demo {
+        _server: s,
+        _dir: demo_dir,
+    });
+    let sessions = sessions_dir(cli, &config);
+    if cli.print {
+        headless_chat(cli, &config, cwd, &prompt, sessions).await
+    } else {
+        tui_chat(cli, &config, cwd, prompt, sessions).await
+    }
+}
+
+/// The configuration, with an endpoint (the demo's when `demo`).
+fn load(overrides: &Overrides, demo: bool) -> Result<Config, String> {
+    let mut config = Config::load(overrides, &ProcessEnv).map_err(|e| e.to_string())?;
+    config.require_endpoint().map_err(|e| e.to_string())?;
+    if demo {
+        config.provider.api_key = None;
+        config.provider.name = "demo".into();
+    }
+    for w in &config.warnings {
+        eprintln!("sayso: warning: {w}");
+    }
+    Ok(config)
+}
+
+/// Where sessions are saved (`None`: not saved), after pruning old ones.
+fn sessions_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
+    if cli.no_session || !config.sessions.save {
+        return None;
+    }
+    if let Some(keep) = config.sessions.keep {
+        let dir = config.dirs.data.join("sessions");
+        let n = catalog::prune(&dir, keep, None, SystemTime::now());
+        if n > 0 {
+            tracing::info!(removed = n, "pruned old sessions (sessions.keep)");
+        }
+    }
+    Some(config.dirs.data.clone())
+}
+
+fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<Agent, String> {
+    let client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
+    let setup = crate::tools::setup::build(config).map_err(|e| e.to_string())?;
+    Ok(crate::agent::build(config, client, setup, cwd, frontend))
+}
+
+async fn tui_chat(
+    cli: &Cli,
+    config: &Config,
+    cwd: PathBuf,
+    prompt: String,
+    sessions: Option<PathBuf>,
+) -> u8 {
+    let (approver, approvals) = tokio::sync::mpsc::unbounded_channel();
+    let (questioner, questions) = tokio::sync::mpsc::unbounded_channel();
+    let cwd_label = home_relative(&cwd);
+    let frontend = Frontend {
+        interaction: Interaction::Interactive,
+        approver: Some(approver),
+        questions: Some(questioner),
+    };
+    let agent = match agent(config, cwd, frontend) {
+        Ok(a) => a,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    let theme = crate::tui::theme::Theme::named(
+        &config.ui.theme,
+        std::env::var("COLORFGBG").ok().as_deref(),
+    );
+    let options = crate::tui::run::TuiOptions {
+        theme,
+        mouse: config.ui.mouse,
+        bell: config.ui.bell,
+        prompt: Some(prompt).filter(|p| !p.trim().is_empty()),
+        cwd_label,
+        sessions,
+        resume: cli.resume_choice(),
+    };
+    crate::tui::run::run(agent, approvals, questions, options).await
+}
+
+async fn headless_chat(
+    cli: &Cli,
+    config: &Config,
+    cwd: PathBuf,
+    prompt: &str,
+    sessions: Option<PathBuf>,
+) -> u8 {
+    let frontend = Frontend {
+        interaction: Interaction::Headless,
+        approver: None,
+        questions: None,
+    };
+    let mut agent = match agent(config, cwd, frontend) {
+        Ok(a) => a,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    let mut saving = Saving::new(sessions, &agent);
+    if let Some(id) = cli.resume_choice() {
+        // The saved transcript is not printed again: only the new turn is.
+        let (quiet, _) = EventSink::channel();
+        if let Err(e) = saving.resume(&mut agent, id.as_deref(), &quiet).await {
+            return fail(exit::USAGE, e);
+        }
+    }
+    let stdout = std::io::stdout();
+    let mut printer: Box<dyn Printer> = if cli.json {
+        Box::new(JsonPrinter::new(std::io::BufWriter::with_capacity(
+            64 * 1024,
+            stdout.lock(),
+        )))
+    } else {
+        let dim = std::io::stderr().is_terminal();
+        Box::new(TextPrinter::new(
+            std::io::BufWriter::with_capacity(64 * 1024, stdout.lock()),
+            std::io::stderr(),
+            dim,
+        ))
+    };
+    let mut signals = crate::signals::Signals::new();
+    let end = headless::run(
+        &mut agent,
+        prompt,
+        printer.as_mut(),
+        &mut saving,
+        signals.recv(),
+    )
+    .await;
+    drop(printer);
+    if let Some(e) = saving.close().await {
+        eprintln!("sayso: warning: {e}");
+    }
+    end.exit_code()
+}
+
+/// `~/x` for paths under the home directory.
+fn home_relative(p: &std::path::Path) -> String {
+    match std::env::var_os("HOME").map(PathBuf::from) {
+        Some(home) if p.starts_with(&home) => format!(
+            "~/{}",
+            p.strip_prefix(&home)
+                .map(|r| r.display().to_string())
+                .unwrap_or_default()
+        ),
+        _ => p.display().to_string(),
+    }
+}
+
+/// The prompt from the argument, or from stdin when the argument is absent or `-`.
+fn read_prompt(arg: Option<&str>) -> Result<String, String> {
+    let prompt = match arg {
+        Some(p) if p != "-" => p.to_owned(),
+        _ => {
+            let stdin = std::io::stdin();
+            if stdin.is_terminal() {
+                eprintln!("sayso: reading the prompt from stdin (end it with Ctrl+D)");
+            }
+            let mut s = String::new();
+            stdin
+                .lock()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("cannot read the prompt from stdin: {e}"))?;
+            s
+        }
+    };
+    if prompt.trim().is_empty() {
+        return Err("no prompt given: pass it as an argument or on stdin".into());
+    }
+    Ok(prompt)
+}

@@ -1,0 +1,68 @@
+//! What the binary does once the command line is parsed: run a subcommand, or start a chat —
+//! the TUI or headless — with its configuration, its tools and its session.
+//!
+//! - [`chat`]: the TUI and `-p`: config, the demo endpoint, the agent, sessions and resume.
+//! - [`subcommands`]: `sayso config`, `tools`, `sessions`, `completions`.
+
+mod chat;
+mod subcommands;
+
+use std::path::PathBuf;
+
+use crate::cli::{Cli, Command};
+use crate::config::Overrides;
+use crate::exit;
+
+/// Prints `sayso: error: MESSAGE` and gives back `code`.
+pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
+    eprintln!("sayso: error: {message}");
+    code
+}
+
+fn names(list: &[String]) -> Vec<String> {
+    list.iter()
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// What the command line says about configuration.
+fn overrides(cli: &Cli, cwd: PathBuf) -> Overrides {
+    Overrides {
+        config_file: cli.config.clone(),
+        cwd,
+        model: cli.model.clone(),
+        base_url: cli.base_url.clone(),
+        api_key_env: cli.api_key_env.clone(),
+        provider: cli.provider.clone(),
+        log_level: cli.log_level(),
+        auto: cli.auto,
+        tools: cli.tools.as_deref().map(names),
+        allowed_tools: names(&cli.allowed_tools),
+        max_turns: cli.max_turns,
+    }
+}
+
+/// Runs what the command line asks for; returns the exit code.
+pub async fn run(cli: Cli) -> u8 {
+    let cwd = match &cli.cwd {
+        Some(dir) => match std::fs::canonicalize(dir) {
+            Ok(d) if d.is_dir() => d,
+            _ => {
+                return fail(
+                    exit::USAGE,
+                    format!("-C {}: not a directory", dir.display()),
+                );
+            }
+        },
+        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+    };
+    let overrides = overrides(&cli, cwd);
+    match &cli.command {
+        Some(Command::Completions { shell }) => subcommands::completions(*shell),
+        Some(Command::Config { action }) => subcommands::config(action.as_ref(), &overrides),
+        Some(Command::Tools) => subcommands::tools(&overrides),
+        Some(Command::Sessions { action }) => subcommands::sessions(action.as_ref(), &overrides),
+        None => chat::run(&cli, overrides).await,
+    }
+}

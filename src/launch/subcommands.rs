@@ -1,0 +1,228 @@
+//! The subcommands: `sayso config [path|init|check]`, `sayso tools`, `sayso sessions
+//! [list|show ID|rm ID|rm --older-than AGE]`, `sayso completions SHELL`. None of them needs an
+//! endpoint.
+
+use std::io::Write;
+use std::time::SystemTime;
+
+use clap::CommandFactory;
+
+use super::fail;
+use crate::cli::{Cli, ConfigAction, SessionsAction};
+use crate::config::{Config, Dirs, Overrides, ProcessEnv, config_paths};
+use crate::exit;
+use crate::session::catalog::{self, Keep, human_size, parse_keep};
+use crate::session::record::Record;
+use crate::session::store::read_records;
+use crate::session::transcript_md::markdown;
+
+const EXAMPLE_CONFIG: &str = include_str!("../../config.example.toml");
+
+/// `sayso completions SHELL`.
+pub fn completions(shell: clap_complete::Shell) -> u8 {
+    clap_complete::generate(shell, &mut Cli::command(), "sayso", &mut std::io::stdout());
+    exit::OK
+}
+
+/// `sayso config [path|init|check]`.
+pub fn config(action: Option<&ConfigAction>, o: &Overrides) -> u8 {
+    let (user, _, project) = config_paths(o, &ProcessEnv);
+    let exists = |p: &std::path::Path| if p.exists() { "exists" } else { "not found" };
+    match action {
+        None | Some(ConfigAction::Path) => {
+            println!("user:    {} ({})", user.display(), exists(&user));
+            println!("project: {} ({})", project.display(), exists(&project));
+            exit::OK
+        }
+        Some(ConfigAction::Init) => {
+            if user.exists() {
+                return fail(
+                    exit::USAGE,
+                    format!("{} already exists; not overwriting it", user.display()),
+                );
+            }
+            let written = user
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&user, EXAMPLE_CONFIG));
+            match written {
+                Ok(()) => {
+                    println!("wrote {}", user.display());
+                    exit::OK
+                }
+                Err(e) => fail(
+                    exit::FAILED,
+                    format!("cannot write {}: {e}", user.display()),
+                ),
+            }
+        }
+        Some(ConfigAction::Check) => match Config::load(o, &ProcessEnv) {
+            Ok(c) => {
+                for w in &c.warnings {
+                    eprintln!("sayso: warning: {w}");
+                }
+                let mut out = std::io::stdout().lock();
+                let files: Vec<String> = c.files.iter().map(|f| f.display().to_string()).collect();
+                let _ = writeln!(
+                    out,
+                    "config files: {}",
+                    if files.is_empty() {
+                        "(none)".into()
+                    } else {
+                        files.join(", ")
+                    }
+                );
+                let _ = writeln!(out, "provider:     {}", c.provider.name);
+                let _ = writeln!(out, "base_url:     {}", c.provider.base_url);
+                let _ = writeln!(out, "model:        {}", c.model);
+                let key = match (&c.api_key_env, &c.provider.api_key) {
+                    (Some(env), Some(_)) => format!("from ${env} (set)"),
+                    (Some(env), None) => format!("${env} is not set (fine for local servers)"),
+                    (None, _) => "none".into(),
+                };
+                let _ = writeln!(out, "api key:      {key}");
+                let _ = writeln!(out, "log file:     {}", c.dirs.log_file().display());
+                if let Err(no_endpoint) = c.require_endpoint() {
+                    let _ = writeln!(
+                        out,
+                        "endpoint:     none configured: chats will not start until you set one\n\n{no_endpoint}"
+                    );
+                }
+                exit::OK
+            }
+            Err(e) => fail(exit::USAGE, e),
+        },
+    }
+}
+
+/// `sayso tools`: every tool with its approval settings.
+pub fn tools(o: &Overrides) -> u8 {
+    let config = match Config::load(o, &ProcessEnv) {
+        Ok(c) => c,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    let setup = match crate::tools::setup::build(&config) {
+        Ok(s) => s,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    print!(
+        "{}",
+        crate::tools::setup::describe(&setup, config.judge.enabled)
+    );
+    exit::OK
+}
+
+/// `sayso sessions [list|show ID|rm ID|rm --older-than AGE]`.
+pub fn sessions(action: Option<&SessionsAction>, _o: &Overrides) -> u8 {
+    let dir = Dirs::from_env(&ProcessEnv).data.join("sessions");
+    match action {
+        None | Some(SessionsAction::List) => list_sessions(&dir),
+        Some(SessionsAction::Show { id, json }) => show_session(&dir, id, *json),
+        Some(SessionsAction::Rm {
+            older_than: Some(age),
+            ..
+        }) => match parse_keep(age) {
+            Ok(Keep::Age(a)) => {
+                let n = catalog::prune(&dir, Keep::Age(a), None, SystemTime::now());
+                println!("removed {n} session(s) older than {age}");
+                exit::OK
+            }
+            _ => fail(
+                exit::USAGE,
+                format!("--older-than {age}: give an age such as 30d, 12h, 90m or 4w"),
+            ),
+        },
+        Some(SessionsAction::Rm { id: Some(id), .. }) => match catalog::find(&dir, id) {
+            Ok(s) => match std::fs::remove_file(&s.path) {
+                Ok(()) => {
+                    println!("removed {}", s.id);
+                    exit::OK
+                }
+                Err(e) => fail(
+                    exit::FAILED,
+                    format!("cannot remove {}: {e}", s.path.display()),
+                ),
+            },
+            Err(e) => fail(exit::USAGE, e),
+        },
+        Some(SessionsAction::Rm { .. }) => {
+            fail(exit::USAGE, "give a session id or --older-than AGE")
+        }
+    }
+}
+
+fn list_sessions(dir: &std::path::Path) -> u8 {
+    let all = catalog::list(dir);
+    let mut out = std::io::stdout().lock();
+    if all.is_empty() {
+        let _ = writeln!(
+            out,
+            "no saved sessions yet: chats are saved in {} as you go; continue one with `sayso --resume [ID]`",
+            dir.display()
+        );
+        return exit::OK;
+    }
+    let _ = writeln!(
+        out,
+        "{:<12} {:<17} {:>9}  {:<30} FIRST MESSAGE",
+        "ID", "STARTED", "SIZE", "DIRECTORY"
+    );
+    for s in &all {
+        let started = s
+            .header
+            .as_ref()
+            .map(|h| h.started.get(..16).unwrap_or(&h.started).replace('T', " "))
+            .unwrap_or_default();
+        let first: String = s
+            .first_message
+            .clone()
+            .unwrap_or_default()
+            .chars()
+            .take(60)
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:<12} {:<17} {:>9}  {:<30} {first}",
+            s.id,
+            started,
+            human_size(s.bytes),
+            s.cwd()
+        );
+    }
+    exit::OK
+}
+
+fn show_session(dir: &std::path::Path, id: &str, json: bool) -> u8 {
+    let s = match catalog::find(dir, id) {
+        Ok(s) => s,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    let (values, skipped) = match read_records(&s.path) {
+        Ok(r) => r,
+        Err(e) => {
+            return fail(
+                exit::FAILED,
+                format!("cannot read {}: {e}", s.path.display()),
+            );
+        }
+    };
+    if skipped > 0 {
+        eprintln!(
+            "sayso: warning: {skipped} unreadable line(s) skipped in {}",
+            s.path.display()
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    if json {
+        for v in &values {
+            let _ = writeln!(out, "{v}");
+        }
+    } else {
+        let records: Vec<Record> = values
+            .into_iter()
+            .filter_map(|v| serde_json::from_value(v).ok())
+            .collect();
+        let _ = write!(out, "{}", markdown(&records));
+    }
+    exit::OK
+}
