@@ -11,6 +11,7 @@ use super::builtin;
 use super::cmd_tool::template::placeholders;
 use super::cmd_tool::{BuildCmd, CmdTool, OPTION_MARK, validate_template};
 use super::registry::{Registry, Source};
+use crate::config::file::{CmdSchemaFile, ToolFile};
 use crate::config::opts::Opts;
 use crate::config::{Config, ConfigError};
 
@@ -54,121 +55,194 @@ impl ToolSetup {
 
 pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
     let mut registry = builtin::registry();
-    let settings = &config.tools;
-    for (name, entry) in &settings.entries {
-        let table = format!("tools.{name}");
-        match entry.extends.as_deref() {
-            Some("cmd_tool") => {
-                if registry
-                    .get(name)
-                    .is_some_and(|e| e.source == Source::Builtin)
-                {
-                    return Err(config.invalid(
-                        &table,
-                        "extends",
-                        format!("`{name}` is a built-in tool; give your command tool another name"),
-                    ));
-                }
-                if name.is_empty()
-                    || !name
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-                {
-                    return Err(config.invalid(
-                        "tools",
-                        name,
-                        "a tool name may use only letters, digits, `_` and `-`",
-                    ));
-                }
-                let description = entry.description.clone().ok_or_else(|| {
-                    config.invalid(&table, "extends", "a cmd_tool needs a `description`")
-                })?;
-                let build_cmd = entry.build_cmd.clone().ok_or_else(|| {
-                    config.invalid(&table, "extends", "a cmd_tool needs a `build_cmd` template")
-                })?;
-                let schema = entry.schema.clone().unwrap_or_default();
-                for r in &schema.required {
-                    if !schema.properties.contains_key(r) {
-                        return Err(config.invalid(
-                            &table,
-                            "schema",
-                            format!("`required` names `{r}`, which is not in `properties`"),
-                        ));
-                    }
-                }
-                validate_template(&build_cmd)
-                    .map_err(|m| config.invalid(&table, "build_cmd", m))?;
-                for p in placeholders(&build_cmd) {
-                    if !schema.properties.contains_key(&p.key) {
-                        return Err(config.invalid(
-                            &table,
-                            "build_cmd",
-                            format!(
-                                "the placeholder `{{{}}}` names no argument of the schema's `properties`",
-                                p.key
-                            ),
-                        ));
-                    }
-                }
-                let options: Vec<String> = schema
-                    .properties
-                    .iter()
-                    .filter(|(_, v)| v.get(OPTION_MARK).and_then(|o| o.as_bool()) == Some(true))
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                let properties: Map<String, serde_json::Value> =
-                    schema.properties.clone().into_iter().collect();
-                let tool = CmdTool {
-                    name: name.clone(),
-                    description,
-                    properties,
-                    required: schema.required.clone(),
-                    additional_properties: schema.additional_properties.unwrap_or(false),
-                    build: BuildCmd::Template(build_cmd),
-                    system_prompt: entry.system_prompt.clone(),
-                    // A command from config asks before it runs unless its opts say otherwise.
-                    opts: Opts {
-                        require_approval_before: Some(toml::Value::Boolean(true)),
-                        ..Opts::default()
-                    },
-                    options,
-                };
-                registry.register(Arc::new(tool), Source::Config);
-            }
-            Some(other) => {
-                return Err(config.invalid(&table, "extends", format!("`{other}` is not something a tool can extend; the only choice is \"cmd_tool\"")));
-            }
-            None => {
-                if !registry.contains(name) {
-                    return Err(config.invalid(
-                        "tools",
-                        name,
-                        format!(
-                            "there is no tool `{name}`; to define one, add `extends = \"cmd_tool\"`"
-                        ),
-                    ));
-                }
-                for (key, set) in [
-                    ("description", entry.description.is_some()),
-                    ("build_cmd", entry.build_cmd.is_some()),
-                    ("schema", entry.schema.is_some()),
-                    ("system_prompt", entry.system_prompt.is_some()),
-                ] {
-                    if set {
-                        return Err(config.invalid(
-                            &table,
-                            key,
-                            format!("only a cmd_tool (`extends = \"cmd_tool\"`) can set `{key}`"),
-                        ));
-                    }
-                }
-            }
+    for (name, entry) in &config.tools.entries {
+        register_entry(config, &mut registry, name, entry)?;
+    }
+    let groups = groups(config, &registry)?;
+    let mut setup = ToolSetup {
+        registry,
+        groups,
+        active: BTreeSet::new(),
+        allowed: BTreeSet::new(),
+    };
+    (setup.active, setup.allowed) = active_and_allowed(config, &setup)?;
+    Ok(setup)
+}
+
+/// Applies one `[tools.NAME]` entry: defines a command tool, or checks that a built-in's entry
+/// sets only what a built-in may; then records its opts.
+fn register_entry(
+    config: &Config,
+    registry: &mut Registry,
+    name: &str,
+    entry: &ToolFile,
+) -> Result<(), ConfigError> {
+    let table = format!("tools.{name}");
+    match entry.extends.as_deref() {
+        Some("cmd_tool") => {
+            let tool = cmd_tool_from(config, registry, name, entry)?;
+            registry.register(Arc::new(tool), Source::Config);
         }
-        if let Some(opts) = &entry.opts {
-            registry.set_config_opts(name, opts.clone());
+        Some(other) => {
+            return Err(config.invalid(
+                &table,
+                "extends",
+                format!(
+                    "`{other}` is not something a tool can extend; the only choice is \"cmd_tool\""
+                ),
+            ));
+        }
+        None => check_entry(config, registry, name, entry)?,
+    }
+    if let Some(opts) = &entry.opts {
+        registry.set_config_opts(name, opts.clone());
+    }
+    Ok(())
+}
+
+/// The command tool an `extends = "cmd_tool"` entry defines, once its name, schema and
+/// template are checked against each other.
+fn cmd_tool_from(
+    config: &Config,
+    registry: &Registry,
+    name: &str,
+    entry: &ToolFile,
+) -> Result<CmdTool, ConfigError> {
+    let table = format!("tools.{name}");
+    check_cmd_tool_name(config, registry, name)?;
+    let description = entry
+        .description
+        .clone()
+        .ok_or_else(|| config.invalid(&table, "extends", "a cmd_tool needs a `description`"))?;
+    let build_cmd = entry.build_cmd.clone().ok_or_else(|| {
+        config.invalid(&table, "extends", "a cmd_tool needs a `build_cmd` template")
+    })?;
+    let schema = entry.schema.clone().unwrap_or_default();
+    check_schema_and_template(config, &table, &schema, &build_cmd)?;
+    let options: Vec<String> = schema
+        .properties
+        .iter()
+        .filter(|(_, v)| v.get(OPTION_MARK).and_then(|o| o.as_bool()) == Some(true))
+        .map(|(k, _)| k.clone())
+        .collect();
+    let properties: Map<String, serde_json::Value> =
+        schema.properties.clone().into_iter().collect();
+    Ok(CmdTool {
+        name: name.to_owned(),
+        description,
+        properties,
+        required: schema.required.clone(),
+        additional_properties: schema.additional_properties.unwrap_or(false),
+        build: BuildCmd::Template(build_cmd),
+        system_prompt: entry.system_prompt.clone(),
+        // A command from config asks before it runs unless its opts say otherwise.
+        opts: Opts {
+            require_approval_before: Some(toml::Value::Boolean(true)),
+            ..Opts::default()
+        },
+        options,
+    })
+}
+
+/// A command tool may not take a built-in's name, and its name must be a plain identifier.
+fn check_cmd_tool_name(
+    config: &Config,
+    registry: &Registry,
+    name: &str,
+) -> Result<(), ConfigError> {
+    let table = format!("tools.{name}");
+    if registry
+        .get(name)
+        .is_some_and(|e| e.source == Source::Builtin)
+    {
+        return Err(config.invalid(
+            &table,
+            "extends",
+            format!("`{name}` is a built-in tool; give your command tool another name"),
+        ));
+    }
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(config.invalid(
+            "tools",
+            name,
+            "a tool name may use only letters, digits, `_` and `-`",
+        ));
+    }
+    Ok(())
+}
+
+/// `required` and every template placeholder must name a property of the schema.
+fn check_schema_and_template(
+    config: &Config,
+    table: &str,
+    schema: &CmdSchemaFile,
+    build_cmd: &str,
+) -> Result<(), ConfigError> {
+    for r in &schema.required {
+        if !schema.properties.contains_key(r) {
+            return Err(config.invalid(
+                table,
+                "schema",
+                format!("`required` names `{r}`, which is not in `properties`"),
+            ));
         }
     }
+    validate_template(build_cmd).map_err(|m| config.invalid(table, "build_cmd", m))?;
+    for p in placeholders(build_cmd) {
+        if !schema.properties.contains_key(&p.key) {
+            return Err(config.invalid(
+                table,
+                "build_cmd",
+                format!(
+                    "the placeholder `{{{}}}` names no argument of the schema's `properties`",
+                    p.key
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
 
+/// An entry without `extends` configures an existing tool: it must name one, and may set only
+/// its opts (the command-tool keys belong to `extends = "cmd_tool"`).
+fn check_entry(
+    config: &Config,
+    registry: &Registry,
+    name: &str,
+    entry: &ToolFile,
+) -> Result<(), ConfigError> {
+    let table = format!("tools.{name}");
+    if !registry.contains(name) {
+        return Err(config.invalid(
+            "tools",
+            name,
+            format!("there is no tool `{name}`; to define one, add `extends = \"cmd_tool\"`"),
+        ));
+    }
+    for (key, set) in [
+        ("description", entry.description.is_some()),
+        ("build_cmd", entry.build_cmd.is_some()),
+        ("schema", entry.schema.is_some()),
+        ("system_prompt", entry.system_prompt.is_some()),
+    ] {
+        if set {
+            return Err(config.invalid(
+                &table,
+                key,
+                format!("only a cmd_tool (`extends = \"cmd_tool\"`) can set `{key}`"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The built-in groups, then the configured ones (which may replace a built-in group); every
+/// member must be a registered tool.
+fn groups(config: &Config, registry: &Registry) -> Result<BTreeMap<String, Group>, ConfigError> {
     let mut groups: BTreeMap<String, Group> = builtin::groups()
         .into_iter()
         .map(|(n, tools, prompt)| {
@@ -181,7 +255,7 @@ pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
             )
         })
         .collect();
-    for (name, g) in &settings.groups {
+    for (name, g) in &config.tools.groups {
         for t in &g.tools {
             if !registry.contains(t) {
                 return Err(config.invalid(
@@ -199,14 +273,17 @@ pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
             },
         );
     }
+    Ok(groups)
+}
 
-    let mut setup = ToolSetup {
-        registry,
-        groups,
-        active: BTreeSet::new(),
-        allowed: BTreeSet::new(),
-    };
-    setup.active = setup.expand(&settings.default_tools).map_err(|m| {
+/// The tools active at the start of a chat and the tools that never ask, expanded from their
+/// tool and group names; an unknown name is reported where it was set (file or command line).
+fn active_and_allowed(
+    config: &Config,
+    setup: &ToolSetup,
+) -> Result<(BTreeSet<String>, BTreeSet<String>), ConfigError> {
+    let settings = &config.tools;
+    let active = setup.expand(&settings.default_tools).map_err(|m| {
         if settings.default_tools_origin == "--tools" {
             ConfigError::Invalid {
                 origin: "--tools".into(),
@@ -218,7 +295,7 @@ pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
             config.invalid("chat", "default_tools", m)
         }
     })?;
-    setup.allowed = setup.expand(&settings.allowed_tools).map_err(|m| {
+    let allowed = setup.expand(&settings.allowed_tools).map_err(|m| {
         let (origin, line) = config.locate("chat", "allowed_tools");
         let origin = if line.is_some() {
             origin
@@ -232,7 +309,7 @@ pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
             message: m,
         }
     })?;
-    Ok(setup)
+    Ok((active, allowed))
 }
 
 /// The tools table of `sayso tools` and `/tools`: name, kind, source, whether offered, and the

@@ -94,22 +94,7 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
     let t = f.theme;
     let w = f.width.max(8);
     let mut lines: Vec<Line<'static>> = match entry {
-        Entry::User { text } => {
-            let mut out = Vec::new();
-            for (i, l) in text.lines().enumerate() {
-                let lead = if i == 0 {
-                    Span::styled("› ", t.user_label)
-                } else {
-                    Span::raw("  ")
-                };
-                let line = Line::from(vec![lead, Span::styled(l.to_owned(), t.user_text)]);
-                out.extend(wrap_line_indent(&line, w, &[Span::raw("  ")]));
-            }
-            if out.is_empty() {
-                out.push(Line::from(Span::styled("› ", t.user_label)));
-            }
-            out
-        }
+        Entry::User { text } => user_lines(text, t, w),
         Entry::Assistant { text, interrupted } => {
             let mut out = render_markdown(text, w, t);
             if *interrupted {
@@ -131,30 +116,7 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
             judge,
             ..
         } => {
-            let icon_style = match state {
-                ToolState::Done(CallEnd::Success) => t.tool_ok,
-                ToolState::Done(_) => t.tool_err,
-                ToolState::Running => t.tool_running,
-                ToolState::Queued | ToolState::AwaitingApproval => t.tool_waiting,
-            };
-            let mut header = vec![
-                Span::styled(format!("{} ", tool_icon(*state)), icon_style),
-                Span::styled(name.clone(), t.tool_name),
-            ];
-            // `create_file x` under the name `create_file` reads better as just `x`.
-            let detail = cmd_string
-                .strip_prefix(name.as_str())
-                .map(str::trim_start)
-                .unwrap_or(cmd_string);
-            if !detail.is_empty() {
-                header.push(Span::raw(" "));
-                header.push(Span::styled(detail.replace('\n', " ⏎ "), t.dim));
-            }
-            header.push(Span::styled(
-                format!(" · {}", state_text(*state, f.elapsed)),
-                icon_style,
-            ));
-            let mut out = wrap_line_indent(&Line::from(header), w, &[Span::raw("    ")]);
+            let mut out = tool_header(name, cmd_string, *state, f, w);
             if let Some((safe, reason)) = judge {
                 let verdict = if *safe {
                     "judge: safe"
@@ -168,16 +130,7 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
                     w,
                 ));
             }
-            let shown = display.as_deref().unwrap_or(content);
-            let mut body = plain_wrapped(shown.trim_end(), t.text, "  ", w);
-            if f.expanded && !content.is_empty() && display.as_deref() != Some(content.as_str()) {
-                body.push(Line::from(Span::styled(
-                    format!("  {}", strings::SENT_TO_MODEL),
-                    t.dim,
-                )));
-                body.extend(plain_wrapped(content.trim_end(), t.dim, "  │ ", w));
-            }
-            out.extend(fold(body, f.expanded, t, "output"));
+            out.extend(tool_output(content, display.as_deref(), f, w));
             out
         }
         Entry::Notice { text } => {
@@ -198,6 +151,75 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
     lines.push(Line::default());
     // Whatever the renderers did, never hand the pane a line wider than it is.
     lines.into_iter().flat_map(|l| wrap_line(&l, w)).collect()
+}
+
+/// A user message: `› ` before the first line, the rest indented under it.
+fn user_lines(text: &str, t: &Theme, w: u16) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        let lead = if i == 0 {
+            Span::styled("› ", t.user_label)
+        } else {
+            Span::raw("  ")
+        };
+        let line = Line::from(vec![lead, Span::styled(l.to_owned(), t.user_text)]);
+        out.extend(wrap_line_indent(&line, w, &[Span::raw("  ")]));
+    }
+    if out.is_empty() {
+        out.push(Line::from(Span::styled("› ", t.user_label)));
+    }
+    out
+}
+
+/// A tool call's header: state icon, name, the command without the repeated name, and state.
+fn tool_header(
+    name: &str,
+    cmd_string: &str,
+    state: ToolState,
+    f: &Facts,
+    w: u16,
+) -> Vec<Line<'static>> {
+    let t = f.theme;
+    let icon_style = match state {
+        ToolState::Done(CallEnd::Success) => t.tool_ok,
+        ToolState::Done(_) => t.tool_err,
+        ToolState::Running => t.tool_running,
+        ToolState::Queued | ToolState::AwaitingApproval => t.tool_waiting,
+    };
+    let mut header = vec![
+        Span::styled(format!("{} ", tool_icon(state)), icon_style),
+        Span::styled(name.to_owned(), t.tool_name),
+    ];
+    // `create_file x` under the name `create_file` reads better as just `x`.
+    let detail = cmd_string
+        .strip_prefix(name)
+        .map(str::trim_start)
+        .unwrap_or(cmd_string);
+    if !detail.is_empty() {
+        header.push(Span::raw(" "));
+        header.push(Span::styled(detail.replace('\n', " ⏎ "), t.dim));
+    }
+    header.push(Span::styled(
+        format!(" · {}", state_text(state, f.elapsed)),
+        icon_style,
+    ));
+    wrap_line_indent(&Line::from(header), w, &[Span::raw("    ")])
+}
+
+/// A tool's output as the user sees it, folded; expanded, also what the model was sent when
+/// that differs.
+fn tool_output(content: &str, display: Option<&str>, f: &Facts, w: u16) -> Vec<Line<'static>> {
+    let t = f.theme;
+    let shown = display.unwrap_or(content);
+    let mut body = plain_wrapped(shown.trim_end(), t.text, "  ", w);
+    if f.expanded && !content.is_empty() && display != Some(content) {
+        body.push(Line::from(Span::styled(
+            format!("  {}", strings::SENT_TO_MODEL),
+            t.dim,
+        )));
+        body.extend(plain_wrapped(content.trim_end(), t.dim, "  │ ", w));
+    }
+    fold(body, f.expanded, t, "output")
 }
 
 /// Whether an entry can be folded (Tab selects it, Enter toggles it).

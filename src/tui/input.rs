@@ -120,75 +120,11 @@ impl Composer {
                 }
                 InputOutcome::Submit(text)
             }
-            KeyCode::Up if self.walkable() && !self.history.is_empty() => {
-                let next = match self.walking {
-                    None => self.history.len() - 1,
-                    Some(0) => 0,
-                    Some(i) => i - 1,
-                };
-                self.recall(Some(next));
-                InputOutcome::Edited
-            }
-            KeyCode::Down if self.walking.is_some() && self.walkable() => {
-                let next = self
-                    .walking
-                    .and_then(|i| (i + 1 < self.history.len()).then_some(i + 1));
-                self.recall(next);
-                if next.is_none() {
-                    self.walking = None;
-                }
-                InputOutcome::Edited
-            }
-            KeyCode::Tab if self.open_mention().is_some() => {
-                let (start, partial) = self.open_mention().unwrap_or_default();
-                let matches: Vec<&String> = self
-                    .mentions
-                    .iter()
-                    .filter(|m| m.starts_with(&partial))
-                    .collect();
-                let text = self.text();
-                let completed = match matches.as_slice() {
-                    [one] => format!("{}@{{{one}}}", &text[..start]),
-                    [first, rest @ ..] => {
-                        let common: String = rest.iter().fold(first.to_string(), |acc, c| {
-                            acc.chars()
-                                .zip(c.chars())
-                                .take_while(|(a, b)| a == b)
-                                .map(|(a, _)| a)
-                                .collect()
-                        });
-                        format!("{}@{{{common}", &text[..start])
-                    }
-                    [] => return InputOutcome::Ignored,
-                };
-                self.set_text(&completed);
-                InputOutcome::Edited
-            }
+            KeyCode::Up if self.walkable() && !self.history.is_empty() => self.history_back(),
+            KeyCode::Down if self.walking.is_some() && self.walkable() => self.history_forward(),
+            KeyCode::Tab if self.open_mention().is_some() => self.complete_mention(),
             KeyCode::Tab if self.text().starts_with('/') && !self.text().contains(' ') => {
-                let typed = self.text();
-                let matches: Vec<&str> = super::app::commands_names()
-                    .filter(|c| c.starts_with(&typed))
-                    .collect();
-                match matches.as_slice() {
-                    [one] => {
-                        self.set_text(&format!("{one} "));
-                        InputOutcome::Edited
-                    }
-                    [first, rest @ ..] => {
-                        let common = rest.iter().fold(first.to_string(), |acc, c| {
-                            acc.chars()
-                                .zip(c.chars())
-                                .take_while(|(a, b)| a == b)
-                                .map(|(a, _)| a)
-                                .collect()
-                        });
-                        if common.len() > typed.len() {
-                            self.set_text(&common);
-                        }
-                        InputOutcome::Edited
-                    }
-                    [] => InputOutcome::Ignored,
-                }
+                self.complete_command()
             }
             _ => {
                 let changed = self.area.input(key);
@@ -205,6 +141,71 @@ impl Composer {
         }
     }
 
+    /// Up: recalls the previous sent message (the last one when the walk starts).
+    fn history_back(&mut self) -> InputOutcome {
+        let next = match self.walking {
+            None => self.history.len() - 1,
+            Some(0) => 0,
+            Some(i) => i - 1,
+        };
+        self.recall(Some(next));
+        InputOutcome::Edited
+    }
+
+    /// Down: recalls the next sent message; past the newest, the input is empty again.
+    fn history_forward(&mut self) -> InputOutcome {
+        let next = self
+            .walking
+            .and_then(|i| (i + 1 < self.history.len()).then_some(i + 1));
+        self.recall(next);
+        if next.is_none() {
+            self.walking = None;
+        }
+        InputOutcome::Edited
+    }
+
+    /// Tab after `@{partial`: the one matching name with its `}`, or the longest common prefix.
+    fn complete_mention(&mut self) -> InputOutcome {
+        let (start, partial) = self.open_mention().unwrap_or_default();
+        let matches: Vec<&String> = self
+            .mentions
+            .iter()
+            .filter(|m| m.starts_with(&partial))
+            .collect();
+        let text = self.text();
+        let completed = match matches.as_slice() {
+            [one] => format!("{}@{{{one}}}", &text[..start]),
+            [first, rest @ ..] => {
+                format!("{}@{{{}", &text[..start], common_prefix(first, rest))
+            }
+            [] => return InputOutcome::Ignored,
+        };
+        self.set_text(&completed);
+        InputOutcome::Edited
+    }
+
+    /// Tab after `/partial`: the one matching command and a space, or the longest common prefix.
+    fn complete_command(&mut self) -> InputOutcome {
+        let typed = self.text();
+        let matches: Vec<&str> = super::app::commands_names()
+            .filter(|c| c.starts_with(&typed))
+            .collect();
+        match matches.as_slice() {
+            [one] => {
+                self.set_text(&format!("{one} "));
+                InputOutcome::Edited
+            }
+            [first, rest @ ..] => {
+                let common = common_prefix(first, rest);
+                if common.len() > typed.len() {
+                    self.set_text(&common);
+                }
+                InputOutcome::Edited
+            }
+            [] => InputOutcome::Ignored,
+        }
+    }
+
     /// An unfinished `@{name` at the end of the text: its start and the partial name.
     fn open_mention(&self) -> Option<(usize, String)> {
         let text = self.text();
@@ -213,6 +214,17 @@ impl Composer {
         (!partial.contains('}') && !partial.contains(char::is_whitespace))
             .then(|| (i, partial.to_owned()))
     }
+}
+
+/// The longest prefix `first` shares with every one of `rest`.
+fn common_prefix(first: &str, rest: &[impl AsRef<str>]) -> String {
+    rest.iter().fold(first.to_string(), |acc, c| {
+        acc.chars()
+            .zip(c.as_ref().chars())
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| a)
+            .collect()
+    })
 }
 
 #[cfg(test)]

@@ -31,25 +31,27 @@
 //! render as what they are so far (an unclosed fence as code, an unclosed `**` as text).
 //! [`split_blocks`] lets a caller cache the lines of finished blocks; [`code_blocks`] finds the
 //! code blocks the same rendering shows (for `/copy N`).
+//!
+//! Code: this file holds the renderer's state, the event dispatch and inline text; `tags`
+//! says what each opening and closing tag does, `containers` lays lines out behind quote and
+//! list prefixes, `table` lays out tables and `blocks` splits a text into top-level blocks.
 
-use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
-use ratatui::style::{Modifier, Style};
+use pulldown_cmark::{Event, Options, Parser};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 mod blocks;
 mod code_blocks;
+mod containers;
 mod table;
+mod tags;
 
 pub use blocks::split_blocks;
 pub use code_blocks::code_blocks;
-use table::render_table;
+use table::TableState;
 
-use super::highlight::highlight_code;
 use super::theme::Theme;
-use super::wrap::{
-    available_width, hard_wrap_prefixed, spaces, spans_width, str_width, truncate_spans,
-    wrap_prefixed,
-};
+use super::wrap::{available_width, spans_width};
 
 /// The pulldown-cmark options used: GFM tables, strikethrough and task lists.
 pub fn options() -> Options {
@@ -90,16 +92,6 @@ struct LinkState {
 struct CodeState {
     lang: String,
     text: String,
-}
-
-#[derive(Default)]
-struct TableState {
-    aligns: Vec<Alignment>,
-    rows: Vec<Vec<Vec<Span<'static>>>>,
-    header_rows: usize,
-    row: Vec<Vec<Span<'static>>>,
-    cell: Vec<Span<'static>>,
-    in_cell: bool,
 }
 
 struct Renderer<'t> {
@@ -202,188 +194,6 @@ impl<'t> Renderer<'t> {
         }
     }
 
-    fn start(&mut self, tag: Tag<'_>) {
-        match tag {
-            Tag::Paragraph => self.begin_block(),
-            Tag::Heading { level, .. } => {
-                self.begin_block();
-                let h = self.theme.heading;
-                let style = match level {
-                    HeadingLevel::H1 => h.add_modifier(Modifier::UNDERLINED),
-                    HeadingLevel::H2 => h,
-                    _ => h.remove_modifier(Modifier::BOLD),
-                };
-                self.styles.push(style);
-            }
-            Tag::BlockQuote(_) => {
-                self.begin_block();
-                self.containers.push(Container::Quote);
-            }
-            Tag::CodeBlock(kind) => {
-                self.begin_block();
-                let lang = match kind {
-                    CodeBlockKind::Fenced(info) => info
-                        .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
-                        .next()
-                        .unwrap_or("")
-                        .to_string(),
-                    CodeBlockKind::Indented => String::new(),
-                };
-                self.code = Some(CodeState {
-                    lang,
-                    text: String::new(),
-                });
-            }
-            Tag::HtmlBlock => {
-                self.begin_block();
-                self.html = Some(String::new());
-            }
-            Tag::List(start) => {
-                self.flush_inline();
-                self.lists.push(ListState {
-                    next: start,
-                    loose: false,
-                    items: 0,
-                });
-            }
-            Tag::Item => self.start_item(),
-            Tag::Table(aligns) => {
-                self.begin_block();
-                self.table = Some(TableState {
-                    aligns,
-                    ..TableState::default()
-                });
-            }
-            Tag::TableHead | Tag::TableRow => {
-                if let Some(t) = &mut self.table {
-                    t.row.clear();
-                }
-            }
-            Tag::TableCell => {
-                if let Some(t) = &mut self.table {
-                    t.cell.clear();
-                    t.in_cell = true;
-                }
-            }
-            Tag::Emphasis => self.styles.push(self.theme.emphasis),
-            Tag::Strong => self.styles.push(self.theme.strong),
-            Tag::Strikethrough => self.styles.push(self.theme.strike),
-            Tag::Link { dest_url, .. } => {
-                self.styles.push(self.theme.link);
-                let (line, span) = self.inline_pos();
-                self.links.push(LinkState {
-                    dest: dest_url.to_string(),
-                    line,
-                    span,
-                });
-            }
-            Tag::Image { dest_url, .. } => {
-                let style = self.style().patch(self.theme.link);
-                self.push_text("[image: ", style);
-                self.styles.push(self.theme.link);
-                self.links.push(LinkState {
-                    dest: dest_url.to_string(),
-                    line: usize::MAX,
-                    span: 0,
-                });
-            }
-            Tag::Superscript | Tag::Subscript => self.styles.push(Style::default()),
-            Tag::FootnoteDefinition(_)
-            | Tag::DefinitionList
-            | Tag::DefinitionListTitle
-            | Tag::DefinitionListDefinition
-            | Tag::MetadataBlock(_) => self.begin_block(),
-        }
-    }
-
-    fn end(&mut self, tag: TagEnd) {
-        match tag {
-            TagEnd::Paragraph => {
-                self.flush_inline();
-                self.need_blank = true;
-                if matches!(self.containers.last(), Some(Container::Item { .. }))
-                    && let Some(list) = self.lists.last_mut()
-                {
-                    list.loose = true;
-                }
-            }
-            TagEnd::Heading(_) => {
-                self.styles.pop();
-                self.flush_inline();
-                self.need_blank = true;
-            }
-            TagEnd::BlockQuote(_) => {
-                self.flush_inline();
-                self.containers.pop();
-                self.need_blank = true;
-            }
-            TagEnd::CodeBlock => self.end_code_block(),
-            TagEnd::HtmlBlock => self.end_html_block(),
-            TagEnd::List(_) => {
-                self.flush_inline();
-                self.lists.pop();
-                self.need_blank = self.lists.last().is_none_or(|l| l.loose);
-            }
-            TagEnd::Item => {
-                self.flush_inline();
-                if matches!(
-                    self.containers.last(),
-                    Some(Container::Item { pending: true, .. })
-                ) {
-                    self.emit_marker_only();
-                }
-                self.containers.pop();
-            }
-            TagEnd::Table => self.end_table(),
-            TagEnd::TableHead | TagEnd::TableRow => {
-                if let Some(t) = &mut self.table {
-                    let row = std::mem::take(&mut t.row);
-                    t.rows.push(row);
-                    if tag == TagEnd::TableHead {
-                        t.header_rows = t.rows.len();
-                    }
-                }
-            }
-            TagEnd::TableCell => {
-                if let Some(t) = &mut self.table {
-                    let cell = std::mem::take(&mut t.cell);
-                    t.row.push(cell);
-                    t.in_cell = false;
-                }
-            }
-            TagEnd::Emphasis
-            | TagEnd::Strong
-            | TagEnd::Strikethrough
-            | TagEnd::Superscript
-            | TagEnd::Subscript => {
-                self.styles.pop();
-            }
-            TagEnd::Link => {
-                self.styles.pop();
-                if let Some(link) = self.links.pop() {
-                    let text = self.inline_text_since(link.line, link.span);
-                    self.push_url(&link.dest, &text);
-                }
-            }
-            TagEnd::Image => {
-                self.styles.pop();
-                let style = self.style().patch(self.theme.link);
-                self.push_text("]", style);
-                if let Some(link) = self.links.pop() {
-                    self.push_url(&link.dest, "");
-                }
-            }
-            TagEnd::FootnoteDefinition
-            | TagEnd::DefinitionList
-            | TagEnd::DefinitionListTitle
-            | TagEnd::DefinitionListDefinition
-            | TagEnd::MetadataBlock(_) => {
-                self.flush_inline();
-                self.need_blank = true;
-            }
-        }
-    }
-
     // ---- inline ------------------------------------------------------------------------------
 
     /// The current inline style: text, quote (inside quotes), then the pushed patches.
@@ -457,194 +267,6 @@ impl<'t> Renderer<'t> {
             let style = self.theme.dim;
             self.push_text(&format!(" ({dest})"), style);
         }
-    }
-
-    // ---- blocks ------------------------------------------------------------------------------
-
-    /// Before a block: flush pending inline text and put the separating blank line.
-    fn begin_block(&mut self) {
-        self.flush_inline();
-        if self.need_blank && !self.out.is_empty() {
-            self.blank_line();
-        }
-        self.need_blank = false;
-    }
-
-    fn start_item(&mut self) {
-        self.flush_inline();
-        let depth = self.lists.iter().filter(|l| l.next.is_none()).count();
-        let Some(list) = self.lists.last_mut() else {
-            return;
-        };
-        if list.items > 0 {
-            self.need_blank = list.loose;
-        }
-        list.items += 1;
-        let marker = match &mut list.next {
-            Some(n) => {
-                let m = format!("{n}. ");
-                *n += 1;
-                m
-            }
-            None => {
-                let bullet = ["• ", "◦ ", "▪ "][(depth.max(1) - 1) % 3];
-                bullet.to_string()
-            }
-        };
-        if self.need_blank && !self.out.is_empty() {
-            self.blank_line();
-        }
-        self.need_blank = false;
-        let width = str_width(&marker);
-        self.containers.push(Container::Item {
-            marker: vec![Span::styled(marker, self.theme.list_marker)],
-            width,
-            pending: true,
-        });
-    }
-
-    /// Prefixes for the next line: (first line, continuation lines).
-    fn prefixes(&self) -> (Vec<Span<'static>>, Vec<Span<'static>>) {
-        let mut first = Vec::new();
-        let mut rest = Vec::new();
-        for c in &self.containers {
-            match c {
-                Container::Quote => {
-                    first.push(Span::styled("│ ", self.theme.quote));
-                    rest.push(Span::styled("│ ", self.theme.quote));
-                }
-                Container::Item {
-                    marker,
-                    width,
-                    pending,
-                } => {
-                    if *pending {
-                        first.extend(marker.iter().cloned());
-                    } else {
-                        first.extend(spaces(*width, Style::default()));
-                    }
-                    rest.extend(spaces(*width, Style::default()));
-                }
-            }
-        }
-        (first, rest)
-    }
-
-    fn markers_printed(&mut self) {
-        for c in &mut self.containers {
-            if let Container::Item { pending, .. } = c {
-                *pending = false;
-            }
-        }
-    }
-
-    /// A blank line: the continuation prefix without trailing spaces (quote bars stay).
-    fn blank_line(&mut self) {
-        let (_, mut rest) = self.prefixes();
-        while let Some(last) = rest.last_mut() {
-            let trimmed = last.content.trim_end();
-            if trimmed.is_empty() {
-                rest.pop();
-            } else {
-                if trimmed.len() != last.content.len() {
-                    last.content = trimmed.to_string().into();
-                }
-                break;
-            }
-        }
-        let spans = truncate_spans(&rest, self.width, false);
-        self.out.push(Line::from(spans));
-    }
-
-    /// Wrap and emit the pending inline text.
-    fn flush_inline(&mut self) {
-        if self.inline.is_empty() {
-            return;
-        }
-        let lines = std::mem::take(&mut self.inline);
-        for spans in lines {
-            let (first, rest) = self.prefixes();
-            let wrapped = wrap_prefixed(&Line::from(spans), self.width, &first, &rest);
-            self.out.extend(wrapped);
-            self.markers_printed();
-        }
-    }
-
-    /// Emit preformatted lines behind the container prefixes, hard-breaking any that are too
-    /// wide.
-    fn emit_lines(&mut self, lines: Vec<Line<'static>>) {
-        for line in lines {
-            let (first, rest) = self.prefixes();
-            let wrapped = hard_wrap_prefixed(&line, self.width, &first, &rest);
-            self.out.extend(wrapped);
-            self.markers_printed();
-        }
-    }
-
-    /// An item with no content of its own yet: just its marker.
-    fn emit_marker_only(&mut self) {
-        let (first, _) = self.prefixes();
-        let spans = truncate_spans(&first, self.width, false);
-        // Drop the trailing space of the marker.
-        let mut line = Line::from(spans);
-        if let Some(last) = line.spans.last_mut() {
-            let t = last.content.trim_end().to_string();
-            last.content = t.into();
-        }
-        self.out.push(line);
-        self.markers_printed();
-    }
-
-    fn end_code_block(&mut self) {
-        let Some(code) = self.code.take() else {
-            return;
-        };
-        let fence = self.theme.code_fence;
-        let mut lines = vec![Line::from(Span::styled(format!("```{}", code.lang), fence))];
-        let base = self.theme.code_block;
-        for mut line in highlight_code(&code.text, &code.lang) {
-            for span in &mut line.spans {
-                span.style = base.patch(span.style);
-            }
-            lines.push(line);
-        }
-        lines.push(Line::from(Span::styled("```", fence)));
-        self.emit_lines(lines);
-        self.need_blank = true;
-    }
-
-    fn end_html_block(&mut self) {
-        let Some(html) = self.html.take() else {
-            return;
-        };
-        let style = self.style();
-        for raw in html.lines() {
-            let spans = vec![Span::styled(sanitize(raw), style)];
-            let (first, rest) = self.prefixes();
-            self.out
-                .extend(wrap_prefixed(&Line::from(spans), self.width, &first, &rest));
-            self.markers_printed();
-        }
-        self.need_blank = true;
-    }
-
-    fn end_table(&mut self) {
-        let Some(mut table) = self.table.take() else {
-            return;
-        };
-        if table.in_cell {
-            let cell = std::mem::take(&mut table.cell);
-            table.row.push(cell);
-        }
-        if !table.row.is_empty() {
-            let row = std::mem::take(&mut table.row);
-            table.rows.push(row);
-        }
-        let (first, _) = self.prefixes();
-        let avail = available_width(self.width, spans_width(&first));
-        let lines = render_table(&table, avail, self.theme);
-        self.emit_lines(lines);
-        self.need_blank = true;
     }
 }
 

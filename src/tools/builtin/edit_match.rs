@@ -24,17 +24,22 @@
 //! The text is LF-normalised by the caller (CRLF files are converted back after editing) and
 //! has no byte-order mark; offsets are bytes; messages number lines from 1.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use memchr::memmem;
 
+mod closest;
 mod error;
 mod indent;
+mod lines;
+mod tracker;
 
+use closest::closest;
 pub use error::{Closest, EditError, ErrorKind, Location};
 use error::{first_non_blank, shorten};
 use indent::*;
+use lines::{Lines, OldLines};
+use tracker::Tracker;
 
 /// Minimum similarity of the lines between the anchors for a block-anchor match.
 pub const BLOCK_ANCHOR_MIN: f32 = 0.8;
@@ -112,91 +117,6 @@ pub struct Applied {
 pub struct Outcome {
     pub content: String,
     pub applied: Vec<Applied>,
-}
-
-/// The start of each line of a text. A final `\n` ends the last line; no empty line follows it.
-struct Lines<'a> {
-    text: &'a str,
-    starts: Vec<usize>,
-}
-
-impl<'a> Lines<'a> {
-    fn new(text: &'a str) -> Self {
-        let mut starts = Vec::with_capacity(text.len() / 40 + 1);
-        if !text.is_empty() {
-            starts.push(0);
-        }
-        starts.extend(
-            memchr::memchr_iter(b'\n', text.as_bytes())
-                .map(|i| i + 1)
-                .filter(|&s| s < text.len()),
-        );
-        Self { text, starts }
-    }
-
-    fn len(&self) -> usize {
-        self.starts.len()
-    }
-
-    /// Offset just past line `i`'s text (its `\n`, or the end of the text).
-    fn end(&self, i: usize) -> usize {
-        match self.starts.get(i + 1) {
-            Some(&s) => s - 1,
-            None if self.text.ends_with('\n') => self.text.len() - 1,
-            None => self.text.len(),
-        }
-    }
-
-    /// Line `i` without its `\n`.
-    fn line(&self, i: usize) -> &'a str {
-        &self.text[self.starts[i]..self.end(i)]
-    }
-
-    /// The 0-based line holding `offset`.
-    fn line_of(&self, offset: usize) -> usize {
-        self.starts
-            .partition_point(|&s| s <= offset)
-            .saturating_sub(1)
-    }
-
-    /// The place `[start, end)`, for messages.
-    fn location(&self, start: usize, end: usize) -> Location {
-        let first = self.line_of(start);
-        let last = self.line_of(end.saturating_sub(1).max(start));
-        let preview = (first..=last.min(self.len().saturating_sub(1)))
-            .map(|i| self.line(i))
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        Location {
-            start_line: first + 1,
-            end_line: last + 1,
-            preview: shorten(preview, 80),
-        }
-    }
-}
-
-/// A `oldText` as lines (for the line-based strategies): one final `\n` is dropped and noted.
-struct OldLines<'a> {
-    lines: Vec<&'a str>,
-    /// `oldText` ended with a newline: the match takes the last line's `\n` too.
-    eol: bool,
-}
-
-impl<'a> OldLines<'a> {
-    fn new(old: &'a str) -> Self {
-        let (body, eol) = match old.strip_suffix('\n') {
-            Some(b) => (b, true),
-            None => (old, false),
-        };
-        Self {
-            lines: body.split('\n').collect(),
-            eol,
-        }
-    }
-
-    fn has_content(&self) -> bool {
-        self.lines.iter().any(|l| !l.trim().is_empty())
-    }
 }
 
 /// One place a strategy found.
@@ -335,161 +255,6 @@ fn find_block_anchor(lines: &Lines, old: &OldLines, new: &str) -> Vec<Found> {
     out
 }
 
-/// The region most like `old`: the window with the most lines equal to `old`'s after trimming,
-/// else the first line holding one of `old`'s longest words.
-fn closest(lines: &Lines, old: &OldLines) -> Option<Closest> {
-    let k = old.lines.len();
-    let n = lines.len();
-    if n == 0 {
-        return None;
-    }
-    let distinctive = |l: &str| has_alnum(l) || l.trim().len() >= 3;
-    let mut keys: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (j, l) in old.lines.iter().enumerate() {
-        let t = l.trim();
-        if !t.is_empty() && distinctive(t) {
-            keys.entry(t).or_default().push(j);
-        }
-    }
-    let window = |start: usize, why: String| {
-        let end = (start + k).min(n) - 1;
-        Closest {
-            start_line: start + 1,
-            end_line: end + 1,
-            why,
-            lines: (start..=end.min(start + 7))
-                .map(|i| (i + 1, shorten_keep_indent(lines.line(i), 160)))
-                .collect(),
-        }
-    };
-    if !keys.is_empty() {
-        let mut votes: HashMap<usize, usize> = HashMap::new();
-        for i in 0..n {
-            if let Some(js) = keys.get(lines.line(i).trim()) {
-                for &j in js {
-                    if i >= j {
-                        *votes.entry(i - j).or_default() += 1;
-                    }
-                }
-            }
-        }
-        if let Some((start, v)) = votes
-            .into_iter()
-            .max_by_key(|&(s, v)| (v, std::cmp::Reverse(s)))
-        {
-            let start = start.min(n - 1);
-            return Some(window(
-                start,
-                format!("{v} of {k} lines equal ignoring indentation"),
-            ));
-        }
-    }
-    // No line in common: the first line holding one of oldText's longest words.
-    let mut words: Vec<(usize, &str)> = Vec::new();
-    for (j, l) in old.lines.iter().enumerate() {
-        for w in l.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-            if w.chars().count() >= 4 && !words.iter().any(|(_, x)| *x == w) {
-                words.push((j, w));
-            }
-        }
-    }
-    words.sort_by_key(|(_, w)| std::cmp::Reverse(w.len()));
-    for (j, w) in words.into_iter().take(5) {
-        if let Some(pos) = memmem::find(lines.text.as_bytes(), w.as_bytes()) {
-            let start = lines.line_of(pos).saturating_sub(j);
-            return Some(window(start, format!("it contains `{w}`")));
-        }
-    }
-    None
-}
-
-fn shorten_keep_indent(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
-}
-
-/// What earlier edits of the call changed: their text in the current content (sorted,
-/// disjoint) and the range each replaced in the original.
-#[derive(Debug, Clone, Copy)]
-struct Region {
-    start: usize,
-    end: usize,
-    orig_start: usize,
-    orig_end: usize,
-    edit: usize,
-}
-
-#[derive(Debug, Default)]
-struct Tracker {
-    regions: Vec<Region>,
-}
-
-impl Tracker {
-    /// The earlier change that `[start, end)` of the current content overlaps (touching is fine).
-    fn overlapping(&self, start: usize, end: usize) -> Option<&Region> {
-        let i = self.regions.partition_point(|r| r.end <= start);
-        self.regions.get(i).filter(|r| r.start < end)
-    }
-
-    /// The earlier change whose original range `[start, end)` of the original overlaps.
-    fn overlapping_original(&self, start: usize, end: usize) -> Option<&Region> {
-        self.regions.iter().find(|r| {
-            if r.orig_start == r.orig_end {
-                start < r.orig_start && r.orig_start < end
-            } else {
-                start < r.orig_end && r.orig_start < end
-            }
-        })
-    }
-
-    /// `text` with `found` (sorted, disjoint, clear of earlier changes) replaced.
-    fn apply(&mut self, text: &str, found: &[Found], new_text: &str, edit: usize) -> String {
-        let grow: usize = found
-            .iter()
-            .map(|f| f.replacement.as_deref().unwrap_or(new_text).len())
-            .sum();
-        let mut out = String::with_capacity(text.len() + grow);
-        let mut regions = Vec::with_capacity(self.regions.len() + found.len());
-        let old = std::mem::take(&mut self.regions);
-        let mut ri = 0;
-        let mut last = 0;
-        let mut shift: isize = 0; // new position − current position
-        let mut orig_shift: isize = 0; // current position − original position
-        let moved = |r: &Region, shift: isize| Region {
-            start: (r.start as isize + shift) as usize,
-            end: (r.end as isize + shift) as usize,
-            ..*r
-        };
-        for f in found {
-            while ri < old.len() && old[ri].end <= f.start {
-                let r = &old[ri];
-                orig_shift += (r.end - r.start) as isize - (r.orig_end - r.orig_start) as isize;
-                regions.push(moved(r, shift));
-                ri += 1;
-            }
-            let rep = f.replacement.as_deref().unwrap_or(new_text);
-            out.push_str(&text[last..f.start]);
-            let start = out.len();
-            out.push_str(rep);
-            regions.push(Region {
-                start,
-                end: out.len(),
-                orig_start: (f.start as isize - orig_shift) as usize,
-                orig_end: (f.end as isize - orig_shift) as usize,
-                edit,
-            });
-            shift += rep.len() as isize - (f.end - f.start) as isize;
-            last = f.end;
-        }
-        out.push_str(&text[last..]);
-        regions.extend(old[ri..].iter().map(|r| moved(r, shift)));
-        self.regions = regions;
-        out
-    }
-}
-
 /// The places strategy `s` finds for `old`.
 fn locate(s: Strategy, text: &str, lines: &Lines, edit: &Edit, old: &OldLines) -> Vec<Found> {
     match s {
@@ -575,7 +340,7 @@ fn overlap_in_original(
     old: &OldLines,
     strategies: &[Strategy],
 ) -> Option<ErrorKind> {
-    if tracker.regions.is_empty() {
+    if tracker.is_empty() {
         return None;
     }
     let lines = Lines::new(content);
@@ -608,7 +373,7 @@ pub fn apply_edits(content: &str, edits: &[Edit]) -> Result<Outcome, EditError> 
             kind,
             after_earlier,
         };
-        let changed = !tracker.regions.is_empty();
+        let changed = !tracker.is_empty();
         if edit.old_text.is_empty() {
             if !text.is_empty() {
                 return Err(err(ErrorKind::EmptyOldText, false));

@@ -65,33 +65,14 @@ fn attr(tag: &str, name: &str) -> Option<String> {
 
 /// The readable text of an HTML document.
 pub fn html_to_text(html: &str) -> String {
-    let mut out = String::new();
-    let mut title = String::new();
+    let mut page = PageText::default();
     let mut rest = html;
-    let mut skip_until: Option<&'static str> = None;
-    let mut in_title = false;
-    let mut in_pre = false;
-    let mut link: Option<String> = None;
     while !rest.is_empty() {
         let Some(lt) = rest.find('<') else {
-            push_text(
-                &mut out,
-                rest,
-                in_pre,
-                skip_until.is_some(),
-                in_title,
-                &mut title,
-            );
+            page.text(rest);
             break;
         };
-        push_text(
-            &mut out,
-            &rest[..lt],
-            in_pre,
-            skip_until.is_some(),
-            in_title,
-            &mut title,
-        );
+        page.text(&rest[..lt]);
         rest = &rest[lt..];
         if rest.starts_with("<!--") {
             rest = rest.find("-->").map_or("", |e| &rest[e + 3..]);
@@ -100,6 +81,38 @@ pub fn html_to_text(html: &str) -> String {
         let Some(gt) = rest.find('>') else { break };
         let tag = &rest[1..gt];
         rest = &rest[gt + 1..];
+        page.tag(tag);
+    }
+    page.finish()
+}
+
+/// The text being built as the scanner walks the document, and where the scanner is: inside a
+/// title, a `<pre>`, a link, or an element whose content is dropped.
+#[derive(Default)]
+struct PageText {
+    out: String,
+    title: String,
+    skip_until: Option<&'static str>,
+    in_title: bool,
+    in_pre: bool,
+    link: Option<String>,
+}
+
+impl PageText {
+    fn text(&mut self, s: &str) {
+        push_text(
+            &mut self.out,
+            s,
+            self.in_pre,
+            self.skip_until.is_some(),
+            self.in_title,
+            &mut self.title,
+        );
+    }
+
+    /// One tag (the text between `<` and `>`): it may start or end a skipped element, or add
+    /// the markdown-like markup its element stands for.
+    fn tag(&mut self, tag: &str) {
         let closing = tag.starts_with('/');
         let name: String = tag
             .trim_start_matches('/')
@@ -107,26 +120,27 @@ pub fn html_to_text(html: &str) -> String {
             .take_while(|c| c.is_ascii_alphanumeric())
             .collect::<String>()
             .to_ascii_lowercase();
-        if let Some(until) = skip_until {
+        if let Some(until) = self.skip_until {
             if closing && name == until {
-                skip_until = None;
+                self.skip_until = None;
             }
-            continue;
+            return;
         }
+        let out = &mut self.out;
         match (name.as_str(), closing) {
-            ("script", false) => skip_until = Some("script"),
-            ("style", false) => skip_until = Some("style"),
-            ("noscript", false) => skip_until = Some("noscript"),
-            ("svg", false) => skip_until = Some("svg"),
-            ("nav", false) => skip_until = Some("nav"),
-            ("title", false) => in_title = true,
-            ("title", true) => in_title = false,
+            ("script", false) => self.skip_until = Some("script"),
+            ("style", false) => self.skip_until = Some("style"),
+            ("noscript", false) => self.skip_until = Some("noscript"),
+            ("svg", false) => self.skip_until = Some("svg"),
+            ("nav", false) => self.skip_until = Some("nav"),
+            ("title", false) => self.in_title = true,
+            ("title", true) => self.in_title = false,
             ("pre", false) => {
-                in_pre = true;
+                self.in_pre = true;
                 out.push_str("\n\n```\n");
             }
             ("pre", true) => {
-                in_pre = false;
+                self.in_pre = false;
                 out.push_str("\n```\n\n");
             }
             ("br", _) => out.push('\n'),
@@ -141,16 +155,30 @@ pub fn html_to_text(html: &str) -> String {
                 _,
             ) => out.push_str("\n\n"),
             ("td" | "th", false) => out.push_str(" | "),
-            ("a", false) => link = attr(tag, "href"),
+            ("a", false) => self.link = attr(tag, "href"),
             ("a", true) => {
-                if let Some(href) = link.take().filter(|h| h.starts_with("http")) {
+                if let Some(href) = self.link.take().filter(|h| h.starts_with("http")) {
                     out.push_str(&format!(" ({href})"));
                 }
             }
             _ => {}
         }
     }
-    // Collapse runs of blank lines and trailing spaces.
+
+    /// The text with blank-line runs collapsed, under the title as a heading.
+    fn finish(self) -> String {
+        let text = collapse_blank_lines(&self.out);
+        let title = self.title.split_whitespace().collect::<Vec<_>>().join(" ");
+        if title.is_empty() {
+            text
+        } else {
+            format!("# {title}\n\n{text}")
+        }
+    }
+}
+
+/// Collapses runs of blank lines into one and drops trailing spaces.
+fn collapse_blank_lines(out: &str) -> String {
     let mut text = String::new();
     let mut blank = 0;
     for line in out.lines() {
@@ -165,12 +193,7 @@ pub fn html_to_text(html: &str) -> String {
         blank = 0;
         text.push_str(line);
     }
-    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
-    if title.is_empty() {
-        text
-    } else {
-        format!("# {title}\n\n{text}")
-    }
+    text
 }
 
 fn push_text(

@@ -62,177 +62,198 @@ pub fn run(root: &Path, args: &Value) -> Result<(String, String), String> {
     std::fs::create_dir_all(root)
         .map_err(|e| format!("cannot create the memories directory: {e}"))?;
     match command {
-        "view" => {
-            let p = resolve(root, path_arg)?;
-            if p.is_dir() {
-                let mut names: Vec<String> = std::fs::read_dir(&p)
-                    .map_err(|e| format!("cannot read {path_arg}: {e}"))?
-                    .filter_map(Result::ok)
-                    .map(|e| {
-                        let n = e.file_name().to_string_lossy().into_owned();
-                        if e.path().is_dir() {
-                            format!("{n}/")
-                        } else {
-                            n
-                        }
-                    })
-                    .collect();
-                names.sort();
-                let list = if names.is_empty() {
-                    "(empty)".to_owned()
-                } else {
-                    names
-                        .iter()
-                        .map(|n| format!("- {n}"))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                };
-                return Ok((
-                    format!("Directory: {path_arg}\n{list}"),
-                    format!("Viewed {path_arg}"),
-                ));
-            }
-            let text = std::fs::read_to_string(&p)
-                .map_err(|_| format!("Path does not exist: {path_arg}"))?;
-            let lines: Vec<&str> = text.lines().collect();
-            let (start, end) = match args.get("view_range") {
-                Some(Value::Array(r)) if r.len() == 2 => {
-                    let s = r[0].as_i64().unwrap_or(1);
-                    let e = r[1].as_i64().unwrap_or(-1);
-                    let e = if e == -1 { lines.len() as i64 } else { e };
-                    if s < 1 || e < s {
-                        return Err(format!(
-                            "Invalid view_range [{s}, {e}]: lines start at 1, and -1 as the end means the last line"
-                        ));
-                    }
-                    (s as usize, (e as usize).min(lines.len()))
-                }
-                Some(Value::Null) | None => (1, lines.len()),
-                Some(other) => {
-                    return Err(format!("`view_range` must be [start, end], not {other}"));
-                }
-            };
-            let shown: Vec<String> = lines
-                .iter()
-                .enumerate()
-                .skip(start - 1)
-                .take(end.saturating_sub(start - 1))
-                .map(|(i, l)| format!("{:>6}\t{l}", i + 1))
-                .collect();
-            Ok((
-                format!("{path_arg}:\n{}", shown.join("\n")),
-                format!("Viewed {path_arg}"),
-            ))
-        }
-        "create" => {
-            let p = resolve(root, path_arg)?;
-            if p == root {
-                return Err("give a file path under /memories".into());
-            }
-            let text = arg(args, "file_text").unwrap_or_default();
-            if let Some(parent) = p.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("cannot create {path_arg}: {e}"))?;
-            }
-            std::fs::write(&p, text).map_err(|e| format!("cannot write {path_arg}: {e}"))?;
-            Ok((format!("Created {path_arg}"), format!("Created {path_arg}")))
-        }
-        "str_replace" => {
-            let p = resolve(root, path_arg)?;
-            let old = need(args, "old_str")?;
-            let new = arg(args, "new_str").unwrap_or_default();
-            if old.is_empty() {
-                return Err("`old_str` must not be empty".into());
-            }
-            let text = std::fs::read_to_string(&p)
-                .map_err(|_| format!("Path does not exist or is not a text file: {path_arg}"))?;
-            match text.matches(old).count() {
-                0 => Err(format!("String not found in {path_arg}: {old}")),
-                1 => {
-                    std::fs::write(&p, text.replacen(old, new, 1))
-                        .map_err(|e| format!("cannot write {path_arg}: {e}"))?;
-                    Ok((
-                        format!("Replaced the text in {path_arg}"),
-                        format!("Edited {path_arg}"),
-                    ))
-                }
-                n => Err(format!(
-                    "`old_str` occurs {n} times in {path_arg}; include more surrounding text so it matches exactly once"
-                )),
-            }
-        }
-        "insert" => {
-            let p = resolve(root, path_arg)?;
-            let text = std::fs::read_to_string(&p)
-                .map_err(|_| format!("Path does not exist or is not a text file: {path_arg}"))?;
-            let insert = need(args, "insert_text")?;
-            let line = args
-                .get("insert_line")
-                .and_then(Value::as_i64)
-                .ok_or("`insert_line` is required for insert")?;
-            let mut lines: Vec<&str> = text.lines().collect();
-            if line < 0 || line as usize > lines.len() {
-                return Err(format!(
-                    "Invalid insert_line {line}: the file has {} lines; use 0 to insert at the start, or N to insert after line N",
-                    lines.len()
-                ));
-            }
-            let new_lines: Vec<&str> = insert.lines().collect();
-            let at = line as usize;
-            lines.splice(at..at, new_lines);
-            let mut out = lines.join("\n");
-            if text.ends_with('\n') || text.is_empty() {
-                out.push('\n');
-            }
-            std::fs::write(&p, out).map_err(|e| format!("cannot write {path_arg}: {e}"))?;
-            Ok((
-                format!("Inserted the text after line {line} of {path_arg}"),
-                format!("Edited {path_arg}"),
-            ))
-        }
-        "delete" => {
-            let p = resolve(root, path_arg)?;
-            if p == root {
-                return Err(format!("Cannot delete the root directory {ROOT}"));
-            }
-            if p.is_dir() {
-                std::fs::remove_dir_all(&p)
-                    .map_err(|e| format!("cannot delete {path_arg}: {e}"))?;
-            } else if p.exists() {
-                std::fs::remove_file(&p).map_err(|e| format!("cannot delete {path_arg}: {e}"))?;
-            } else {
-                return Err(format!("Path does not exist: {path_arg}"));
-            }
-            Ok((format!("Deleted {path_arg}"), format!("Deleted {path_arg}")))
-        }
-        "rename" => {
-            let old_arg = need(args, "old_path")?;
-            let new_arg = need(args, "new_path")?;
-            let from = resolve(root, old_arg)?;
-            let to = resolve(root, new_arg)?;
-            if from == root || to == root {
-                return Err(format!("Cannot rename the root directory {ROOT}"));
-            }
-            if !from.exists() {
-                return Err(format!("Path does not exist: {old_arg}"));
-            }
-            if to.exists() {
-                return Err(format!("{new_arg} already exists"));
-            }
-            if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("cannot create {new_arg}: {e}"))?;
-            }
-            std::fs::rename(&from, &to).map_err(|e| format!("cannot rename {old_arg}: {e}"))?;
-            Ok((
-                format!("Renamed {old_arg} to {new_arg}"),
-                format!("Renamed {old_arg} → {new_arg}"),
-            ))
-        }
+        "view" => view(root, args, path_arg),
+        "create" => create(root, args, path_arg),
+        "str_replace" => str_replace(root, args, path_arg),
+        "insert" => insert(root, args, path_arg),
+        "delete" => delete(root, path_arg),
+        "rename" => rename(root, args),
         other => Err(format!(
             "unknown command `{other}`; use view, create, str_replace, insert, delete or rename"
         )),
     }
+}
+
+/// `view`: a directory's entries, or a file's lines (all, or `view_range`) numbered.
+fn view(root: &Path, args: &Value, path_arg: &str) -> Result<(String, String), String> {
+    let p = resolve(root, path_arg)?;
+    if p.is_dir() {
+        return view_dir(&p, path_arg);
+    }
+    let text =
+        std::fs::read_to_string(&p).map_err(|_| format!("Path does not exist: {path_arg}"))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let (start, end) = match args.get("view_range") {
+        Some(Value::Array(r)) if r.len() == 2 => {
+            let s = r[0].as_i64().unwrap_or(1);
+            let e = r[1].as_i64().unwrap_or(-1);
+            let e = if e == -1 { lines.len() as i64 } else { e };
+            if s < 1 || e < s {
+                return Err(format!(
+                    "Invalid view_range [{s}, {e}]: lines start at 1, and -1 as the end means the last line"
+                ));
+            }
+            (s as usize, (e as usize).min(lines.len()))
+        }
+        Some(Value::Null) | None => (1, lines.len()),
+        Some(other) => {
+            return Err(format!("`view_range` must be [start, end], not {other}"));
+        }
+    };
+    let shown: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .skip(start - 1)
+        .take(end.saturating_sub(start - 1))
+        .map(|(i, l)| format!("{:>6}\t{l}", i + 1))
+        .collect();
+    Ok((
+        format!("{path_arg}:\n{}", shown.join("\n")),
+        format!("Viewed {path_arg}"),
+    ))
+}
+
+/// `view` of a directory: its entries sorted, subdirectories marked with a `/`.
+fn view_dir(p: &Path, path_arg: &str) -> Result<(String, String), String> {
+    let mut names: Vec<String> = std::fs::read_dir(p)
+        .map_err(|e| format!("cannot read {path_arg}: {e}"))?
+        .filter_map(Result::ok)
+        .map(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if e.path().is_dir() {
+                format!("{n}/")
+            } else {
+                n
+            }
+        })
+        .collect();
+    names.sort();
+    let list = if names.is_empty() {
+        "(empty)".to_owned()
+    } else {
+        names
+            .iter()
+            .map(|n| format!("- {n}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    Ok((
+        format!("Directory: {path_arg}\n{list}"),
+        format!("Viewed {path_arg}"),
+    ))
+}
+
+/// `create`: writes `file_text` to a file, creating its directories.
+fn create(root: &Path, args: &Value, path_arg: &str) -> Result<(String, String), String> {
+    let p = resolve(root, path_arg)?;
+    if p == root {
+        return Err("give a file path under /memories".into());
+    }
+    let text = arg(args, "file_text").unwrap_or_default();
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {path_arg}: {e}"))?;
+    }
+    std::fs::write(&p, text).map_err(|e| format!("cannot write {path_arg}: {e}"))?;
+    Ok((format!("Created {path_arg}"), format!("Created {path_arg}")))
+}
+
+/// `str_replace`: replaces `old_str`, which must occur exactly once.
+fn str_replace(root: &Path, args: &Value, path_arg: &str) -> Result<(String, String), String> {
+    let p = resolve(root, path_arg)?;
+    let old = need(args, "old_str")?;
+    let new = arg(args, "new_str").unwrap_or_default();
+    if old.is_empty() {
+        return Err("`old_str` must not be empty".into());
+    }
+    let text = std::fs::read_to_string(&p)
+        .map_err(|_| format!("Path does not exist or is not a text file: {path_arg}"))?;
+    match text.matches(old).count() {
+        0 => Err(format!("String not found in {path_arg}: {old}")),
+        1 => {
+            std::fs::write(&p, text.replacen(old, new, 1))
+                .map_err(|e| format!("cannot write {path_arg}: {e}"))?;
+            Ok((
+                format!("Replaced the text in {path_arg}"),
+                format!("Edited {path_arg}"),
+            ))
+        }
+        n => Err(format!(
+            "`old_str` occurs {n} times in {path_arg}; include more surrounding text so it matches exactly once"
+        )),
+    }
+}
+
+/// `insert`: puts `insert_text` after line `insert_line` (0 = at the start), keeping the
+/// file's final newline.
+fn insert(root: &Path, args: &Value, path_arg: &str) -> Result<(String, String), String> {
+    let p = resolve(root, path_arg)?;
+    let text = std::fs::read_to_string(&p)
+        .map_err(|_| format!("Path does not exist or is not a text file: {path_arg}"))?;
+    let insert = need(args, "insert_text")?;
+    let line = args
+        .get("insert_line")
+        .and_then(Value::as_i64)
+        .ok_or("`insert_line` is required for insert")?;
+    let mut lines: Vec<&str> = text.lines().collect();
+    if line < 0 || line as usize > lines.len() {
+        return Err(format!(
+            "Invalid insert_line {line}: the file has {} lines; use 0 to insert at the start, or N to insert after line N",
+            lines.len()
+        ));
+    }
+    let new_lines: Vec<&str> = insert.lines().collect();
+    let at = line as usize;
+    lines.splice(at..at, new_lines);
+    let mut out = lines.join("\n");
+    if text.ends_with('\n') || text.is_empty() {
+        out.push('\n');
+    }
+    std::fs::write(&p, out).map_err(|e| format!("cannot write {path_arg}: {e}"))?;
+    Ok((
+        format!("Inserted the text after line {line} of {path_arg}"),
+        format!("Edited {path_arg}"),
+    ))
+}
+
+/// `delete`: removes a file or a whole directory, never the root.
+fn delete(root: &Path, path_arg: &str) -> Result<(String, String), String> {
+    let p = resolve(root, path_arg)?;
+    if p == root {
+        return Err(format!("Cannot delete the root directory {ROOT}"));
+    }
+    if p.is_dir() {
+        std::fs::remove_dir_all(&p).map_err(|e| format!("cannot delete {path_arg}: {e}"))?;
+    } else if p.exists() {
+        std::fs::remove_file(&p).map_err(|e| format!("cannot delete {path_arg}: {e}"))?;
+    } else {
+        return Err(format!("Path does not exist: {path_arg}"));
+    }
+    Ok((format!("Deleted {path_arg}"), format!("Deleted {path_arg}")))
+}
+
+/// `rename`: moves `old_path` to `new_path`, which must not exist yet.
+fn rename(root: &Path, args: &Value) -> Result<(String, String), String> {
+    let old_arg = need(args, "old_path")?;
+    let new_arg = need(args, "new_path")?;
+    let from = resolve(root, old_arg)?;
+    let to = resolve(root, new_arg)?;
+    if from == root || to == root {
+        return Err(format!("Cannot rename the root directory {ROOT}"));
+    }
+    if !from.exists() {
+        return Err(format!("Path does not exist: {old_arg}"));
+    }
+    if to.exists() {
+        return Err(format!("{new_arg} already exists"));
+    }
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {new_arg}: {e}"))?;
+    }
+    std::fs::rename(&from, &to).map_err(|e| format!("cannot rename {old_arg}: {e}"))?;
+    Ok((
+        format!("Renamed {old_arg} to {new_arg}"),
+        format!("Renamed {old_arg} → {new_arg}"),
+    ))
 }
 
 impl Tool for Memory {

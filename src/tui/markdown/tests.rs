@@ -2,7 +2,7 @@
 
 use super::*;
 use proptest::prelude::*;
-use ratatui::style::Color;
+use ratatui::style::{Color, Modifier};
 
 /// A document with every construct (ordinary enough that `split_blocks` is exact).
 const SAMPLE: &str = r#"# Title of the document

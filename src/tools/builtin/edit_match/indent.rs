@@ -1,5 +1,7 @@
 //! Whitespace-tolerant comparison of lines and re-indentation of `newText` to the matched block.
 
+use std::collections::HashMap;
+
 use super::*;
 
 pub(super) fn is_blank_ws(b: u8) -> bool {
