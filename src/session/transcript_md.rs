@@ -18,6 +18,23 @@ fn fence_for(text: &str) -> String {
     "`".repeat(longest.max(2) + 1)
 }
 
+/// What the user saw of a tool's output, and (folded) what the model was sent when different.
+fn tool_output(out: &mut String, content: &str, display: Option<&str>) {
+    let shown = display.unwrap_or(content);
+    if !shown.is_empty() {
+        let f = fence_for(shown);
+        let _ = writeln!(out, "{f}\n{}\n{f}\n", shown.trim_end());
+    }
+    if display.is_some_and(|d| d != content) {
+        let f = fence_for(content);
+        let _ = writeln!(
+            out,
+            "<details><summary>sent to the model</summary>\n\n{f}\n{}\n{f}\n\n</details>\n",
+            content.trim_end()
+        );
+    }
+}
+
 /// The transcript of `records` as Markdown.
 pub fn markdown(records: &[Record]) -> String {
     let mut out = String::new();
@@ -72,21 +89,7 @@ pub fn markdown(records: &[Record]) -> String {
             }
             Record::ToolOutput {
                 content, display, ..
-            } => {
-                let shown = display.as_deref().unwrap_or(content);
-                if !shown.is_empty() {
-                    let f = fence_for(shown);
-                    let _ = writeln!(out, "{f}\n{}\n{f}\n", shown.trim_end());
-                }
-                if display.is_some() && display.as_deref() != Some(content.as_str()) {
-                    let f = fence_for(content);
-                    let _ = writeln!(
-                        out,
-                        "<details><summary>sent to the model</summary>\n\n{f}\n{}\n{f}\n\n</details>\n",
-                        content.trim_end()
-                    );
-                }
-            }
+            } => tool_output(&mut out, content, display.as_deref()),
             Record::ToolEnd { name, end, .. } => {
                 let _ = writeln!(out, "*`{name}`: {}*\n", end.as_str());
             }

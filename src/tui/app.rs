@@ -229,6 +229,34 @@ impl App {
     }
 
     fn on_agent(&mut self, ev: &Event) {
+        // The first delta after a retry: the reply is coming again; say the retry worked.
+        if let (
+            Event::Delta(_),
+            Activity::Retrying {
+                error, retry, max, ..
+            },
+        ) = (ev, &self.activity)
+        {
+            let note = format!("⚠ {error} — retried (attempt {retry}/{max})");
+            self.transcript.push_notice(note);
+            self.activity = Activity::Streaming;
+        }
+        self.track(ev);
+        if self.modal.is_some() {
+            self.activity = Activity::Approval;
+        }
+        self.transcript.apply(ev);
+        if matches!(ev, Event::Retrying { .. }) {
+            // The failed attempt's entries are gone; whatever replaces them is new.
+            if let Some(from) = self.transcript.take_changed() {
+                self.chat.forget_from(from);
+            }
+        }
+        self.after_transcript_change();
+    }
+
+    /// What the status bar shows (activity, model, mode, tokens) and the overlays an event opens.
+    fn track(&mut self, ev: &Event) {
         match ev {
             Event::Delta(StreamDelta::Text(_)) => self.activity = Activity::Streaming,
             Event::Delta(StreamDelta::Reasoning(_)) => self.activity = Activity::Thinking,
@@ -294,28 +322,6 @@ impl App {
             Event::Sessions(list) => self.picker = Some(SessionPicker::new(list.clone())),
             _ => {}
         }
-        if let (
-            Event::Delta(_),
-            Activity::Retrying {
-                error, retry, max, ..
-            },
-        ) = (ev, &self.activity)
-        {
-            let note = format!("⚠ {error} — retried (attempt {retry}/{max})");
-            self.transcript.push_notice(note);
-            self.activity = Activity::Streaming;
-        }
-        if self.modal.is_some() {
-            self.activity = Activity::Approval;
-        }
-        self.transcript.apply(ev);
-        if matches!(ev, Event::Retrying { .. }) {
-            // The failed attempt's entries are gone; whatever replaces them is new.
-            if let Some(from) = self.transcript.take_changed() {
-                self.chat.forget_from(from);
-            }
-        }
-        self.after_transcript_change();
     }
 
     fn turn_ended(&mut self) {

@@ -342,3 +342,26 @@ fn model_changes_reach_the_agent_also_during_a_turn() {
     );
     assert!(a.entries().is_empty());
 }
+
+#[test]
+fn a_reply_that_comes_back_after_a_retry_says_the_retry_worked() {
+    let mut a = app();
+    agent(
+        &mut a,
+        Event::Retrying {
+            retry: 1,
+            max_retries: 3,
+            delay: std::time::Duration::ZERO,
+            error: crate::provider::ProviderError::Dropped("cut off".into()),
+        },
+    );
+    agent(&mut a, Event::Delta(StreamDelta::Text("again".into())));
+    assert!(
+        a.entries().iter().any(|e| matches!(
+            e,
+            crate::agent::transcript::Entry::Notice { text } if text.contains("retried (attempt 1/3)")
+        )),
+        "{:?}",
+        a.entries()
+    );
+}

@@ -94,13 +94,7 @@ pub async fn run(
         usage: Default::default(),
     };
     let mut app = App::new(opts.theme, status, opts.bell, agent.mention_names());
-    if let Err(e) = terminal::enter(opts.mouse) {
-        terminal::restore();
-        eprintln!("sayso: error: cannot set up the terminal: {e}");
-        return exit::FAILED;
-    }
-    let _guard = Guard;
-    let mut term = match Terminal::new(CrosstermBackend::new(stdout())) {
+    let mut term = match open_terminal(opts.mouse) {
         Ok(t) => t,
         Err(e) => {
             terminal::restore();
@@ -108,6 +102,7 @@ pub async fn run(
             return exit::FAILED;
         }
     };
+    let _guard = Guard;
     let mut pending: Vec<AppEvent> = Vec::new();
     if let Ok(size) = term.size() {
         pending.push(AppEvent::Resize(size.width, size.height));
@@ -115,39 +110,63 @@ pub async fn run(
     // Load the syntax highlighter off the UI thread so the first code block does not stall.
     std::thread::spawn(super::highlight::warm_up);
 
-    let (app_tx, mut app_rx) = mpsc::unbounded_channel::<AppEvent>();
+    let (app_tx, app_rx) = mpsc::unbounded_channel::<AppEvent>();
     let (sink, events) = EventSink::channel();
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel::<Command>();
     let saving = Saving::new(opts.sessions, &agent);
     if let Some(id) = opts.resume {
         let _ = cmd_tx.send(Command::Resume(id));
     }
-    tokio::spawn(task::run(agent, cmd_rx, sink, saving));
+    let agent_task = tokio::spawn(task::run(agent, cmd_rx, sink, saving));
     tokio::spawn(forward(events, app_tx.clone(), AppEvent::Agent));
     tokio::spawn(forward(approvals, app_tx.clone(), AppEvent::Approval));
-    tokio::spawn(forward(questions, app_tx.clone(), AppEvent::Questions));
-    let mut keys = EventStream::new();
-    let mut signals = Signals::new();
-    let mut current: Option<CancellationToken> = None;
-    let mut exit_code = exit::OK;
-
+    tokio::spawn(forward(questions, app_tx, AppEvent::Questions));
     if let Some(p) = opts.prompt.filter(|p| !p.trim().is_empty()) {
         pending.push(AppEvent::Paste(p));
         pending.push(AppEvent::Key(crossterm::event::KeyEvent::from(
             crossterm::event::KeyCode::Enter,
         )));
     }
+    let mut current: Option<CancellationToken> = None;
+    let exit_code = event_loop(&mut app, &mut term, app_rx, pending, &cmd_tx, &mut current).await;
+    if let Some(c) = &current {
+        c.cancel();
+    }
+    drop(term);
+    terminal::restore();
+    // The agent ends its turn (stopped above), then flushes and syncs the session file.
+    drop(cmd_tx);
+    let _ = tokio::time::timeout(Duration::from_secs(5), agent_task).await;
+    exit_code
+}
+
+fn open_terminal(mouse: bool) -> std::io::Result<Terminal<CrosstermBackend<std::io::Stdout>>> {
+    terminal::enter(mouse)?;
+    Terminal::new(CrosstermBackend::new(stdout()))
+}
+
+/// Events in, `update`, effects out, a frame when something changed; until the user quits
+/// (exit code 0), a signal arrives (130) or the terminal goes away (1).
+async fn event_loop(
+    app: &mut App,
+    term: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+    mut app_rx: mpsc::UnboundedReceiver<AppEvent>,
+    mut pending: Vec<AppEvent>,
+    cmd_tx: &mpsc::UnboundedSender<Command>,
+    current: &mut Option<CancellationToken>,
+) -> u8 {
+    let mut keys = EventStream::new();
+    let mut signals = Signals::new();
     let mut last_draw: Option<Instant> = None;
     let mut dirty = true;
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-
     loop {
         // Draw when something changed and the last frame is old enough; otherwise wait.
         let now = Instant::now();
         if dirty && last_draw.is_none_or(|t| now.duration_since(t) >= FRAME) {
             let _ = crossterm::execute!(stdout(), BeginSynchronizedUpdate);
-            let _ = term.draw(|f| ui::draw(f, &app, Instant::now()));
+            let _ = term.draw(|f| ui::draw(f, app, Instant::now()));
             let _ = crossterm::execute!(stdout(), EndSynchronizedUpdate);
             last_draw = Some(Instant::now());
             dirty = false;
@@ -157,12 +176,12 @@ pub async fn run(
             let event = tokio::select! {
                 ev = keys.next() => match ev {
                     Some(Ok(e)) => to_app_event(e),
-                    Some(Err(_)) | None => { exit_code = exit::FAILED; break; }
+                    Some(Err(_)) | None => return exit::FAILED,
                 },
                 Some(ev) = app_rx.recv() => Some(ev),
                 _ = tick.tick(), if app.needs_ticks() => Some(AppEvent::Tick),
                 () = tokio::time::sleep_until(next_frame.into()), if dirty => None,
-                () = signals.recv() => { exit_code = exit::INTERRUPTED; break; }
+                () = signals.recv() => return exit::INTERRUPTED,
             };
             pending.extend(event);
             // Take everything else already waiting before drawing again.
@@ -173,19 +192,13 @@ pub async fn run(
         for ev in pending.drain(..) {
             dirty = true;
             for effect in app.update(ev) {
-                perform(effect, &cmd_tx, &mut current, &mut app);
+                perform(effect, cmd_tx, current, app);
             }
         }
         if app.quit() {
-            break;
+            return exit::OK;
         }
     }
-    if let Some(c) = &current {
-        c.cancel();
-    }
-    drop(term);
-    terminal::restore();
-    exit_code
 }
 
 /// Does what the app asked for.
