@@ -70,6 +70,9 @@ impl Saving {
         for e in &saved.resumed.events {
             front.emit(e.clone());
         }
+        if saved.skipped > 0 {
+            front.emit(Event::Info(Err(skipped_note(saved.skipped))));
+        }
         Ok(saved)
     }
 
@@ -99,6 +102,13 @@ impl Saving {
         let summary = self.live?.close().await?;
         summary.error
     }
+}
+
+/// What the user reads when a saved session had unreadable lines.
+pub fn skipped_note(n: usize) -> String {
+    format!(
+        "{n} unreadable line(s) of the session file were skipped (a crash while it was written)"
+    )
 }
 
 fn start(agent: &Agent) -> Start {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use super::fail;
-use crate::agent::saving::Saving;
+use crate::agent::saving::{Saving, skipped_note};
 use crate::agent::{Agent, Frontend};
 use crate::cli::Cli;
 use crate::config::{Config, Overrides, ProcessEnv};
@@ -17,7 +17,7 @@ use crate::events::EventSink;
 use crate::exit;
 use crate::headless::{self, JsonPrinter, Printer, TextPrinter};
 use crate::provider::Client;
-use crate::session::catalog;
+use crate::session::catalog::{self, Keep};
 use crate::tools::approval::Interaction;
 
 /// The demo endpoint, and the scratch directory its tools work in.
@@ -108,12 +108,17 @@ fn load(overrides: &Overrides, demo: bool) -> Result<Config, String> {
     Ok(config)
 }
 
-/// Where sessions are saved (`None`: not saved), after pruning old ones.
+/// Where sessions are saved (`None`: not saved), after pruning old ones (`sessions.keep`
+/// counts the one this run starts; a run that resumes one prunes nothing).
 fn sessions_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
     if cli.no_session || !config.sessions.save {
         return None;
     }
-    if let Some(keep) = config.sessions.keep {
+    if let (Some(keep), None) = (config.sessions.keep, cli.resume_choice()) {
+        let keep = match keep {
+            Keep::Count(n) => Keep::Count(n.saturating_sub(1)),
+            age => age,
+        };
         let dir = config.dirs.data.join("sessions");
         let n = catalog::prune(&dir, keep, None, SystemTime::now());
         if n > 0 {
@@ -184,8 +189,12 @@ async fn headless_chat(
     if let Some(id) = cli.resume_choice() {
         // The saved transcript is not printed again: only the new turn is.
         let (quiet, _) = EventSink::channel();
-        if let Err(e) = saving.resume(&mut agent, id.as_deref(), &quiet).await {
-            return fail(exit::USAGE, e);
+        match saving.resume(&mut agent, id.as_deref(), &quiet).await {
+            Ok(saved) if saved.skipped > 0 => {
+                eprintln!("sayso: warning: {}", skipped_note(saved.skipped));
+            }
+            Ok(_) => {}
+            Err(e) => return fail(exit::USAGE, e),
         }
     }
     let stdout = std::io::stdout();

@@ -17,6 +17,7 @@ mod judge;
 mod requests;
 mod retries;
 mod search_tools;
+mod sessions_e2e;
 mod sse_property;
 mod stream_quirks;
 mod tui_e2e;

@@ -1,6 +1,7 @@
 //! Shared test support: the fixture server, a client for it, and the real binary in isolation.
 
 pub mod fixture;
+pub mod tui;
 
 use std::path::Path;
 use std::time::Duration;
