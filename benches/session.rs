@@ -219,7 +219,12 @@ fn write(c: &mut Criterion) {
                     },
                 );
                 let (front, mut rx) = EventSink::channel();
-                let sink = live.sink(&front);
+                let sink = live.sink(&front, || Start {
+                    cwd: "/p".into(),
+                    model: "m".into(),
+                    provider: "p".into(),
+                    mode: Mode::Normal,
+                });
                 for _ in 0..deltas {
                     sink.emit(Event::Delta(StreamDelta::Text(piece.into())));
                     while let Ok(e) = rx.try_recv() {

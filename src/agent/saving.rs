@@ -29,11 +29,21 @@ impl Saving {
         self.live.as_ref().map(LiveSession::id)
     }
 
-    /// Where this turn's events go: the front-end, and the session file.
-    pub fn sink(&mut self, front: &EventSink) -> EventSink {
+    /// Where this turn's events go: the front-end, and the session file (created now if this
+    /// is the chat's first message).
+    pub fn sink(&mut self, front: &EventSink, agent: &Agent) -> EventSink {
         match self.live.as_mut() {
-            Some(live) => live.sink(front),
+            Some(live) => live.sink(front, || start(agent)),
             None => front.clone(),
+        }
+    }
+
+    /// Where a change between turns goes: also to the session file once it exists (before
+    /// the first message, the header will record the state).
+    pub fn sink_between_turns(&mut self, front: &EventSink, agent: &Agent) -> EventSink {
+        match self.live.as_ref() {
+            Some(live) if live.is_open() => self.sink(front, agent),
+            _ => front.clone(),
         }
     }
 

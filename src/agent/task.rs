@@ -90,7 +90,7 @@ pub async fn run(
         match command {
             Command::Send { text, cancel } => {
                 let (model, mode) = (agent.model_handle(), agent.mode());
-                let sink = saving.sink(&front);
+                let sink = saving.sink(&front, &agent);
                 let turn = agent.send(&text, &sink, &cancel);
                 let mut turn = std::pin::pin!(turn);
                 loop {
@@ -105,8 +105,14 @@ pub async fn run(
                     }
                 }
             }
-            Command::SetModel(m) => set_model(&agent.model, m, &saving.sink(&front)),
-            Command::SetMode(m) => set_mode(agent.engine.mode(), m, &saving.sink(&front)),
+            Command::SetModel(m) => {
+                let sink = saving.sink_between_turns(&front, &agent);
+                set_model(&agent.model, m, &sink);
+            }
+            Command::SetMode(m) => {
+                let sink = saving.sink_between_turns(&front, &agent);
+                set_mode(agent.engine.mode(), m, &sink);
+            }
             Command::ListModels => front.emit(Event::Info(agent.list_models().await)),
             Command::ListApprovals => front.emit(Event::Info(Ok(agent.describe_approvals()))),
             Command::ClearApprovals => {

@@ -49,7 +49,7 @@ pub async fn run(
         saving.id(),
     );
     let (front, mut rx) = EventSink::channel();
-    let sink = saving.sink(&front);
+    let sink = saving.sink(&front, agent);
     drop(front);
     let cancel = CancellationToken::new();
     let mut text = String::new();

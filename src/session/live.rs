@@ -92,8 +92,17 @@ impl LiveSession {
         file_of(&self.dir, &self.id)
     }
 
-    /// `front` sending to this session's writer as well (opening the file on first use).
-    pub fn sink(&mut self, front: &EventSink) -> EventSink {
+    /// Whether the file is being written (it is created with the first message).
+    pub fn is_open(&self) -> bool {
+        matches!(self.state, State::Open { .. })
+    }
+
+    /// `front` sending to this session's writer as well, opening the file on first use; a new
+    /// session's header then says `start` (the model and mode as they are now).
+    pub fn sink(&mut self, front: &EventSink, start: impl FnOnce() -> Start) -> EventSink {
+        if let State::New(s) = &mut self.state {
+            *s = start();
+        }
         if let State::New(_) | State::Resumed = self.state {
             self.open();
         }

@@ -216,3 +216,42 @@ async fn commands_are_answered_with_events_and_wait_for_the_turn() {
     }
     assert!(turn_end < seen.len() - 1);
 }
+
+#[tokio::test]
+async fn a_session_file_starts_with_the_first_message_and_its_header_has_the_mode_then() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["hi"])));
+    let mut agent = start(&fx, "");
+    let sessions = agent._home.path().join("data/sessions");
+    let _ = agent.commands.send(Command::SetMode(Mode::Auto));
+    agent
+        .until(|e| matches!(e, Event::ModeChanged { .. }))
+        .await;
+    let files = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&sessions)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default()
+    };
+    assert!(files().is_empty(), "nothing is saved before a message");
+    agent.send("hello");
+    agent.until(turn_ended).await;
+    // The writer is its own task: wait for its first line.
+    let started = std::time::Instant::now();
+    let (saved, first) = loop {
+        let saved = files();
+        if let Some(text) = saved
+            .first()
+            .and_then(|f| std::fs::read_to_string(f).ok())
+            .filter(|t| t.contains('\n'))
+        {
+            break (saved, text);
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    };
+    assert_eq!(saved.len(), 1);
+    let header: serde_json::Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    assert_eq!(header["t"], "session");
+    assert_eq!(header["mode"], "auto");
+    assert_eq!(header["model"], "first-model");
+}
