@@ -161,6 +161,13 @@ impl Client {
             .ok()
             .and_then(Result::ok)
             .unwrap_or_default();
+        if let Some(o) = super::overflow::classify(Some(status.as_u16()), &body) {
+            return Err(ProviderError::ContextOverflow {
+                message: error_body_message(&body),
+                window: o.window,
+                prompt: o.prompt,
+            });
+        }
         Err(ProviderError::Status {
             status: status.as_u16(),
             message: format!(

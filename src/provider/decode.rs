@@ -126,6 +126,13 @@ fn in_stream_error(data: &str) -> ProviderError {
 /// An error object inside the stream. A 4xx code (other than 408/429) is the request's fault and
 /// will not get better by retrying; anything else (overload, 5xx, no code) may.
 fn in_stream_error_value(v: &serde_json::Value) -> ProviderError {
+    if let Some(o) = super::overflow::classify(None, &v.to_string()) {
+        return ProviderError::ContextOverflow {
+            message: error_value_message(v).unwrap_or_default(),
+            window: o.window,
+            prompt: o.prompt,
+        };
+    }
     let inner = v.get("error").unwrap_or(v);
     let code = inner
         .get("code")

@@ -27,6 +27,13 @@ pub enum ProviderError {
     Unreadable(String),
     #[error("the server asked to wait {} s before retrying, longer than sayso waits", .0.as_secs())]
     RetryAfterTooLong(Duration),
+    /// The request does not fit the model's context window (never retried as it is).
+    #[error("the request does not fit the model's context window: {message}")]
+    ContextOverflow {
+        message: String,
+        window: Option<u64>,
+        prompt: Option<u64>,
+    },
 }
 
 impl ProviderError {
@@ -37,7 +44,7 @@ impl ProviderError {
             Self::RequestTimeout(_) => true,
             Self::Status { status, .. } => *status == 408 || *status == 429 || *status >= 500,
             Self::InStream { retryable, .. } => *retryable,
-            Self::Unreadable(_) | Self::RetryAfterTooLong(_) => false,
+            Self::Unreadable(_) | Self::RetryAfterTooLong(_) | Self::ContextOverflow { .. } => false,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod client;
 pub mod decode;
 pub mod error;
 pub mod model;
+pub mod overflow;
 pub mod request;
 pub mod retry;
 pub mod sse;
