@@ -12,9 +12,11 @@
 //!
 //! - [`task`]: the agent as a task — commands in, events out (the TUI's side of it).
 //! - [`saving`]: the chat's session file: written while it happens, continued on resume.
+//! - [`instructions`]: the environment block and `AGENTS.md` files after the system prompt.
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
 //! - [`transcript`]: the width-independent transcript, built from events in one place.
 
+pub mod instructions;
 pub mod mentions;
 pub mod saving;
 pub mod task;
@@ -42,6 +44,8 @@ use crate::tools::setup::{Group, ToolSetup};
 #[derive(Debug, Clone)]
 pub struct AgentSettings {
     pub system_prompt: String,
+    /// The environment block and the project's instructions, after the system prompt.
+    pub instructions: instructions::Instructions,
     /// Model round-trips allowed per user message.
     pub max_turns: u32,
     pub auto_submit_success: bool,
@@ -100,7 +104,7 @@ pub fn build(
         }),
         interaction: frontend.interaction,
         judge,
-        cwd,
+        cwd: cwd.clone(),
         approver: frontend.approver,
         ctx: Arc::new(ToolContext {
             ledger: Default::default(),
@@ -110,8 +114,14 @@ pub fn build(
             secret_env: config.secret_env.clone(),
         }),
     });
+    let today = crate::session::live::rfc3339(std::time::SystemTime::now());
     let settings = AgentSettings {
         system_prompt: config.system_prompt.clone(),
+        instructions: instructions::load(
+            &cwd,
+            &config.dirs.config,
+            today.get(..10).unwrap_or(&today),
+        ),
         max_turns: config.tools.max_turns,
         auto_submit_success: config.tools.auto_submit_success,
         auto_submit_errors: config.tools.auto_submit_errors,
@@ -215,9 +225,15 @@ impl Agent {
         }
     }
 
-    /// The system prompt plus each active tool's own system prompt.
+    /// The system prompt, the environment block, the project's instructions, and each active
+    /// tool's own system prompt.
     fn system_message(&self) -> String {
-        let mut parts = vec![self.settings.system_prompt.trim().to_owned()];
+        let i = &self.settings.instructions;
+        let mut parts = vec![
+            self.settings.system_prompt.trim().to_owned(),
+            i.environment.clone(),
+            i.text.clone(),
+        ];
         for name in self.engine.active() {
             if let Some(p) = self
                 .engine

@@ -44,7 +44,9 @@ impl ProviderError {
             Self::RequestTimeout(_) => true,
             Self::Status { status, .. } => *status == 408 || *status == 429 || *status >= 500,
             Self::InStream { retryable, .. } => *retryable,
-            Self::Unreadable(_) | Self::RetryAfterTooLong(_) | Self::ContextOverflow { .. } => false,
+            Self::Unreadable(_) | Self::RetryAfterTooLong(_) | Self::ContextOverflow { .. } => {
+                false
+            }
         }
     }
 

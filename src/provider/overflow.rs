@@ -144,10 +144,19 @@ mod tests {
     #[test]
     fn other_errors_are_not_overflows() {
         for (status, body) in [
-            (Some(429), r#"{"error":{"message":"Request too large for gpt-4 on tokens per min"}}"#),
-            (Some(400), r#"{"error":{"message":"Request too large: rate limit"}}"#),
+            (
+                Some(429),
+                r#"{"error":{"message":"Request too large for gpt-4 on tokens per min"}}"#,
+            ),
+            (
+                Some(400),
+                r#"{"error":{"message":"Request too large: rate limit"}}"#,
+            ),
             (Some(401), r#"{"error":{"message":"bad key"}}"#),
-            (Some(500), r#"{"error":{"message":"context length unknown"}}"#),
+            (
+                Some(500),
+                r#"{"error":{"message":"context length unknown"}}"#,
+            ),
             (Some(400), r#"{"error":{"message":"invalid tool schema"}}"#),
         ] {
             assert_eq!(classify(status, body), None, "{body}");

@@ -133,6 +133,7 @@ async fn harness_with(
         SharedModel::new("m"),
         AgentSettings {
             system_prompt: "sys".into(),
+            instructions: Default::default(),
             max_turns: options.max_turns.unwrap_or(5),
             auto_submit_success: true,
             auto_submit_errors: true,

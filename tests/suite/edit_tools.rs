@@ -126,6 +126,7 @@ async fn harness(
         SharedModel::new("m"),
         AgentSettings {
             system_prompt: "sys".into(),
+            instructions: Default::default(),
             max_turns: 6,
             auto_submit_success: true,
             auto_submit_errors: true,

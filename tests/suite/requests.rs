@@ -139,9 +139,23 @@ async fn binary_sends_key_from_env_headers_from_config_and_system_prompt() {
     let r = &fx.requests()[0];
     assert_eq!(r.header("authorization"), Some("Bearer sk-secret-123"));
     assert_eq!(r.header("x-team"), Some("blue"));
+    // The system prompt, then where the model is: the working directory, OS, shell, date, git.
+    let system = r.body["messages"][0]["content"].as_str().unwrap();
+    let cwd = std::fs::canonicalize(home.path()).unwrap();
+    assert!(
+        system.starts_with(&format!(
+            "You are terse.\n\nEnvironment:\n- working directory: {}\n- OS: ",
+            cwd.display()
+        )),
+        "{system}"
+    );
+    for part in ["- shell: ", "- date: 20", "- git repository: no"] {
+        assert!(system.contains(part), "{part}: {system}");
+    }
+    assert_eq!(r.body["messages"][0]["role"], "system");
     assert_eq!(
-        r.body["messages"],
-        json!([{"role": "system", "content": "You are terse."}, {"role": "user", "content": "hello there"}])
+        r.body["messages"][1],
+        json!({"role": "user", "content": "hello there"})
     );
     assert_eq!(r.body["model"], "from-file");
     // The key never reaches the log, though the settings that hold it are logged.

@@ -86,6 +86,7 @@ async fn harness() -> Harness {
         SharedModel::new("m"),
         AgentSettings {
             system_prompt: "sys".into(),
+            instructions: Default::default(),
             max_turns: 5,
             auto_submit_success: true,
             auto_submit_errors: true,

@@ -161,9 +161,10 @@ async fn in_stream_error_event_is_reported_with_its_message() {
     ])));
     let (_, result) = collect(&client(&fx.base_url()), &user_request("q")).await;
     let e = result.unwrap_err();
+    // A context overflow in the stream is recognised as one (and not retried).
     assert_eq!(
         e.to_string(),
-        "the server reported an error in the stream: This model's maximum context length is 8192 tokens"
+        "the request does not fit the model's context window: This model's maximum context length is 8192 tokens"
     );
     assert_eq!(
         fx.requests().len(),

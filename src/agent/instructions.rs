@@ -1,0 +1,220 @@
+//! What the model is told about where it is, after the system prompt: an environment block
+//! (working directory, OS, shell, date, git repository and branch) and the project's
+//! instructions — `AGENTS.md` files from the user's own (`$XDG_CONFIG_HOME/sayso/AGENTS.md`),
+//! then the git root's, down to the working directory's (nearer files later, so they can
+//! refine what is above them).
+//!
+//! The instructions are capped ([`MAX_INSTRUCTIONS`] bytes in all); a file cut or left out
+//! says so in the text and in [`Instructions::notes`], which `/context` and the start notice
+//! show. The git branch is read from `.git/HEAD` directly: no git process runs in a repository
+//! nobody vetted yet.
+
+use std::path::{Path, PathBuf};
+
+/// All `AGENTS.md` text together stays under this (about 4k tokens).
+pub const MAX_INSTRUCTIONS: usize = 16 * 1024;
+
+/// One instruction file as loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstructionFile {
+    pub path: PathBuf,
+    /// Bytes in the file.
+    pub bytes: usize,
+    /// Bytes that went into the prompt (less when cut).
+    pub used: usize,
+}
+
+/// The environment block and the instructions, ready for the system message.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Instructions {
+    pub environment: String,
+    pub text: String,
+    pub files: Vec<InstructionFile>,
+    /// What the user should know (a file cut at the cap, one unreadable).
+    pub notes: Vec<String>,
+}
+
+/// The directory that holds `.git` (a directory or a `gitdir:` file), at or above `cwd`.
+pub fn git_root(cwd: &Path) -> Option<PathBuf> {
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// The checked-out branch (or the short commit when detached), from `HEAD` alone.
+pub fn git_branch(root: &Path) -> Option<String> {
+    let dot_git = root.join(".git");
+    let git_dir = if dot_git.is_file() {
+        let pointer = std::fs::read_to_string(&dot_git).ok()?;
+        let target = pointer.strip_prefix("gitdir:")?.trim();
+        root.join(target)
+    } else {
+        dot_git
+    };
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    match head.strip_prefix("ref: ") {
+        Some(r) => Some(r.strip_prefix("refs/heads/").unwrap_or(r).to_owned()),
+        None => Some(format!("detached at {}", head.get(..12).unwrap_or(head))),
+    }
+}
+
+/// The environment block for `cwd` on `date` (`YYYY-MM-DD`).
+pub fn environment(cwd: &Path, date: &str) -> String {
+    let shell = std::env::var("SHELL")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "sh".into());
+    let git = match git_root(cwd) {
+        Some(root) => {
+            let branch = git_branch(&root)
+                .map(|b| format!(", branch {b}"))
+                .unwrap_or_default();
+            format!("yes (root {}{branch})", root.display())
+        }
+        None => "no".to_owned(),
+    };
+    format!(
+        "Environment:\n- working directory: {}\n- OS: {} ({})\n- shell: {shell} (commands run with sh -c)\n- date: {date}\n- git repository: {git}",
+        cwd.display(),
+        std::env::consts::OS,
+        std::env::consts::ARCH,
+    )
+}
+
+/// The instruction files that apply to `cwd`, in the order they go into the prompt.
+pub fn instruction_paths(cwd: &Path, user_config_dir: &Path) -> Vec<PathBuf> {
+    let mut paths = vec![user_config_dir.join("AGENTS.md")];
+    let top = git_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+    let mut dirs: Vec<&Path> = cwd
+        .ancestors()
+        .take_while(|d| d.starts_with(&top))
+        .collect();
+    dirs.reverse();
+    paths.extend(dirs.into_iter().map(|d| d.join("AGENTS.md")));
+    paths.dedup();
+    paths
+}
+
+/// Loads the environment block and the instructions for `cwd`.
+pub fn load(cwd: &Path, user_config_dir: &Path, date: &str) -> Instructions {
+    let mut out = Instructions {
+        environment: environment(cwd, date),
+        ..Instructions::default()
+    };
+    let mut room = MAX_INSTRUCTIONS;
+    let mut parts = Vec::new();
+    for path in instruction_paths(cwd, user_config_dir) {
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        let text = match std::fs::read(&path) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                out.notes
+                    .push(format!("cannot read {}: {e}", path.display()));
+                continue;
+            }
+        };
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let mut used = text.len().min(room);
+        while !text.is_char_boundary(used) {
+            used -= 1;
+        }
+        if used == 0 {
+            out.notes.push(format!(
+                "{} was left out (instructions are capped at {} KiB in all)",
+                path.display(),
+                MAX_INSTRUCTIONS / 1024
+            ));
+        } else if used < text.len() {
+            out.notes.push(format!(
+                "{} was cut to {used} of {} bytes (instructions are capped at {} KiB in all)",
+                path.display(),
+                text.len(),
+                MAX_INSTRUCTIONS / 1024
+            ));
+        }
+        if used > 0 {
+            let mut body = text[..used].to_owned();
+            if used < text.len() {
+                body.push_str("\n[… the rest of this file was left out: too long]");
+            }
+            parts.push(format!("Instructions from {}:\n{body}", path.display()));
+        }
+        out.files.push(InstructionFile {
+            path,
+            bytes: text.len(),
+            used,
+        });
+        room -= used;
+    }
+    out.text = parts.join("\n\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agents_files_come_from_the_user_then_the_git_root_down_to_the_working_directory() {
+        let home = tempfile::tempdir().unwrap();
+        let user = home.path().join("config");
+        let repo = home.path().join("repo");
+        let sub = repo.join("crates/core");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::create_dir_all(&user).unwrap();
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::write(repo.join(".git/HEAD"), "ref: refs/heads/feature/x\n").unwrap();
+        std::fs::write(user.join("AGENTS.md"), "Answer briefly.").unwrap();
+        std::fs::write(repo.join("AGENTS.md"), "Use cargo nextest.").unwrap();
+        std::fs::write(sub.join("AGENTS.md"), "This crate is no_std.").unwrap();
+        // Above the git root: not the project's.
+        std::fs::write(home.path().join("AGENTS.md"), "Ignore me.").unwrap();
+        let i = load(&sub, &user, "2026-12-01");
+        let order: Vec<&str> = [
+            "Answer briefly.",
+            "Use cargo nextest.",
+            "This crate is no_std.",
+        ]
+        .into_iter()
+        .collect();
+        let mut at = 0;
+        for want in order {
+            let pos = i.text[at..]
+                .find(want)
+                .unwrap_or_else(|| panic!("{want}: {}", i.text));
+            at += pos;
+        }
+        assert!(!i.text.contains("Ignore me."));
+        assert_eq!(i.files.len(), 3);
+        assert!(
+            i.environment.contains("branch feature/x"),
+            "{}",
+            i.environment
+        );
+        assert!(i.environment.contains("date: 2026-12-01"));
+        assert!(i.notes.is_empty());
+    }
+
+    #[test]
+    fn instructions_are_capped_with_a_note() {
+        let home = tempfile::tempdir().unwrap();
+        let user = home.path().join("config");
+        std::fs::create_dir_all(&user).unwrap();
+        std::fs::write(user.join("AGENTS.md"), "x".repeat(MAX_INSTRUCTIONS + 100)).unwrap();
+        std::fs::write(home.path().join("AGENTS.md"), "later").unwrap();
+        let i = load(home.path(), &user, "2026-12-01");
+        assert!(i.text.contains("the rest of this file was left out"));
+        assert!(!i.text.contains("later"), "no room left");
+        assert_eq!(i.notes.len(), 2, "one cut, one left out: {:?}", i.notes);
+        assert!(i.text.len() < MAX_INSTRUCTIONS + 300);
+    }
+}
