@@ -488,7 +488,8 @@ fn memory_report() {
             Entry::User { text }
             | Entry::Reasoning { text }
             | Entry::Assistant { text, .. }
-            | Entry::Notice { text } => text.len(),
+            | Entry::Notice { text }
+            | Entry::Compaction { summary: text, .. } => text.len(),
             Entry::Tool {
                 content, display, ..
             } => content.len() + display.as_ref().map_or(0, String::len),

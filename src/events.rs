@@ -102,6 +102,8 @@ pub enum TurnEnd {
     LengthLimit,
     /// The endpoint failed after retries.
     Failed(ProviderError),
+    /// The model made the same failing call again and again; the turn was stopped.
+    Repeated { tool: String, times: u32 },
 }
 
 impl TurnEnd {
@@ -137,6 +139,9 @@ impl TurnEnd {
                     .into(),
             ),
             TurnEnd::Failed(e) => Some(e.to_string()),
+            TurnEnd::Repeated { tool, times } => Some(format!(
+                "stopped: the model called `{tool}` with the same arguments {times} times in a row and it failed each time"
+            )),
         }
     }
 }
@@ -216,6 +221,26 @@ pub enum Event {
     ModelChanged { model: String },
     /// The approval mode changed (it applies to the next decision).
     ModeChanged { mode: Mode },
+    /// How full the model's context window is, after a reply (the server's usage) or before a
+    /// request (an estimate).
+    Context {
+        used: u64,
+        window: u64,
+        /// Where the window's size came from ("llama.cpp /props (n_ctx)", "config"…).
+        source: String,
+        estimated: bool,
+    },
+    /// Old tool outputs are now sent as short stand-ins (the transcript keeps them).
+    Pruned { outputs: usize, chars: usize },
+    /// The older history was replaced by a summary.
+    Compacted {
+        summary: String,
+        /// Tokens before and after (estimates).
+        before: u64,
+        after: u64,
+        /// Messages of the turn in progress kept verbatim after the summary.
+        tail: usize,
+    },
     /// A saved session was opened: what follows replays it (to be shown, not saved again).
     Resumed {
         id: String,

@@ -12,15 +12,23 @@
 //!
 //! - [`task`]: the agent as a task — commands in, events out (the TUI's side of it).
 //! - [`saving`]: the chat's session file: written while it happens, continued on resume.
+//! - [`context`]: the window budget, estimates and pruning; [`compaction`]: the summary that
+//!   replaces older history when pruning is not enough.
+//! - [`window`]: the agent's side of the window: fitting each request, usage, overflow
+//!   recovery; [`loop_guard`]: stops a model that repeats a failing call.
 //! - [`instructions`]: the environment block and `AGENTS.md` files after the system prompt.
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
 //! - [`transcript`]: the width-independent transcript, built from events in one place.
 
+pub mod compaction;
+pub mod context;
 pub mod instructions;
+pub mod loop_guard;
 pub mod mentions;
 pub mod saving;
 pub mod task;
 pub mod transcript;
+pub mod window;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -70,6 +78,8 @@ pub struct Agent {
     groups: BTreeMap<String, Group>,
     /// The provider history.
     messages: Vec<ChatMessage>,
+    /// The context window and what was sent.
+    window: window::WindowState,
 }
 
 /// An agent for a new chat, configured from `config`.
@@ -144,6 +154,7 @@ impl Agent {
             model,
             groups,
             messages: Vec::new(),
+            window: Default::default(),
         };
         agent.reset();
         agent
@@ -213,6 +224,16 @@ impl Agent {
         for step in &saved.history {
             match step {
                 Step::ToolsAdded(names) => self.add_tools(names),
+                Step::Compacted(summary) => {
+                    self.messages = vec![
+                        ChatMessage::System {
+                            content: self.system_message(),
+                        },
+                        ChatMessage::User {
+                            content: compaction::summary_message(summary),
+                        },
+                    ];
+                }
                 Step::Message(m) => self.messages.push(m.clone()),
             }
         }
@@ -272,13 +293,29 @@ impl Agent {
 
     async fn turn(&mut self, user: &str, sink: &EventSink, cancel: &CancellationToken) -> TurnEnd {
         self.add_user_message(user, sink);
+        let mut overflow_retried = false;
+        let mut guard = loop_guard::LoopGuard::default();
         for _round in 0..self.settings.max_turns {
-            let mut request = ChatRequest::new(self.model.get(), self.messages.clone());
-            request.tools = self.tool_specs();
+            let tools = self.tool_specs();
+            let sent = match self.fit(&tools, sink, cancel).await {
+                Ok(m) => m,
+                Err(e) => return TurnEnd::Failed(e),
+            };
+            let request = window::request(self.model.get(), sent, tools.clone());
             let reply = match self.stream(&request, sink, cancel).await {
                 Ok(m) => m,
+                Err(TurnEnd::Failed(ProviderError::ContextOverflow { window, .. }))
+                    if !overflow_retried =>
+                {
+                    overflow_retried = true;
+                    if let Err(e) = self.recover(window, &tools, sink, cancel).await {
+                        return TurnEnd::Failed(e);
+                    }
+                    continue;
+                }
                 Err(end) => return end,
             };
+            self.usage(&reply, sink);
             sink.emit(Event::ReplyDone(reply.clone()));
             self.messages.push(ChatMessage::Assistant {
                 content: reply.content.clone(),
@@ -299,6 +336,9 @@ impl Agent {
                 });
             }
             if let Some(end) = batch.ends_turn {
+                return end;
+            }
+            if let Some(end) = guard.check(&reply.tool_calls, &batch.results) {
                 return end;
             }
             let resubmit = if batch.had_error {

@@ -45,6 +45,12 @@ pub enum Entry {
     Notice {
         text: String,
     },
+    /// The older history was summarised to fit the model's window.
+    Compaction {
+        summary: String,
+        before: u64,
+        after: u64,
+    },
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -145,6 +151,22 @@ impl Transcript {
                 }
                 Mode::Normal => "NORMAL mode: tools that need approval ask first",
             }),
+            Event::Pruned { outputs, chars } => self.push_notice(format!(
+                "⧉ {outputs} older tool output(s) ({chars} characters) are now sent as short stand-ins to fit the model's window; they stay here"
+            )),
+            Event::Compacted {
+                summary,
+                before,
+                after,
+                ..
+            } => {
+                self.mark(self.entries.len());
+                self.entries.push(Entry::Compaction {
+                    summary: summary.clone(),
+                    before: *before,
+                    after: *after,
+                });
+            }
             Event::Info(Ok(text)) => self.push_notice(text.clone()),
             Event::Info(Err(e)) => self.push_notice(format!("✗ {e}")),
             Event::TurnEnded(end) => self.turn_ended(end),
@@ -154,6 +176,7 @@ impl Transcript {
             | Event::JudgeStarted { .. }
             | Event::Remembered { .. }
             | Event::Sessions(_)
+            | Event::Context { .. }
             | Event::ToolsFinished => {}
         }
     }
@@ -278,6 +301,7 @@ impl Transcript {
                 "✗ the reply was cut off: the model reached its output token limit".to_owned()
             }
             TurnEnd::Failed(e) => format!("✗ {e} — nothing was lost; send again to retry"),
+            TurnEnd::Repeated { .. } => format!("✗ {}", end.message().unwrap_or_default()),
         };
         self.push_notice(note);
     }

@@ -11,11 +11,13 @@ use crate::provider::StreamDelta;
 
 pub struct JsonPrinter<O: Write> {
     out: O,
+    /// The context gauge for the next `turn_completed`.
+    context: Option<Value>,
 }
 
 impl<O: Write> JsonPrinter<O> {
     pub fn new(out: O) -> Self {
-        Self { out }
+        Self { out, context: None }
     }
 
     fn emit(&mut self, v: Value) {
@@ -56,8 +58,32 @@ impl<O: Write> JsonPrinter<O> {
                         "type": "tool_call_end", "index": index, "call_id": c.id, "name": c.name, "arguments": c.arguments,
                     }));
                 }
-                json!({"type": "turn_completed", "usage": m.usage, "finish_reason": m.finish_reason})
+                json!({
+                    "type": "turn_completed", "usage": m.usage, "finish_reason": m.finish_reason,
+                    "context": self.context.take(),
+                })
             }
+            Event::Context {
+                used,
+                window,
+                source,
+                estimated,
+            } => {
+                self.context = Some(json!({
+                    "used": used, "window": window, "source": source, "estimated": estimated,
+                    "percent": (*used as f64 * 100.0 / (*window).max(1) as f64).round(),
+                }));
+                return None;
+            }
+            Event::Pruned { outputs, chars } => {
+                json!({"type": "context_pruned", "outputs": outputs, "chars": chars})
+            }
+            Event::Compacted {
+                summary,
+                before,
+                after,
+                ..
+            } => json!({"type": "compacted", "before": before, "after": after, "summary": summary}),
             _ => return None,
         })
     }

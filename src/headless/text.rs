@@ -192,6 +192,13 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
                 self.note(&format!("running {cmd_string}"));
             }
             Event::ToolFinished { call_id, name, end } => self.tool_finished(call_id, name, *end),
+            Event::Pruned { outputs, .. } => self.note(&format!(
+                "{outputs} older tool output(s) are now sent as short stand-ins to fit the model's context window"
+            )),
+            Event::Compacted { before, after, .. } => self.note(&format!(
+                "compacted the conversation to fit the model's context window (~{before} → ~{after} tokens)"
+            )),
+            Event::Info(Ok(text)) => self.note(text),
             _ => {}
         }
     }

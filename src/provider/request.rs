@@ -58,6 +58,8 @@ pub struct ChatRequest {
     pub tools: Vec<ToolSpec>,
     /// Only for non-streaming requests (structured output).
     pub response_format: Option<ResponseFormat>,
+    /// The longest reply to generate (`max_tokens`), when the request must stay in a budget.
+    pub max_tokens: Option<u32>,
 }
 
 impl ChatRequest {
@@ -99,6 +101,8 @@ impl ChatRequest {
             } else {
                 self.response_format.clone()
             },
+            #[allow(deprecated)]
+            max_tokens: self.max_tokens,
             ..CreateChatCompletionRequest::default()
         }
     }

@@ -100,6 +100,13 @@ pub enum Record {
         end: String,
         message: Option<String>,
     },
+    /// The older history was replaced by `summary`; the last `tail` messages stayed.
+    Compaction {
+        summary: String,
+        before: u64,
+        after: u64,
+        tail: usize,
+    },
     /// A record this version does not know (written by a newer sayso): kept, ignored.
     #[serde(other)]
     Unknown,
@@ -190,6 +197,17 @@ impl Record {
             Event::ModeChanged { mode } => Record::Mode { mode: *mode },
             Event::ModelChanged { model } => Record::Model {
                 model: model.clone(),
+            },
+            Event::Compacted {
+                summary,
+                before,
+                after,
+                tail,
+            } => Record::Compaction {
+                summary: summary.clone(),
+                before: *before,
+                after: *after,
+                tail: *tail,
             },
             Event::TurnEnded(end) => Record::TurnEnd {
                 end: end.status().to_owned(),
@@ -287,6 +305,17 @@ impl Record {
                 "interrupted" => TurnEnd::Stopped,
                 _ => TurnEnd::Failed(ProviderError::Dropped(message.unwrap_or_default())),
             }),
+            Record::Compaction {
+                summary,
+                before,
+                after,
+                tail,
+            } => Event::Compacted {
+                summary,
+                before,
+                after,
+                tail,
+            },
             Record::Session(_) | Record::Unknown => return None,
         })
     }

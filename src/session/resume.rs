@@ -18,6 +18,8 @@ use crate::tools::approval::Approvals;
 pub enum Step {
     /// These tools joined the chat here (their system prompts go in at this point).
     ToolsAdded(Vec<String>),
+    /// Everything before was compacted into this summary (the system message is rebuilt).
+    Compacted(String),
     Message(ChatMessage),
 }
 
@@ -88,6 +90,30 @@ impl Builder {
         }
     }
 
+    /// The history becomes: the tools added so far, the summary, the last `tail` messages.
+    fn compacted(&mut self, summary: String, tail: usize) {
+        let history = std::mem::take(&mut self.out.history);
+        let messages: Vec<usize> = history
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s, Step::Message(_)))
+            .map(|(i, _)| i)
+            .collect();
+        let keep_from = messages
+            .len()
+            .checked_sub(tail)
+            .and_then(|k| messages.get(k).copied())
+            .unwrap_or(history.len());
+        let mut rebuilt: Vec<Step> = history[..keep_from]
+            .iter()
+            .filter(|s| matches!(s, Step::ToolsAdded(_)))
+            .cloned()
+            .collect();
+        rebuilt.push(Step::Compacted(summary));
+        rebuilt.extend(history[keep_from..].iter().cloned());
+        self.out.history = rebuilt;
+    }
+
     fn record(&mut self, r: Record) {
         self.out.events.extend(r.to_events());
         match r {
@@ -140,6 +166,10 @@ impl Builder {
             Record::Mode { mode } => self.out.mode = Some(mode),
             Record::Model { model } => self.out.model = Some(model),
             Record::TurnEnd { .. } => self.close_calls(true),
+            Record::Compaction { summary, tail, .. } => {
+                self.close_calls(true);
+                self.compacted(summary, tail);
+            }
             Record::Unknown => self.out.unknown += 1,
             Record::Reasoning { .. }
             | Record::Approval { .. }
@@ -193,7 +223,7 @@ mod tests {
             .iter()
             .filter_map(|s| match s {
                 Step::Message(m) => Some(m.clone()),
-                Step::ToolsAdded(_) => None,
+                Step::ToolsAdded(_) | Step::Compacted(_) => None,
             })
             .collect()
     }

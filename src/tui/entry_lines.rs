@@ -102,6 +102,20 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
             }
             out
         }
+        Entry::Compaction {
+            summary,
+            before,
+            after,
+        } => {
+            let mut out = vec![Line::from(Span::styled(
+                format!(
+                    "⧉ compacted: the older conversation (~{before} tokens) is now this summary (~{after} tokens in all)"
+                ),
+                t.notice,
+            ))];
+            out.extend(plain_wrapped(summary.trim(), t.dim, "  ", w));
+            fold(out, f.expanded, t, "summary")
+        }
         Entry::Reasoning { text } => {
             let mut out = vec![Line::from(Span::styled("thinking", t.reasoning))];
             out.extend(plain_wrapped(text.trim(), t.reasoning, "  ", w));
@@ -224,5 +238,8 @@ fn tool_output(content: &str, display: Option<&str>, f: &Facts, w: u16) -> Vec<L
 
 /// Whether an entry can be folded (Tab selects it, Enter toggles it).
 pub fn foldable(entry: &Entry) -> bool {
-    matches!(entry, Entry::Tool { .. } | Entry::Reasoning { .. })
+    matches!(
+        entry,
+        Entry::Tool { .. } | Entry::Reasoning { .. } | Entry::Compaction { .. }
+    )
 }

@@ -1,0 +1,149 @@
+//! Compaction: when pruning is not enough (or on `/compact [focus]`), the model summarises the
+//! conversation so far with a fixed prompt (`assets/compact_prompt.md`), and the summary
+//! replaces the older history. Exactly one extra request.
+//!
+//! What is summarised is the history before the turn in progress, written out as text (tool
+//! outputs shortened, the oldest parts left out when even that would not fit the window).
+//! The new history is the system message, the summary as a user message with a fixed prefix,
+//! and the turn in progress verbatim — so every tool call in it keeps its result.
+
+use super::context::{Budget, message_chars, tokens};
+use crate::provider::{ChatMessage, ChatRequest};
+
+const PROMPT: &str = include_str!("../../assets/compact_prompt.md");
+
+/// Starts the summary message in the new history.
+pub const SUMMARY_PREFIX: &str = "Summary of our conversation so far (older messages were compacted to fit the model's context window):";
+
+/// Each tool output is shortened to this in the text to summarise.
+const TOOL_OUTPUT_CHARS: usize = 2_000;
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n[… {} more characters]", &s[..end], s.len() - end)
+}
+
+/// One message as a paragraph of the text to summarise.
+fn render(m: &ChatMessage) -> Option<String> {
+    Some(match m {
+        ChatMessage::System { .. } => return None,
+        ChatMessage::User { content } => format!("USER:\n{content}"),
+        ChatMessage::Assistant {
+            content,
+            tool_calls,
+        } => {
+            let mut s = format!("ASSISTANT:\n{content}");
+            for c in tool_calls {
+                s.push_str(&format!("\n[called {} with {}]", c.name, c.arguments));
+            }
+            s
+        }
+        ChatMessage::Tool {
+            tool_call_id,
+            content,
+        } => format!(
+            "TOOL RESULT ({tool_call_id}):\n{}",
+            shorten(content, TOOL_OUTPUT_CHARS)
+        ),
+    })
+}
+
+/// The request that asks for the summary of `older` (the history before the turn in
+/// progress), fitted to `budget` at `ratio` characters per token.
+pub fn request(
+    model: &str,
+    older: &[ChatMessage],
+    focus: Option<&str>,
+    budget: Budget,
+    ratio: f64,
+) -> ChatRequest {
+    let reply = (budget.window * 15 / 100).clamp(256, 4096);
+    let room = budget
+        .input()
+        .saturating_sub(reply)
+        .saturating_sub(tokens(PROMPT.len() + 400, ratio));
+    let mut parts: Vec<String> = older.iter().filter_map(render).collect();
+    // Oldest first out until it fits.
+    let mut dropped = 0;
+    while parts.len() > 1 && tokens(parts.iter().map(String::len).sum(), ratio) > room {
+        parts.remove(0);
+        dropped += 1;
+    }
+    let mut text = String::new();
+    if dropped > 0 {
+        text.push_str(&format!(
+            "[{dropped} of the oldest messages were left out: they did not fit]\n\n"
+        ));
+    }
+    text.push_str(&parts.join("\n\n"));
+    let mut ask = format!("The conversation so far:\n\n{text}\n\nWrite the handoff summary now.");
+    if let Some(f) = focus.filter(|f| !f.trim().is_empty()) {
+        ask.push_str(&format!(" Pay particular attention to: {}", f.trim()));
+    }
+    let mut req = ChatRequest::new(
+        model,
+        vec![
+            ChatMessage::System {
+                content: PROMPT.trim().to_owned(),
+            },
+            ChatMessage::User { content: ask },
+        ],
+    );
+    req.max_tokens = Some(reply as u32);
+    req
+}
+
+/// The history after compaction: `system`, the summary, then `tail` verbatim.
+pub fn rebuild(system: ChatMessage, summary: &str, tail: &[ChatMessage]) -> Vec<ChatMessage> {
+    let mut out = vec![
+        system,
+        ChatMessage::User {
+            content: summary_message(summary),
+        },
+    ];
+    out.extend(tail.iter().cloned());
+    out
+}
+
+/// The user message that carries a summary.
+pub fn summary_message(summary: &str) -> String {
+    format!("{SUMMARY_PREFIX}\n\n{}", summary.trim())
+}
+
+/// Characters of `messages`, for before/after notes.
+pub fn chars(messages: &[ChatMessage]) -> usize {
+    messages.iter().map(message_chars).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_request_fits_the_window_and_carries_the_focus() {
+        let older: Vec<ChatMessage> = (0..200)
+            .map(|i| ChatMessage::User {
+                content: format!("message {i} {}", "x".repeat(200)),
+            })
+            .collect();
+        let budget = Budget { window: 4096 };
+        let req = request("m", &older, Some("the failing test"), budget, 3.0);
+        let ask = match &req.messages[1] {
+            ChatMessage::User { content } => content.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert!(ask.contains("of the oldest messages were left out"));
+        assert!(ask.contains("message 199"), "the newest are kept");
+        assert!(!ask.contains("message 0 "));
+        assert!(ask.ends_with("Pay particular attention to: the failing test"));
+        assert!(
+            tokens(chars(&req.messages), 3.0) + u64::from(req.max_tokens.unwrap()) <= budget.window
+        );
+    }
+}

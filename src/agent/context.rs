@@ -1,0 +1,278 @@
+//! Staying inside the model's context window, cheapest first (research:
+//! `../shared/reference/context-windows.md` §5). Pure functions: no IO, no async.
+//!
+//! - **Budget.** Of the window, a reserve is kept for the reply (20 % of the window, between
+//!   512 and 16,384 tokens) and a margin (3 %, at least 256): the rest is the input budget.
+//! - **Estimate.** The server's `usage` is the truth; before a request, its size is estimated
+//!   from its characters at a ratio calibrated on the last request (`prompt_tokens` against
+//!   the characters sent), starting at 3 characters a token — on the safe side for code and
+//!   for most tokenizers. Documented in the README as approximate (`~`).
+//! - **Prune** at 70 % of the budget: tool outputs older than the last [`KEEP_TURNS`] user
+//!   turns are replaced, in the request only, by a stand-in that keeps the call id, the tool
+//!   and what it was called with (`[output of run_command `cargo test` elided …]`). The
+//!   transcript and the session keep everything.
+//! - **Compact** at 85 % (or when pruning is not enough): see [`super::compaction`].
+//!
+//! Every call in a request keeps its tool result: pruning replaces contents, never removes a
+//! message.
+
+use crate::provider::{ChatMessage, ToolSpec};
+
+/// User turns whose tool outputs are never pruned (the current one and the one before).
+pub const KEEP_TURNS: usize = 2;
+/// The characters-per-token ratio before any `usage` was seen.
+pub const DEFAULT_RATIO: f64 = 3.0;
+/// Pruning starts at this share of the input budget…
+pub const PRUNE_AT: f64 = 0.70;
+/// …and compaction at this one.
+pub const COMPACT_AT: f64 = 0.85;
+
+/// The share of a window a request may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub window: u64,
+}
+
+impl Budget {
+    /// Tokens kept free for the reply.
+    pub fn reserve(&self) -> u64 {
+        (self.window / 5).clamp(512, 16_384).min(self.window / 2)
+    }
+
+    /// Tokens kept free for estimation errors.
+    pub fn margin(&self) -> u64 {
+        (self.window * 3 / 100).max(256).min(self.window / 4)
+    }
+
+    /// Tokens the request itself may use.
+    pub fn input(&self) -> u64 {
+        self.window
+            .saturating_sub(self.reserve())
+            .saturating_sub(self.margin())
+            .max(1)
+    }
+
+    pub fn prune_at(&self) -> u64 {
+        (self.input() as f64 * PRUNE_AT) as u64
+    }
+
+    pub fn compact_at(&self) -> u64 {
+        (self.input() as f64 * COMPACT_AT) as u64
+    }
+}
+
+/// Characters of a message as the server sees it (content, tool calls, ids).
+pub fn message_chars(m: &ChatMessage) -> usize {
+    match m {
+        ChatMessage::System { content } | ChatMessage::User { content } => content.len() + 8,
+        ChatMessage::Assistant {
+            content,
+            tool_calls,
+        } => {
+            content.len()
+                + 8
+                + tool_calls
+                    .iter()
+                    .map(|c| c.id.len() + c.name.len() + c.arguments.len() + 24)
+                    .sum::<usize>()
+        }
+        ChatMessage::Tool {
+            tool_call_id,
+            content,
+        } => content.len() + tool_call_id.len() + 12,
+    }
+}
+
+/// Characters of the tool schemas sent with every request.
+pub fn tools_chars(tools: &[ToolSpec]) -> usize {
+    tools
+        .iter()
+        .map(|t| t.name.len() + t.description.len() + t.parameters.to_string().len() + 32)
+        .sum()
+}
+
+/// Characters of a whole request's messages and tools.
+pub fn request_chars(messages: &[ChatMessage], tools: &[ToolSpec]) -> usize {
+    messages.iter().map(message_chars).sum::<usize>() + tools_chars(tools)
+}
+
+/// Tokens for `chars` characters at `ratio` characters per token, rounded up.
+pub fn tokens(chars: usize, ratio: f64) -> u64 {
+    (chars as f64 / ratio.max(0.5)).ceil() as u64
+}
+
+/// What pruning did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pruned {
+    /// Tool outputs replaced by stand-ins.
+    pub outputs: usize,
+    /// Characters they held.
+    pub chars: usize,
+}
+
+/// The stand-in for a pruned tool output.
+pub fn stand_in(name: &str, what: &str, content: &str) -> String {
+    let lines = content.lines().count();
+    let what = if what.is_empty() {
+        String::new()
+    } else {
+        format!(" `{what}`")
+    };
+    format!(
+        "[output of {name}{what} elided to save context: {lines} lines, {} characters; run it again if you need it]",
+        content.len()
+    )
+}
+
+/// What a call was asked to do, short: the `cmd`/`filepath`/`query` argument, or the first
+/// 60 characters of the arguments.
+fn call_summary(arguments: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(arguments).unwrap_or_default();
+    for key in ["cmd", "filepath", "query", "path", "url"] {
+        if let Some(s) = v.get(key).and_then(|x| x.as_str()) {
+            return s.chars().take(80).collect();
+        }
+    }
+    arguments.chars().take(60).collect()
+}
+
+/// `messages` with the tool outputs before the last `keep_turns` user turns replaced by
+/// stand-ins (outputs already shorter than their stand-in are kept).
+pub fn prune(messages: &[ChatMessage], keep_turns: usize) -> (Vec<ChatMessage>, Pruned) {
+    let users: Vec<usize> = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| matches!(m, ChatMessage::User { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    let protect_from = if users.len() > keep_turns {
+        users[users.len() - keep_turns]
+    } else {
+        0
+    };
+    let mut calls: std::collections::HashMap<&str, (&str, &str)> = Default::default();
+    let mut out = Vec::with_capacity(messages.len());
+    let mut stats = Pruned::default();
+    for (i, m) in messages.iter().enumerate() {
+        match m {
+            ChatMessage::Assistant { tool_calls, .. } => {
+                for c in tool_calls {
+                    calls.insert(&c.id, (&c.name, &c.arguments));
+                }
+                out.push(m.clone());
+            }
+            ChatMessage::Tool {
+                tool_call_id,
+                content,
+            } if i < protect_from => {
+                let (name, args) = calls
+                    .get(tool_call_id.as_str())
+                    .copied()
+                    .unwrap_or(("a tool", ""));
+                let replacement = stand_in(name, &call_summary(args), content);
+                if replacement.len() < content.len() {
+                    stats.outputs += 1;
+                    stats.chars += content.len();
+                    out.push(ChatMessage::Tool {
+                        tool_call_id: tool_call_id.clone(),
+                        content: replacement,
+                    });
+                } else {
+                    out.push(m.clone());
+                }
+            }
+            _ => out.push(m.clone()),
+        }
+    }
+    (out, stats)
+}
+
+/// Where the verbatim tail starts for a compaction: the last user message (the turn in
+/// progress, with its calls and their results), or the end when there is none.
+pub fn tail_start(messages: &[ChatMessage]) -> usize {
+    messages
+        .iter()
+        .rposition(|m| matches!(m, ChatMessage::User { .. }))
+        .unwrap_or(messages.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::ToolCall;
+
+    fn turn(i: usize, output: &str) -> Vec<ChatMessage> {
+        vec![
+            ChatMessage::User {
+                content: format!("question {i}"),
+            },
+            ChatMessage::Assistant {
+                content: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: format!("c{i}"),
+                    name: "run_command".into(),
+                    arguments: format!("{{\"cmd\":\"cargo test {i}\"}}"),
+                }],
+            },
+            ChatMessage::Tool {
+                tool_call_id: format!("c{i}"),
+                content: output.into(),
+            },
+            ChatMessage::Assistant {
+                content: format!("answer {i}"),
+                tool_calls: vec![],
+            },
+        ]
+    }
+
+    #[test]
+    fn old_tool_outputs_become_stand_ins_and_every_call_keeps_a_result() {
+        let big = "test a ... ok\n".repeat(200);
+        let mut messages = vec![ChatMessage::System {
+            content: "sys".into(),
+        }];
+        for i in 0..4 {
+            messages.extend(turn(i, &big));
+        }
+        let (pruned, stats) = prune(&messages, KEEP_TURNS);
+        assert_eq!(stats.outputs, 2, "turns 0 and 1; 2 and 3 are kept");
+        assert_eq!(pruned.len(), messages.len());
+        let tool = |i: usize| match &pruned[1 + i * 4 + 2] {
+            ChatMessage::Tool {
+                tool_call_id,
+                content,
+            } => (tool_call_id.clone(), content.clone()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            tool(0),
+            (
+                "c0".into(),
+                "[output of run_command `cargo test 0` elided to save context: 200 lines, 2800 characters; run it again if you need it]".into()
+            )
+        );
+        assert_eq!(tool(3).1, big);
+        assert!(request_chars(&pruned, &[]) < request_chars(&messages, &[]) * 2 / 3);
+    }
+
+    #[test]
+    fn budgets_keep_room_for_the_reply() {
+        let small = Budget { window: 4096 };
+        assert_eq!(small.reserve(), 819);
+        assert_eq!(small.margin(), 256);
+        assert_eq!(small.input(), 3021);
+        assert!(small.prune_at() < small.compact_at() && small.compact_at() < small.input());
+        let big = Budget { window: 200_000 };
+        assert_eq!(big.reserve(), 16_384);
+        assert_eq!(big.margin(), 6_000);
+        assert_eq!(tokens(300, DEFAULT_RATIO), 100);
+    }
+
+    #[test]
+    fn the_tail_is_the_turn_in_progress() {
+        let mut messages = turn(0, "x");
+        messages.extend(turn(1, "y"));
+        assert_eq!(tail_start(&messages), 4);
+        assert_eq!(tail_start(&[]), 0);
+    }
+}

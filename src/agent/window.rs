@@ -1,0 +1,223 @@
+//! The agent's side of the context window: what it knows about the window, the request each
+//! round sends (pruned or after a compaction when the history grew too big), the usage the
+//! server reports, and recovery when the server still says the request does not fit.
+//!
+//! Checked before every request, tool-result follow-ups included; an unknown window is a
+//! conservative default, never "no limit". Every change is reported: `Event::Context` for the
+//! gauge, `Event::Pruned` and `Event::Compacted` for the transcript and the session.
+
+use tokio_util::sync::CancellationToken;
+
+use super::compaction;
+use super::context::{Budget, DEFAULT_RATIO, KEEP_TURNS, prune, request_chars, tail_start, tokens};
+use super::{Agent, Event, EventSink};
+use crate::provider::{AssistantMessage, ChatMessage, ChatRequest, ProviderError, ToolSpec};
+
+/// The window assumed until the config or the server says otherwise.
+pub const DEFAULT_WINDOW: u64 = 8192;
+
+/// What the agent knows about the window and the requests it sent.
+#[derive(Debug, Clone)]
+pub struct WindowState {
+    pub tokens: u64,
+    /// Where the size came from.
+    pub source: String,
+    /// Characters per token, calibrated on the server's usage.
+    pub ratio: f64,
+    /// Characters of the last request sent, to calibrate with its usage.
+    pub last_sent_chars: usize,
+    /// Tool outputs the last request sent as stand-ins.
+    pub pruned: usize,
+    pub compactions: usize,
+    /// The last reply's usage: prompt and completion tokens.
+    pub last_usage: Option<(u64, u64)>,
+}
+
+impl Default for WindowState {
+    fn default() -> Self {
+        Self {
+            tokens: DEFAULT_WINDOW,
+            source: "assumed (nothing reported it; set context_window in the config)".into(),
+            ratio: DEFAULT_RATIO,
+            last_sent_chars: 0,
+            pruned: 0,
+            compactions: 0,
+            last_usage: None,
+        }
+    }
+}
+
+impl Agent {
+    /// The window to budget with from now on.
+    pub fn set_window(&mut self, tokens: u64, source: impl Into<String>) {
+        self.window.tokens = tokens.max(256);
+        self.window.source = source.into();
+    }
+
+    pub fn window(&self) -> &WindowState {
+        &self.window
+    }
+
+    fn budget(&self) -> Budget {
+        Budget {
+            window: self.window.tokens,
+        }
+    }
+
+    fn estimate(&self, messages: &[ChatMessage], tools: &[ToolSpec]) -> u64 {
+        tokens(request_chars(messages, tools), self.window.ratio)
+    }
+
+    /// The messages the next request sends: the history, pruned when it grew past 70 % of the
+    /// budget; compacted first when even that is past 85 %. `Err` when the turn in progress
+    /// alone does not fit.
+    pub(super) async fn fit(
+        &mut self,
+        tools: &[ToolSpec],
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<ChatMessage>, ProviderError> {
+        let budget = self.budget();
+        let mut sent = self.messages.clone();
+        if self.estimate(&sent, tools) > budget.prune_at() {
+            let (pruned, stats) = prune(&self.messages, KEEP_TURNS);
+            if self.estimate(&pruned, tools) > budget.compact_at() {
+                self.compact(None, tools, sink, cancel).await?;
+                sent = prune(&self.messages, KEEP_TURNS).0;
+            } else {
+                sent = pruned;
+                if stats.outputs > self.window.pruned {
+                    sink.emit(Event::Pruned {
+                        outputs: stats.outputs,
+                        chars: stats.chars,
+                    });
+                }
+                self.window.pruned = stats.outputs;
+            }
+        }
+        let estimate = self.estimate(&sent, tools);
+        if estimate > budget.input() {
+            // The turn in progress alone: keep only its last batch's outputs.
+            let (tight, _) = prune(&sent, 1);
+            if self.estimate(&tight, tools) > budget.input() {
+                return Err(too_large(self.estimate(&tight, tools), budget.window));
+            }
+            sent = tight;
+        }
+        self.window.last_sent_chars = request_chars(&sent, tools);
+        Ok(sent)
+    }
+
+    /// Replaces the history before the turn in progress with a summary the model writes (one
+    /// request). `focus` says what to keep in particular (`/compact FOCUS`).
+    pub async fn compact(
+        &mut self,
+        focus: Option<&str>,
+        tools: &[ToolSpec],
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<(), ProviderError> {
+        let start = tail_start(&self.messages).max(1);
+        let older = &self.messages[1.min(self.messages.len())..start];
+        if older.is_empty() {
+            return Ok(());
+        }
+        let before = self.estimate(&self.messages, tools);
+        let req = compaction::request(
+            &self.model.get(),
+            older,
+            focus,
+            self.budget(),
+            self.window.ratio,
+        );
+        let summary = tokio::select! {
+            r = self.client.complete(&req) => r?,
+            () = cancel.cancelled() => return Err(ProviderError::Dropped("stopped".into())),
+        };
+        let tail: Vec<ChatMessage> = self.messages[start..].to_vec();
+        let system = ChatMessage::System {
+            content: self.system_message(),
+        };
+        self.messages = compaction::rebuild(system, &summary.content, &tail);
+        self.window.compactions += 1;
+        self.window.pruned = 0;
+        let after = self.estimate(&self.messages, tools);
+        sink.emit(Event::Compacted {
+            summary: summary.content.trim().to_owned(),
+            before,
+            after,
+            tail: tail.len(),
+        });
+        Ok(())
+    }
+
+    /// After a reply: calibrates the estimate on the server's usage and reports the gauge.
+    pub(super) fn usage(&mut self, reply: &AssistantMessage, sink: &EventSink) {
+        let u = reply.usage.unwrap_or_default();
+        let (prompt, completion) = (u.prompt_tokens, u.completion_tokens);
+        if let Some(p) = prompt.filter(|p| *p > 0)
+            && self.window.last_sent_chars > 0
+        {
+            // Calibrate, within sane bounds (1–8 characters a token).
+            self.window.ratio = (self.window.last_sent_chars as f64 / p as f64).clamp(1.0, 8.0);
+        }
+        let (used, estimated) = match prompt {
+            Some(p) => (p + completion.unwrap_or(0), false),
+            None => (
+                tokens(
+                    self.window.last_sent_chars + reply.content.len(),
+                    self.window.ratio,
+                ),
+                true,
+            ),
+        };
+        self.window.last_usage = prompt.map(|p| (p, completion.unwrap_or(0)));
+        sink.emit(Event::Context {
+            used,
+            window: self.window.tokens,
+            source: self.window.source.clone(),
+            estimated,
+        });
+    }
+
+    /// The server said the request does not fit: learn its window and make room. `Ok` when
+    /// the next attempt may fit.
+    pub(super) async fn recover(
+        &mut self,
+        window: Option<u64>,
+        tools: &[ToolSpec],
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<(), ProviderError> {
+        if let Some(w) = window.filter(|w| *w < self.window.tokens) {
+            self.set_window(w, "learned from the server's error");
+        }
+        sink.emit(Event::Info(Ok(format!(
+            "the request did not fit the model's context window ({} tokens): making room and trying once more",
+            self.window.tokens
+        ))));
+        self.compact(None, tools, sink, cancel).await
+    }
+}
+
+/// The error for a turn whose own messages do not fit any more.
+fn too_large(estimate: u64, window: u64) -> ProviderError {
+    ProviderError::ContextOverflow {
+        message: format!(
+            "the message and its tool results are about {estimate} tokens, more than the model's context window of {window} tokens can take with room for a reply; shorten the message or start a new chat (/clear)"
+        ),
+        window: Some(window),
+        prompt: Some(estimate),
+    }
+}
+
+/// A request for `messages` and `tools` to `model`.
+pub(super) fn request(
+    model: String,
+    messages: Vec<ChatMessage>,
+    tools: Vec<ToolSpec>,
+) -> ChatRequest {
+    let mut r = ChatRequest::new(model, messages);
+    r.tools = tools;
+    r
+}
