@@ -89,9 +89,12 @@ pub fn classify(status: Option<u16>, body: &str) -> Option<Overflow> {
 mod tests {
     use super::*;
 
+    /// (status, body, the window it states, the prompt size it states).
+    type Case<'a> = (Option<u16>, &'a str, Option<u64>, Option<u64>);
+
     #[test]
     fn every_server_s_wording_is_recognised_with_its_numbers() {
-        let cases: [(Option<u16>, &str, Option<u64>, Option<u64>); 7] = [
+        let cases: [Case; 7] = [
             (
                 Some(400),
                 r#"{"error":{"code":400,"message":"request (3555 tokens) exceeds the available context size (512 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":3555,"n_ctx":512}}"#,
