@@ -66,7 +66,7 @@ impl Saving {
         if self.live.is_none() {
             return Err("sessions are off (--no-session)".into());
         }
-        let saved = open_saved(&self.data_dir, id, agent.cwd())?;
+        let mut saved = open_saved(&self.data_dir, id, agent.cwd())?;
         agent.restore(&saved.resumed);
         if let Some(old) = self.live.take() {
             old.close().await;
@@ -77,8 +77,8 @@ impl Saving {
             mode: agent.mode().get(),
             model: agent.model(),
         });
-        for e in &saved.resumed.events {
-            front.emit(e.clone());
+        for e in std::mem::take(&mut saved.resumed.events) {
+            front.emit(e);
         }
         if saved.skipped > 0 {
             front.emit(Event::Info(Err(skipped_note(saved.skipped))));

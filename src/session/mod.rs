@@ -40,15 +40,8 @@ pub fn open_saved(data_dir: &Path, id: Option<&str>, cwd: &Path) -> Result<Saved
             )
         })?,
     };
-    let (values, mut skipped) = store::read_records(&summary.path)
+    let (records, skipped) = store::read_session(&summary.path)
         .map_err(|e| format!("cannot read {}: {e}", summary.path.display()))?;
-    let mut records = Vec::with_capacity(values.len());
-    for v in values {
-        match serde_json::from_value::<record::Record>(v) {
-            Ok(r) => records.push(r),
-            Err(_) => skipped += 1,
-        }
-    }
     if skipped > 0 {
         tracing::warn!(id = %summary.id, skipped, "unreadable lines skipped in a session file");
     }

@@ -219,6 +219,11 @@ impl Record {
 
     /// The events this record replays as, for rebuilding the transcript.
     pub fn to_events(&self) -> Vec<Event> {
+        self.clone().into_events()
+    }
+
+    /// [`Record::to_events`], taking the record (no copy of its text).
+    pub fn into_events(self) -> Vec<Event> {
         if let Record::Reply { message } = self {
             // The streamed tool-call deltas are not recorded: the reply announces its calls,
             // so the transcript gets a block for each.
@@ -234,14 +239,14 @@ impl Record {
                     })
                 })
                 .collect();
-            out.push(Event::ReplyDone(message.clone()));
+            out.push(Event::ReplyDone(message));
             return out;
         }
-        self.to_event().into_iter().collect()
+        self.into_event().into_iter().collect()
     }
 
-    fn to_event(&self) -> Option<Event> {
-        Some(match self.clone() {
+    fn into_event(self) -> Option<Event> {
+        Some(match self {
             Record::User { text, sent } => Event::UserMessage { text, sent },
             Record::Tools { names } => Event::ToolsAdded { names },
             Record::Text { s } => Event::Delta(StreamDelta::Text(s)),

@@ -115,60 +115,63 @@ impl Builder {
     }
 
     fn record(&mut self, r: Record) {
-        self.out.events.extend(r.to_events());
-        match r {
+        match &r {
             Record::Session(h) => {
                 self.out.mode.get_or_insert(h.mode);
                 self.out.model.get_or_insert(h.model.clone());
-                self.out.header.get_or_insert(h);
+                self.out.header.get_or_insert(h.clone());
             }
             Record::User { sent, .. } => {
                 self.close_calls(true);
-                self.out
-                    .history
-                    .push(Step::Message(ChatMessage::User { content: sent }));
+                self.out.history.push(Step::Message(ChatMessage::User {
+                    content: sent.clone(),
+                }));
             }
             Record::Tools { names } => {
                 self.close_calls(true);
                 self.out.tools_added.extend(names.iter().cloned());
-                self.out.history.push(Step::ToolsAdded(names));
+                self.out.history.push(Step::ToolsAdded(names.clone()));
             }
-            Record::Text { s } => self.partial.push_str(&s),
+            Record::Text { s } => self.partial.push_str(s),
             Record::Retry { .. } => self.partial.clear(),
             Record::Reply { message } => {
                 self.close_calls(true);
                 self.partial.clear();
                 self.out.history.push(Step::Message(ChatMessage::Assistant {
-                    content: message.content,
+                    content: message.content.clone(),
                     tool_calls: message.tool_calls.clone(),
                 }));
-                self.open = message.tool_calls;
+                self.open = message.tool_calls.clone();
             }
             Record::Interrupted { partial } => {
                 self.partial.clear();
                 if !partial.is_empty() {
                     self.out.history.push(Step::Message(ChatMessage::Assistant {
-                        content: partial,
+                        content: partial.clone(),
                         tool_calls: Vec::new(),
                     }));
                 }
             }
             Record::ToolOutput {
                 call_id, content, ..
-            } => self.parts.entry(call_id).or_default().push(content),
+            } => self
+                .parts
+                .entry(call_id.clone())
+                .or_default()
+                .push(content.clone()),
             Record::ToolEnd { call_id, end, .. } => {
-                self.ended.insert(call_id, end);
+                self.ended.insert(call_id.clone(), *end);
             }
             Record::Remembered { tool, command } => match command {
-                Some(c) => self.out.remembered.always(&tool, &c, true),
-                None => self.out.remembered.always(&tool, "", false),
+                Some(c) => self.out.remembered.always(tool, c, true),
+                None => self.out.remembered.always(tool, "", false),
             },
-            Record::Mode { mode } => self.out.mode = Some(mode),
-            Record::Model { model } => self.out.model = Some(model),
+            Record::Mode { mode } => self.out.mode = Some(*mode),
+            Record::Model { model } => self.out.model = Some(model.clone()),
             Record::TurnEnd { .. } => self.close_calls(true),
             Record::Compaction { summary, tail, .. } => {
                 self.close_calls(true);
-                self.compacted(summary, tail);
+                self.compacted(summary.clone(), *tail);
             }
             Record::Unknown => self.out.unknown += 1,
             Record::Reasoning { .. }
@@ -176,6 +179,7 @@ impl Builder {
             | Record::Judge { .. }
             | Record::ToolStarted { .. } => {}
         }
+        self.out.events.extend(r.into_events());
     }
 
     fn finish(mut self) -> Resumed {

@@ -135,6 +135,25 @@ pub fn read_records(path: &Path) -> std::io::Result<(Vec<serde_json::Value>, usi
     Ok((records, skipped))
 }
 
+/// The records of a session file in one pass, and how many lines were unreadable (a torn last
+/// line, or a line this version cannot read).
+pub fn read_session(path: &Path) -> std::io::Result<(Vec<super::record::Record>, usize)> {
+    let reader = BufReader::with_capacity(256 * 1024, File::open(path)?);
+    let mut records = Vec::new();
+    let mut skipped = 0;
+    for line in reader.split(b'\n') {
+        let line = line?;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice(&line) {
+            Ok(r) => records.push(r),
+            Err(_) => skipped += 1,
+        }
+    }
+    Ok((records, skipped))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

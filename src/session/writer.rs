@@ -152,6 +152,21 @@ pub async fn run(
                 }
             } => w.flush_pending(),
         }
+        // Everything already queued is taken without waiting again: a fast stream costs one
+        // wake-up per burst, not one per token.
+        loop {
+            match events.try_recv() {
+                Ok(e) => w.event(&e),
+                Err(mpsc::error::TryRecvError::Empty) => break,
+                Err(mpsc::error::TryRecvError::Disconnected) => {
+                    w.flush_pending();
+                    if let Err(e) = w.file.sync() {
+                        w.failed(e);
+                    }
+                    return w.summary;
+                }
+            }
+        }
     }
     w.flush_pending();
     if let Err(e) = w.file.sync() {
