@@ -115,6 +115,7 @@ fn new_app() -> App {
         cwd: "~/src/project".into(),
         mode: Mode::Normal,
         usage: Default::default(),
+        context: None,
     };
     let mut app = App::new(Theme::dark(), status, false, Vec::new());
     app.update(AppEvent::Resize(120, 40));

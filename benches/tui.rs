@@ -55,6 +55,7 @@ fn new_app() -> App {
         cwd: "~/src/project".into(),
         mode: Mode::Normal,
         usage: Default::default(),
+        context: None,
     };
     let mut app = App::new(Theme::dark(), status, false, Vec::new());
     app.update(AppEvent::Resize(WIDTH, HEIGHT));

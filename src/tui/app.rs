@@ -90,6 +90,8 @@ pub struct Status {
     pub cwd: String,
     pub mode: Mode,
     pub usage: Usage,
+    /// How full the context window is: tokens used, the window, whether estimated.
+    pub context: Option<(u64, u64, bool)>,
 }
 
 pub struct App {
@@ -306,6 +308,12 @@ impl App {
                 self.activity = Activity::Thinking;
             }
             Event::ModelChanged { model } => self.status.model = model.clone(),
+            Event::Context {
+                used,
+                window,
+                estimated,
+                ..
+            } => self.status.context = Some((*used, *window, *estimated)),
             Event::Resumed { mode, model, .. } => {
                 self.chat.reset();
                 self.expanded.clear();
@@ -313,6 +321,7 @@ impl App {
                 self.status.mode = *mode;
                 self.status.model = model.clone();
                 self.status.usage = Usage::default();
+                self.status.context = None;
             }
             Event::ModeChanged { mode } => self.status.mode = *mode,
             Event::TurnEnded(_) => self.turn_ended(),

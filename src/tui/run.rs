@@ -92,6 +92,7 @@ pub async fn run(
         cwd: opts.cwd_label,
         mode: agent.mode().get(),
         usage: Default::default(),
+        context: None,
     };
     let mut app = App::new(opts.theme, status, opts.bell, agent.mention_names());
     let mut term = match open_terminal(opts.mouse) {

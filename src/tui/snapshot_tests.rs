@@ -191,3 +191,20 @@ fn a_retry_replaces_the_partial_reply_on_screen() {
     assert!(!frame.contains("First attempt"), "{frame}");
     assert!(frame.contains("Second"), "{frame}");
 }
+
+#[test]
+fn the_status_bar_shows_how_full_the_window_is() {
+    let mut a = app();
+    a.update(AppEvent::Resize(100, 4));
+    let ctx = |used| Event::Context {
+        used,
+        window: 32_768,
+        source: "config".into(),
+        estimated: true,
+    };
+    a.update(AppEvent::Agent(ctx(13_000)));
+    let text = render(&a, Instant::now());
+    assert!(text.contains("ctx ~39% of 33k"), "{text}");
+    a.update(AppEvent::Agent(ctx(30_000)));
+    insta::assert_snapshot!(render(&a, Instant::now()));
+}

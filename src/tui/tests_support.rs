@@ -25,6 +25,7 @@ pub fn app_in(mode: Mode) -> App {
         cwd: "~/src/proj".into(),
         mode,
         usage: Default::default(),
+        context: None,
     };
     let mut a = App::new(Theme::dark(), status, true, Vec::new());
     a.update(AppEvent::Resize(80, 24));

@@ -38,6 +38,19 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, now: Instant) {
             t.status_bar,
         ),
     ];
+    if let Some((used, window, estimated)) = app.status().context {
+        let percent = used * 100 / window.max(1);
+        let style = if percent >= 85 {
+            t.mode_auto
+        } else {
+            t.status_bar
+        };
+        let approx = if estimated { "~" } else { "" };
+        spans.push(Span::styled(
+            format!("· ctx {approx}{percent}% of {} ", tokens(Some(window))),
+            style,
+        ));
+    }
     if !app.chat().following() {
         spans.push(Span::styled("· scrolled ↑ (End) ", t.status_bar));
     }
