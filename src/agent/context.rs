@@ -7,11 +7,13 @@
 //!   from its characters at a ratio calibrated on the last request (`prompt_tokens` against
 //!   the characters sent), starting at 3 characters a token — on the safe side for code and
 //!   for most tokenizers. Documented in the README as approximate (`~`).
-//! - **Prune** at 70 % of the budget: tool outputs older than the last [`KEEP_TURNS`] user
+//! - **Prune** at 60 % of the window: tool outputs older than the last [`KEEP_TURNS`] user
 //!   turns are replaced, in the request only, by a stand-in that keeps the call id, the tool
 //!   and what it was called with (`[output of run_command `cargo test` elided …]`). The
 //!   transcript and the session keep everything.
-//! - **Compact** at 85 % (or when pruning is not enough): see [`super::compaction`].
+//! - **Compact** at 80 % of the window (or when pruning is not enough): see
+//!   [`super::compaction`]. On small windows both come earlier — at 75 % and 95 % of the input
+//!   budget — so the reply keeps its reserve.
 //!
 //! Every call in a request keeps its tool result: pruning replaces contents, never removes a
 //! message.
@@ -22,10 +24,10 @@ use crate::provider::{ChatMessage, ToolSpec};
 pub const KEEP_TURNS: usize = 2;
 /// The characters-per-token ratio before any `usage` was seen.
 pub const DEFAULT_RATIO: f64 = 3.0;
-/// Pruning starts at this share of the input budget…
-pub const PRUNE_AT: f64 = 0.70;
-/// …and compaction at this one.
-pub const COMPACT_AT: f64 = 0.85;
+/// Pruning starts at this share of the window…
+pub const PRUNE_AT: f64 = 0.60;
+/// …and compaction at this one (both capped by the input budget, see [`Budget::prune_at`]).
+pub const COMPACT_AT: f64 = 0.80;
 
 /// The share of a window a request may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,11 +55,13 @@ impl Budget {
     }
 
     pub fn prune_at(&self) -> u64 {
-        (self.input() as f64 * PRUNE_AT) as u64
+        let of_window = (self.window as f64 * PRUNE_AT) as u64;
+        of_window.min((self.input() as f64 * 0.75) as u64)
     }
 
     pub fn compact_at(&self) -> u64 {
-        (self.input() as f64 * COMPACT_AT) as u64
+        let of_window = (self.window as f64 * COMPACT_AT) as u64;
+        of_window.min((self.input() as f64 * 0.95) as u64)
     }
 }
 
@@ -265,6 +269,8 @@ mod tests {
         let big = Budget { window: 200_000 };
         assert_eq!(big.reserve(), 16_384);
         assert_eq!(big.margin(), 6_000);
+        // Large windows: exactly 60 % and 80 % of the window.
+        assert_eq!((big.prune_at(), big.compact_at()), (120_000, 160_000));
         assert_eq!(tokens(300, DEFAULT_RATIO), 100);
     }
 

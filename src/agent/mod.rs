@@ -17,11 +17,13 @@
 //! - [`window`]: the agent's side of the window: fitting each request, usage, overflow
 //!   recovery; [`loop_guard`]: stops a model that repeats a failing call.
 //! - [`instructions`]: the environment block and `AGENTS.md` files after the system prompt.
+//! - [`context_report`]: `/context`, what fills the window.
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
 //! - [`transcript`]: the width-independent transcript, built from events in one place.
 
 pub mod compaction;
 pub mod context;
+pub mod context_report;
 pub mod instructions;
 pub mod loop_guard;
 pub mod mentions;
@@ -209,6 +211,7 @@ impl Agent {
     /// no remembered approvals.
     pub fn reset(&mut self) {
         self.engine.reset();
+        self.reset_window_counts();
         self.messages.clear();
         let system = self.system_message();
         if !system.is_empty() {
@@ -299,6 +302,7 @@ impl Agent {
             let tools = self.tool_specs();
             let sent = match self.fit(&tools, sink, cancel).await {
                 Ok(m) => m,
+                Err(_) if cancel.is_cancelled() => return TurnEnd::Stopped,
                 Err(e) => return TurnEnd::Failed(e),
             };
             let request = window::request(self.model.get(), sent, tools.clone());
@@ -308,8 +312,10 @@ impl Agent {
                     if !overflow_retried =>
                 {
                     overflow_retried = true;
-                    if let Err(e) = self.recover(window, &tools, sink, cancel).await {
-                        return TurnEnd::Failed(e);
+                    match self.recover(window, &tools, sink, cancel).await {
+                        Ok(()) => {}
+                        Err(_) if cancel.is_cancelled() => return TurnEnd::Stopped,
+                        Err(e) => return TurnEnd::Failed(e),
                     }
                     continue;
                 }

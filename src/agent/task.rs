@@ -38,6 +38,13 @@ pub enum Command {
     ListSessions,
     /// Continue a saved session (`None`: the latest of this directory).
     Resume(Option<String>),
+    /// What fills the context window, as an event.
+    Context,
+    /// Summarise the older conversation now (`/compact [focus]`); ends with `TurnEnded`.
+    Compact {
+        focus: Option<String>,
+        cancel: CancellationToken,
+    },
 }
 
 /// Commands are equal when they ask for the same thing (a turn's cancellation token is not
@@ -56,6 +63,8 @@ impl PartialEq for Command {
             | (NewChat, NewChat)
             | (ListSessions, ListSessions) => true,
             (Resume(a), Resume(b)) => a == b,
+            (Context, Context) => true,
+            (Compact { focus: a, .. }, Compact { focus: b, .. }) => a == b,
             _ => false,
         }
     }
@@ -125,6 +134,11 @@ pub async fn run(
                 saving.new_chat(&agent).await;
             }
             Command::ListSessions => front.emit(saving.list()),
+            Command::Context => front.emit(Event::Info(Ok(agent.describe_context()))),
+            Command::Compact { focus, cancel } => {
+                let sink = saving.sink_between_turns(&front, &agent);
+                agent.compact_now(focus.as_deref(), &sink, &cancel).await;
+            }
             Command::Resume(id) => {
                 if let Err(e) = saving.resume(&mut agent, id.as_deref(), &front).await {
                     front.emit(Event::Info(Err(e)));

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::compaction;
 use super::context::{Budget, DEFAULT_RATIO, KEEP_TURNS, prune, request_chars, tail_start, tokens};
-use super::{Agent, Event, EventSink};
+use super::{Agent, Event, EventSink, TurnEnd};
 use crate::provider::{AssistantMessage, ChatMessage, ChatRequest, ProviderError, ToolSpec};
 
 /// The window assumed until the config or the server says otherwise.
@@ -31,6 +31,8 @@ pub struct WindowState {
     pub compactions: usize,
     /// The last reply's usage: prompt and completion tokens.
     pub last_usage: Option<(u64, u64)>,
+    /// The user was told the window is nearly full (once until the next compaction).
+    pub warned: bool,
 }
 
 impl Default for WindowState {
@@ -43,9 +45,13 @@ impl Default for WindowState {
             pruned: 0,
             compactions: 0,
             last_usage: None,
+            warned: false,
         }
     }
 }
+
+/// The gauge's share from which the user is told the window is filling up.
+pub const WARN_AT: u64 = 70;
 
 impl Agent {
     /// The window to budget with from now on.
@@ -58,6 +64,13 @@ impl Agent {
         &self.window
     }
 
+    /// A new chat: what was learned about the window stays, the counts start over.
+    pub(super) fn reset_window_counts(&mut self) {
+        let w = &mut self.window;
+        (w.last_sent_chars, w.pruned, w.compactions) = (0, 0, 0);
+        (w.last_usage, w.warned) = (None, false);
+    }
+
     fn budget(&self) -> Budget {
         Budget {
             window: self.window.tokens,
@@ -68,8 +81,8 @@ impl Agent {
         tokens(request_chars(messages, tools), self.window.ratio)
     }
 
-    /// The messages the next request sends: the history, pruned when it grew past 70 % of the
-    /// budget; compacted first when even that is past 85 %. `Err` when the turn in progress
+    /// The messages the next request sends: the history, pruned when it grew past 60 % of the
+    /// window; compacted first when even that is past 80 % (see [`Budget`]). `Err` when the turn in progress
     /// alone does not fit.
     pub(super) async fn fit(
         &mut self,
@@ -82,6 +95,9 @@ impl Agent {
         if self.estimate(&sent, tools) > budget.prune_at() {
             let (pruned, stats) = prune(&self.messages, KEEP_TURNS);
             if self.estimate(&pruned, tools) > budget.compact_at() {
+                sink.emit(Event::Info(Ok(
+                    "the conversation nearly fills the context window: summarising its older part (one request)…".into(),
+                )));
                 self.compact(None, tools, sink, cancel).await?;
                 sent = prune(&self.messages, KEEP_TURNS).0;
             } else {
@@ -108,19 +124,20 @@ impl Agent {
         Ok(sent)
     }
 
-    /// Replaces the history before the turn in progress with a summary the model writes (one
-    /// request). `focus` says what to keep in particular (`/compact FOCUS`).
+    /// Replaces the history before the turn in progress (between turns: before the last one)
+    /// with a summary the model writes (one request). `focus` says what to keep in particular
+    /// (`/compact FOCUS`). `Ok(false)`: there was nothing older to summarise.
     pub async fn compact(
         &mut self,
         focus: Option<&str>,
         tools: &[ToolSpec],
         sink: &EventSink,
         cancel: &CancellationToken,
-    ) -> Result<(), ProviderError> {
+    ) -> Result<bool, ProviderError> {
         let start = tail_start(&self.messages).max(1);
         let older = &self.messages[1.min(self.messages.len())..start];
         if older.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         let before = self.estimate(&self.messages, tools);
         let req = compaction::request(
@@ -141,6 +158,7 @@ impl Agent {
         self.messages = compaction::rebuild(system, &summary.content, &tail);
         self.window.compactions += 1;
         self.window.pruned = 0;
+        self.window.warned = false;
         let after = self.estimate(&self.messages, tools);
         sink.emit(Event::Compacted {
             summary: summary.content.trim().to_owned(),
@@ -148,7 +166,47 @@ impl Agent {
             after,
             tail: tail.len(),
         });
-        Ok(())
+        sink.emit(Event::Context {
+            used: after,
+            window: self.window.tokens,
+            source: self.window.source.clone(),
+            estimated: true,
+        });
+        Ok(true)
+    }
+
+    /// `/compact [focus]`: compacts now, between turns, and ends like a turn (`TurnEnded`) so
+    /// the front end knows it is over. The history is unchanged unless it succeeds.
+    pub async fn compact_now(
+        &mut self,
+        focus: Option<&str>,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> TurnEnd {
+        let tools = self.tool_specs();
+        let end = match self.compact(focus, &tools, sink, cancel).await {
+            Ok(true) => TurnEnd::Completed,
+            Ok(false) => {
+                sink.emit(Event::Info(Ok(
+                    "nothing to compact yet: the conversation is a single turn".into(),
+                )));
+                TurnEnd::Completed
+            }
+            Err(_) if cancel.is_cancelled() => {
+                sink.emit(Event::Info(Ok(
+                    "compaction stopped; the history is unchanged".into(),
+                )));
+                TurnEnd::Stopped
+            }
+            Err(e) => {
+                sink.emit(Event::Info(Err(format!(
+                    "could not compact: {e} — the history is unchanged"
+                ))));
+                TurnEnd::Completed
+            }
+        };
+        sink.emit(Event::TurnEnded(end.clone()));
+        end
     }
 
     /// After a reply: calibrates the estimate on the server's usage and reports the gauge.
@@ -172,6 +230,18 @@ impl Agent {
             ),
         };
         self.window.last_usage = prompt.map(|p| (p, completion.unwrap_or(0)));
+        let percent = used * 100 / self.window.tokens.max(1);
+        if percent >= WARN_AT && !self.window.warned {
+            self.window.warned = true;
+            let b = self.budget();
+            let share = |t: u64| t * 100 / b.window.max(1);
+            sink.emit(Event::Info(Ok(format!(
+                "the context window is {percent}% full ({used} of {} tokens): from {}% older tool outputs are sent as short stand-ins, from {}% the older conversation is summarised (/compact [focus] does it now, /context shows what fills it)",
+                b.window,
+                share(b.prune_at()),
+                share(b.compact_at()),
+            ))));
+        }
         sink.emit(Event::Context {
             used,
             window: self.window.tokens,
@@ -196,7 +266,7 @@ impl Agent {
             "the request did not fit the model's context window ({} tokens): making room and trying once more",
             self.window.tokens
         ))));
-        self.compact(None, tools, sink, cancel).await
+        self.compact(None, tools, sink, cancel).await.map(|_| ())
     }
 }
 

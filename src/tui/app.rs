@@ -60,6 +60,8 @@ pub enum Effect {
     Stop,
     /// A command for the agent (model, mode, tools, approvals, new chat).
     Agent(Command),
+    /// Summarise the older conversation now (stopped like a turn).
+    Compact(Option<String>),
     Bell,
     Copy(String),
     Quit,
@@ -74,6 +76,7 @@ pub enum Activity {
     Tool(String),
     Approval,
     Judge,
+    Compacting,
     Retrying {
         until: Instant,
         retry: u32,
@@ -443,6 +446,7 @@ impl App {
             Activity::Tool(c) => format!("running {c}"),
             Activity::Approval => "waiting for your approval".into(),
             Activity::Judge => "the judge is reviewing a call…".into(),
+            Activity::Compacting => "summarising the older conversation…".into(),
             Activity::Retrying {
                 until, retry, max, ..
             } => {

@@ -215,6 +215,11 @@ fn perform(
             *current = Some(cancel.clone());
             let _ = commands.send(Command::Send { text, cancel });
         }
+        Effect::Compact(focus) => {
+            let cancel = CancellationToken::new();
+            *current = Some(cancel.clone());
+            let _ = commands.send(Command::Compact { focus, cancel });
+        }
         Effect::Stop => {
             if let Some(c) = current {
                 c.cancel();

@@ -4,7 +4,7 @@
 //! changes the UI touches this file alone. An unknown command is a one-line error and nothing
 //! is sent.
 
-use super::{App, Effect};
+use super::{Activity, App, Effect};
 use crate::agent::task::Command;
 use crate::agent::transcript::{Entry, Transcript};
 use crate::events::Mode;
@@ -72,6 +72,18 @@ pub const COMMANDS: &[SlashCommand] = &[
         args: "",
         help: "fold every block",
         run: collapse,
+    },
+    SlashCommand {
+        name: "/context",
+        args: "",
+        help: "what fills the model's context window",
+        run: context,
+    },
+    SlashCommand {
+        name: "/compact",
+        args: "[FOCUS]",
+        help: "summarise the older conversation now (Esc stops it)",
+        run: compact,
     },
     SlashCommand {
         name: "/sessions",
@@ -168,7 +180,23 @@ fn clear(app: &mut App, _: &str) -> Vec<Effect> {
     app.expanded.clear();
     app.selected = None;
     app.status.usage = Default::default();
+    app.status.context = None;
     vec![Effect::Agent(Command::NewChat)]
+}
+
+fn context(app: &mut App, _: &str) -> Vec<Effect> {
+    between_turns(app, Command::Context)
+}
+
+fn compact(app: &mut App, arg: &str) -> Vec<Effect> {
+    if app.busy {
+        app.flash = Some(strings::BUSY_FOR_COMMAND.into());
+        return Vec::new();
+    }
+    // Like a turn: busy until `TurnEnded`, Esc stops it.
+    app.busy = true;
+    app.activity = Activity::Compacting;
+    vec![Effect::Compact((!arg.is_empty()).then(|| arg.to_owned()))]
 }
 
 fn model(app: &mut App, arg: &str) -> Vec<Effect> {
