@@ -190,6 +190,13 @@ mod tests {
             f.tools_chars,
             f.total()
         );
+        for spec in specs(&setup) {
+            let name = spec.name.clone();
+            println!(
+                "  {name}: {} chars",
+                tools_json(&[spec]).chars().count() - 2
+            );
+        }
         assert!(
             f.total() <= DEFAULT_FOOTPRINT_BUDGET_CHARS,
             "the default tools' schemas and system prompt take {} characters, over the budget of \
@@ -283,5 +290,43 @@ mod tests {
         assert_eq!(with_thousands(4096), "4,096");
         assert_eq!(with_thousands(131_072), "131,072");
         assert_eq!(with_thousands(1_048_576), "1,048,576");
+    }
+
+    /// A schema without its `description` texts: names, types, `required`, enums, limits and
+    /// strictness. (A property *named* `description` is an object, and stays.)
+    fn without_descriptions(v: &serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match v {
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .filter(|(k, v)| !(k.as_str() == "description" && v.is_string()))
+                    .map(|(k, v)| (k.clone(), without_descriptions(v)))
+                    .collect(),
+            ),
+            Value::Array(a) => Value::Array(a.iter().map(without_descriptions).collect()),
+            other => other.clone(),
+        }
+    }
+
+    /// Shortening descriptions must not change how a tool is called: every built-in's schema
+    /// stripped of its descriptions is pinned here.
+    #[test]
+    fn builtin_schemas_apart_from_descriptions_are_unchanged() {
+        let registry = crate::tools::builtin::registry();
+        let shapes: Vec<serde_json::Value> = registry
+            .entries()
+            .map(|(_, e)| {
+                let spec = e.tool.spec();
+                serde_json::json!({
+                    "name": spec.name,
+                    "strict": spec.strict,
+                    "parameters": without_descriptions(&spec.parameters),
+                })
+            })
+            .collect();
+        insta::assert_snapshot!(
+            "builtin_schema_shapes",
+            serde_json::to_string_pretty(&shapes).unwrap_or_default()
+        );
     }
 }
