@@ -16,7 +16,7 @@ use crate::provider::{ChatRequest, ToolSpec};
 /// system message may take together. Every request carries them, and local models often run
 /// 4k–8k-token windows: what sayso spends there is taken from the conversation. A test fails
 /// when the defaults grow past it; raise it only for something the model cannot do without.
-pub const DEFAULT_FOOTPRINT_BUDGET_CHARS: usize = 7_300;
+pub const DEFAULT_FOOTPRINT_BUDGET_CHARS: usize = 4_800;
 
 /// A window of at most this many tokens is small: without a user choice, only the file tools
 /// are offered.
