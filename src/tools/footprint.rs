@@ -102,10 +102,11 @@ pub struct WindowOffer {
 /// The tools to offer when the model's window is `window_tokens` tokens.
 ///
 /// When the window is at most [`SMALL_WINDOW_TOKENS`] and the user did not choose the tools
-/// (`user_chose`: `--tools`, or `chat.default_tools` in a config file), only the offered tools
-/// that belong to the `files` group are kept, with a notice. Otherwise — a larger window, a
-/// user choice, a window of 0 (unknown), or no offered tool in `files` — `setup.active`
-/// unchanged and no notice.
+/// (`user_chose`: `--tools`, or `chat.default_tools` in a config file; pass
+/// `config.tools.default_tools_chosen`), only the offered tools that belong to the `files`
+/// group are kept, with a notice. Otherwise `setup.active` unchanged and no notice: a larger
+/// window, a user choice, a window of 0 (unknown), or a `files` group that would leave nothing
+/// or remove nothing.
 pub fn offer_for_window(window_tokens: u32, setup: &ToolSetup, user_chose: bool) -> WindowOffer {
     let unchanged = || WindowOffer {
         tools: setup.active.clone(),
@@ -157,8 +158,9 @@ mod tests {
     use crate::config::{Config, Overrides};
     use crate::tools::setup;
 
-    /// The configuration a fresh machine gets: no config file, nothing on the command line.
-    fn default_config(home: &std::path::Path) -> Config {
+    /// The configuration a fresh machine gets: no config file, nothing on the command line
+    /// (`--tools` when `tools` is given).
+    fn default_config(home: &std::path::Path, tools: Option<&[&str]>) -> Config {
         let env: HashMap<String, String> =
             ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"]
                 .iter()
@@ -166,14 +168,15 @@ mod tests {
                 .collect();
         let overrides = Overrides {
             cwd: home.to_path_buf(),
+            tools: tools.map(|t| t.iter().map(|s| s.to_string()).collect()),
             ..Overrides::default()
         };
-        Config::load(&overrides, &env).expect("the default config loads")
+        Config::load(&overrides, &env).expect("the config loads")
     }
 
     fn default_setup() -> (Config, ToolSetup) {
         let home = tempfile::tempdir().expect("a temp dir");
-        let config = default_config(home.path());
+        let config = default_config(home.path(), None);
         let setup = setup::build(&config).expect("the default tools set up");
         (config, setup)
     }
@@ -328,5 +331,21 @@ mod tests {
             "builtin_schema_shapes",
             serde_json::to_string_pretty(&shapes).unwrap_or_default()
         );
+    }
+
+    /// What the caller passes as `user_chose`: `config.tools.default_tools_chosen`.
+    #[test]
+    fn the_user_chose_the_tools_with_tools_or_a_config_files_default_tools() {
+        let home = tempfile::tempdir().expect("a temp dir");
+        assert!(!default_config(home.path(), None).tools.default_tools_chosen);
+        assert!(
+            default_config(home.path(), Some(&["agent"]))
+                .tools
+                .default_tools_chosen
+        );
+        let user_config = home.path().join("XDG_CONFIG_HOME/sayso/config.toml");
+        std::fs::create_dir_all(user_config.parent().expect("a parent")).expect("a config dir");
+        std::fs::write(&user_config, "[chat]\ndefault_tools = [\"agent\"]\n").expect("written");
+        assert!(default_config(home.path(), None).tools.default_tools_chosen);
     }
 }
