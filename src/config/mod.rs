@@ -88,6 +88,9 @@ pub struct ToolSettings {
     pub default_tools: Vec<String>,
     /// Where `default_tools` came from, for messages.
     pub default_tools_origin: String,
+    /// Whether the user chose `default_tools` (`--tools`, or `chat.default_tools` in a config
+    /// file) rather than getting the built-in default.
+    pub default_tools_chosen: bool,
     pub allowed_tools: Vec<String>,
     pub auto_submit_success: bool,
     pub auto_submit_errors: bool,

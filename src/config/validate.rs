@@ -195,6 +195,7 @@ pub(super) fn tool_settings(
     origins: Origins<'_>,
 ) -> Result<ToolSettings, ConfigError> {
     let chat = merged.chat.clone().unwrap_or_default();
+    let default_tools_chosen = o.tools.is_some() || chat.default_tools.is_some();
     let (default_tools, default_tools_origin) = match &o.tools {
         Some(list) => (list.clone(), "--tools".to_owned()),
         None => (
@@ -221,6 +222,7 @@ pub(super) fn tool_settings(
     Ok(ToolSettings {
         default_tools,
         default_tools_origin,
+        default_tools_chosen,
         allowed_tools,
         auto_submit_success: chat.auto_submit_success.unwrap_or(true),
         auto_submit_errors: chat.auto_submit_errors.unwrap_or(true),

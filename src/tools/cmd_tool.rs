@@ -68,15 +68,10 @@ pub fn default_safe_commands() -> Vec<String> {
 /// `run_command`: run a shell command.
 pub fn run_command() -> CmdTool {
     let mut properties = Map::new();
-    properties.insert(
-        "cmd".into(),
-        json!({"type": "string", "description": "The shell command to run, e.g. `pytest` or `make test`"}),
-    );
+    properties.insert("cmd".into(), json!({"type": "string"}));
     CmdTool {
         name: "run_command".into(),
-        description: "Run a shell command in the working directory and return its output. \
-                      Use it for builds, tests, git and other command-line tools."
-            .into(),
+        description: "Run a shell command in the working directory and return its output.".into(),
         properties,
         required: vec!["cmd".into()],
         additional_properties: false,

@@ -7,6 +7,7 @@
 //! - [`setup`]: the registry, groups and active tools built from the config.
 //! - [`cmd_tool`]: command tools from config, and `run_command`.
 //! - [`builtin`]: the built-in tools.
+//! - [`footprint`]: what the tools and system prompt cost in the window; the tools for a small one.
 //! - [`lifecycle`]: one reply's calls as a pure state machine: inputs in, effects out.
 //! - [`orchestrator`]: the [`orchestrator::Engine`] and the driver that performs those effects.
 //! - [`runner`]: one command (shell or function), watchdog, panics in output functions.
@@ -26,6 +27,7 @@ pub mod builtin;
 pub mod cmd_tool;
 pub mod command_safety;
 pub mod context;
+pub mod footprint;
 pub mod function;
 pub mod git_guard;
 pub mod judge;

@@ -21,6 +21,7 @@
 #[macro_use]
 mod harness;
 mod agent_loop;
+mod footprint;
 mod llama;
 mod llmock;
 mod llmock_control;

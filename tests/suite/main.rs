@@ -10,6 +10,7 @@ mod demo;
 mod edit_tools;
 mod engine;
 mod engine_support;
+mod footprint;
 mod headless;
 mod headless_tools;
 mod hostile;

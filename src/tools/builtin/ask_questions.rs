@@ -51,8 +51,7 @@ impl Tool for AskQuestions {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "ask_questions".into(),
-            description: "Ask the user 1 to 4 short questions when you need a decision or information only they have. \
-                          Offer options when the answer is one of a few choices."
+            description: "Ask the user short questions when you need a decision or facts only they have; give options when the answer is one of a few."
                 .into(),
             parameters: json!({
                 "type": "object",
@@ -64,7 +63,7 @@ impl Tool for AskQuestions {
                         "items": {
                             "type": "object",
                             "properties": {
-                                "header": {"type": "string", "description": "A two-or-three word label"},
+                                "header": {"type": "string", "description": "A 2-3 word label"},
                                 "question": {"type": "string"},
                                 "options": {"type": ["array", "null"], "items": {
                                     "type": "object",

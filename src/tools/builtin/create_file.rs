@@ -65,12 +65,14 @@ impl Tool for CreateFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "create_file".into(),
-            description: "Create a new file with the given content. Fails if the file already exists; missing parent directories are created.".into(),
+            description:
+                "Create a new file, and any missing parent directories. Fails if the file exists."
+                    .into(),
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "filepath": {"type": "string", "description": "Path of the new file, relative to the working directory"},
-                    "content": {"type": "string", "description": "The whole content of the file"}
+                    "filepath": {"type": "string"},
+                    "content": {"type": "string"}
                 },
                 "required": ["filepath", "content"],
                 "additionalProperties": false

@@ -172,11 +172,11 @@ impl Tool for DeleteFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "delete_file".into(),
-            description: "Delete one file in the working directory. Directories are refused; a symlink is deleted itself, never its target.".into(),
+            description: "Delete one file (not a directory).".into(),
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "filepath": {"type": "string", "description": "Path of the file to delete, relative to the working directory"}
+                    "filepath": {"type": "string"}
                 },
                 "required": ["filepath"],
                 "additionalProperties": false

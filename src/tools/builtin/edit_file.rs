@@ -30,9 +30,9 @@ pub struct EditFile;
 /// Files larger than this are refused.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
-const DESCRIPTION: &str = "Edit an existing text file with search/replace edits. Each edit replaces `oldText` with `newText`; edits apply in order, all or nothing (if one fails, the file is left untouched and the error says why). \
-`oldText` must match exactly one place: copy it from the file as it is, with enough surrounding lines to make it unique, or set `replaceAll: true` to change every occurrence. Small differences in whitespace or indentation are tolerated (`newText` is then re-indented to match the file), but exact text is best. \
-Edits in one call must not overlap. Read the file before editing it; if it changed since you read it, read it again. Use create_file for new files; an empty `oldText` is only allowed to fill an empty file.";
+const DESCRIPTION: &str = "Edit an existing text file: each edit replaces oldText with newText, in order, all or nothing. \
+oldText must match exactly one place (copy it from the file, with enough lines to be unique) unless replaceAll is true. \
+Edits must not overlap. For new files use create_file.";
 
 /// The decoded arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -386,22 +386,21 @@ impl Tool for EditFile {
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "filepath": {"type": "string", "description": "Path of the file to edit, relative to the working directory"},
+                    "filepath": {"type": "string"},
                     "edits": {
                         "type": "array",
-                        "description": "Search/replace edits, applied in order",
                         "items": {
                             "type": "object",
                             "properties": {
-                                "oldText": {"type": "string", "description": "The text to replace, copied exactly from the file (whole lines, with enough context to be unique)"},
-                                "newText": {"type": "string", "description": "The text to put in its place"},
-                                "replaceAll": {"type": ["boolean", "null"], "description": "true to replace every occurrence of oldText; null or false when it must match exactly one place"}
+                                "oldText": {"type": "string"},
+                                "newText": {"type": "string"},
+                                "replaceAll": {"type": ["boolean", "null"]}
                             },
                             "required": ["oldText", "newText", "replaceAll"],
                             "additionalProperties": false
                         }
                     },
-                    "explanation": {"type": ["string", "null"], "description": "A short note on what the edit does, or null"}
+                    "explanation": {"type": ["string", "null"]}
                 },
                 "required": ["filepath", "edits", "explanation"],
                 "additionalProperties": false

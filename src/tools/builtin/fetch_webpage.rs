@@ -120,7 +120,7 @@ impl Tool for FetchWebpage {
             description: "Fetch a web page (http or https) and return its readable text.".into(),
             parameters: json!({
                 "type": "object",
-                "properties": {"url": {"type": "string", "description": "The full URL, e.g. https://docs.rs/tokio"}},
+                "properties": {"url": {"type": "string"}},
                 "required": ["url"],
                 "additionalProperties": false
             }),

@@ -3,7 +3,7 @@
 //! Also home of what `grep_search` shares with it: how a glob given by the model is read
 //! ([`PathGlob`]) and how the working directory is walked ([`walker`]).
 //!
-//! Glob rules (the model sees them in the tool description):
+//! Glob rules (the tool description gives the model the ones it would not guess):
 //! - matched against the path relative to the working directory, `/`-separated, ignoring case;
 //!   `*` and `?` stay inside one path segment, `**` crosses directories, `{a,b}` alternates,
 //!   `[abc]` classes, `\` escapes;
@@ -308,12 +308,13 @@ impl Tool for FileSearch {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "file_search".into(),
-            description: "Find files in the working directory by glob pattern, respecting .gitignore. Returns relative paths, sorted. The glob is matched against the path relative to the working directory, ignoring case: `*` stays within one directory, `**` crosses directories, `{a,b}` alternates. A glob without `/` matches the file name at any depth (`Cargo.toml`, `*.rs`); a leading `/` anchors it to the working directory. Examples: `**/*.rs`, `src/components/*`, `**/*.{js,ts}`, `**/*.test.*`, `docs/**`. Hidden files are skipped unless the glob names them (`.github/**`).".into(),
+            description: "Find files by a glob on their path relative to the working directory, ignoring case and .gitignored files; hidden files only if the glob names them (`.github/**`). \
+                          Without `/`, it matches file names at any depth (`*.rs`).".into(),
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "description": "The glob pattern to match file paths against"},
-                    "max_results": {"type": ["integer", "null"], "description": format!("Most paths to list (default {DEFAULT_MAX_RESULTS}, at most {MAX_MAX_RESULTS}); null for the default")}
+                    "query": {"type": "string", "description": "The glob"},
+                    "max_results": {"type": ["integer", "null"], "description": format!("Default {DEFAULT_MAX_RESULTS}, at most {MAX_MAX_RESULTS}")}
                 },
                 "required": ["query", "max_results"],
                 "additionalProperties": false

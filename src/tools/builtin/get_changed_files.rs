@@ -156,14 +156,14 @@ impl Tool for GetChangedFiles {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "get_changed_files".into(),
-            description: "Get the git diff of the project's changes: unstaged, staged, and files with merge conflicts.".into(),
+            description: "Get the git diff of the project's uncommitted changes.".into(),
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "source_control_state": {
                         "type": ["array", "null"],
                         "items": {"type": "string", "enum": STATES},
-                        "description": "Which changes to show; null for all"
+                        "description": "null: all"
                     }
                 },
                 "required": ["source_control_state"],

@@ -417,14 +417,14 @@ impl Tool for GrepSearch {
         ToolSpec {
             name: "grep_search".into(),
             description: format!(
-                "Search the contents of the files in the working directory, respecting .gitignore and skipping binary files. Returns matching lines as `path:line: text`, sorted by path then line (at most {MAX_PER_FILE} lines per file and {MAX_MATCHES} in all). The query is literal text unless is_regexp is true; matching ignores case unless the query contains an uppercase letter. Lines are matched one at a time."
+                "Search the working directory's files (not .gitignored or binary ones) line by line. Returns `path:line: text`, at most {MAX_PER_FILE} lines a file and {MAX_MATCHES} in all. Ignores case unless the query has an uppercase letter."
             ),
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "description": "The text to search for, or a regular expression (Rust regex syntax) when is_regexp is true"},
-                    "is_regexp": {"type": ["boolean", "null"], "description": "true to read the query as a regular expression; null or false for literal text"},
-                    "include_pattern": {"type": ["string", "null"], "description": "A glob restricting the files searched, e.g. `src/**/*.rs` or `*.{ts,tsx}` (without `/` it matches file names at any depth); null for all files"}
+                    "query": {"type": "string", "description": "Literal text, or a Rust regex if is_regexp"},
+                    "is_regexp": {"type": ["boolean", "null"]},
+                    "include_pattern": {"type": ["string", "null"], "description": "Glob of the files to search (`*.rs`, `src/**`); null: all"}
                 },
                 "required": ["query", "is_regexp", "include_pattern"],
                 "additionalProperties": false

@@ -262,27 +262,26 @@ impl Tool for Memory {
     }
 
     fn spec(&self) -> ToolSpec {
-        let s = |d: &str| json!({"type": ["string", "null"], "description": d});
+        let s = json!({"type": ["string", "null"]});
         ToolSpec {
             name: "memory".into(),
-            description: "Keep notes that last across chats, as files under /memories. Commands: view (a file or directory; \
-                          view_range [start, end] with -1 as the last line), create (write a file), str_replace (replace \
-                          text that occurs exactly once), insert (insert_text after line insert_line; 0 = at the start), \
-                          delete, rename (old_path → new_path)."
+            description: "Keep notes that last across chats, as files under /memories. Commands: view (a file or directory), \
+                          create (file_text), str_replace (old_str must occur exactly once), insert (insert_text after line \
+                          insert_line; 0 = at the start), delete, rename (old_path to new_path)."
                 .into(),
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "command": {"type": "string", "enum": ["view", "create", "str_replace", "insert", "delete", "rename"]},
-                    "path": s("A path under /memories"),
-                    "view_range": {"type": ["array", "null"], "items": {"type": "integer"}, "description": "[start, end], 1-based, -1 = last line"},
-                    "file_text": s("Content for create"),
-                    "old_str": s("Text to replace (must occur once)"),
-                    "new_str": s("Replacement text"),
-                    "insert_line": {"type": ["integer", "null"], "description": "Insert after this line; 0 = at the start"},
-                    "insert_text": s("Text to insert"),
-                    "old_path": s("Rename: from"),
-                    "new_path": s("Rename: to")
+                    "path": s,
+                    "view_range": {"type": ["array", "null"], "items": {"type": "integer"}, "description": "[start, end], 1-based; -1 = the last line"},
+                    "file_text": s,
+                    "old_str": s,
+                    "new_str": s,
+                    "insert_line": {"type": ["integer", "null"]},
+                    "insert_text": s,
+                    "old_path": s,
+                    "new_path": s
                 },
                 "required": ["command", "path", "view_range", "file_text", "old_str", "new_str", "insert_line", "insert_text", "old_path", "new_path"],
                 "additionalProperties": false

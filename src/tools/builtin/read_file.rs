@@ -96,13 +96,13 @@ impl Tool for ReadFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "read_file".into(),
-            description: "Read a text file, or a range of its lines. Lines are numbered from 1 and the range is inclusive; an end past the last line is clamped.".into(),
+            description: "Read a text file, whole or lines start_line to end_line (1-based, inclusive; either may be null).".into(),
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "filepath": {"type": "string", "description": "Path of the file, relative to the working directory"},
-                    "start_line": {"type": ["integer", "null"], "description": "First line to read (1-based); null for the start"},
-                    "end_line": {"type": ["integer", "null"], "description": "Last line to read (inclusive); null for the end"}
+                    "filepath": {"type": "string"},
+                    "start_line": {"type": ["integer", "null"]},
+                    "end_line": {"type": ["integer", "null"]}
                 },
                 "required": ["filepath", "start_line", "end_line"],
                 "additionalProperties": false

@@ -1,0 +1,351 @@
+//! What sayso itself costs in the model's context window, and what to offer when it is small.
+//!
+//! Every request carries the system message and the `tools` array before any conversation:
+//! [`measure`] counts them as a request sends them, and [`DEFAULT_FOOTPRINT_BUDGET_CHARS`] caps
+//! the default set. [`offer_for_window`] picks the tools for a small window: the file tools
+//! instead of the whole `agent` group, unless the user chose the tools.
+//!
+//! Pure: no IO. Finding the window (asking the server) is the caller's job.
+
+use std::collections::BTreeSet;
+
+use super::setup::ToolSetup;
+use crate::provider::{ChatRequest, ToolSpec};
+
+/// The most characters the default tools' schemas (the `tools` array as sent) and the default
+/// system message may take together. Every request carries them, and local models often run
+/// 4k–8k-token windows: what sayso spends there is taken from the conversation. A test fails
+/// when the defaults grow past it; raise it only for something the model cannot do without.
+pub const DEFAULT_FOOTPRINT_BUDGET_CHARS: usize = 4_800;
+
+/// A window of at most this many tokens is small: without a user choice, only the file tools
+/// are offered.
+pub const SMALL_WINDOW_TOKENS: u32 = 8192;
+
+/// The group offered instead of the default one in a small window.
+const SMALL_WINDOW_GROUP: &str = "files";
+
+/// The group the user gets when they choose nothing (`chat.default_tools` unset).
+const DEFAULT_GROUP: &str = "agent";
+
+/// What sayso sends with every request before the conversation, in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footprint {
+    /// The system message: the system prompt and each offered tool's system prompt.
+    pub system_chars: usize,
+    /// The `tools` array, serialised as the request body serialises it.
+    pub tools_chars: usize,
+}
+
+impl Footprint {
+    pub fn total(&self) -> usize {
+        self.system_chars + self.tools_chars
+    }
+}
+
+/// The footprint of offering `setup.active` with `system_prompt`.
+pub fn measure(setup: &ToolSetup, system_prompt: &str) -> Footprint {
+    Footprint {
+        system_chars: system_message(setup, system_prompt).chars().count(),
+        tools_chars: tools_json(&specs(setup)).chars().count(),
+    }
+}
+
+/// The schemas of the offered tools, in the order a request lists them.
+pub fn specs(setup: &ToolSetup) -> Vec<ToolSpec> {
+    setup
+        .active
+        .iter()
+        .filter_map(|n| setup.registry.get(n))
+        .map(|e| e.tool.spec())
+        .collect()
+}
+
+/// The system message a chat starts with: the system prompt, then each offered tool's own
+/// system prompt, separated by blank lines.
+pub fn system_message(setup: &ToolSetup, system_prompt: &str) -> String {
+    let mut parts = vec![system_prompt.trim().to_owned()];
+    parts.extend(
+        setup
+            .active
+            .iter()
+            .filter_map(|n| setup.registry.get(n))
+            .filter_map(|e| e.tool.system_prompt())
+            .map(|p| p.trim().to_owned()),
+    );
+    parts.retain(|p| !p.is_empty());
+    parts.join("\n\n")
+}
+
+/// The `tools` array of a request body offering `specs`, as JSON text (`[]` for none).
+pub fn tools_json(specs: &[ToolSpec]) -> String {
+    let request = ChatRequest {
+        tools: specs.to_vec(),
+        ..ChatRequest::default()
+    };
+    let body = serde_json::to_value(request.body(true)).unwrap_or_default();
+    match body.get("tools") {
+        Some(tools) => tools.to_string(),
+        None => "[]".to_owned(),
+    }
+}
+
+/// The tools to offer in a model's window, and the line that tells the user when they differ
+/// from the configured ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowOffer {
+    pub tools: BTreeSet<String>,
+    /// `Some` only when `tools` is not `setup.active`.
+    pub notice: Option<String>,
+}
+
+/// The tools to offer when the model's window is `window_tokens` tokens.
+///
+/// When the window is at most [`SMALL_WINDOW_TOKENS`] and the user did not choose the tools
+/// (`user_chose`: `--tools`, or `chat.default_tools` in a config file; pass
+/// `config.tools.default_tools_chosen`), only the offered tools that belong to the `files`
+/// group are kept, with a notice. Otherwise `setup.active` unchanged and no notice: a larger
+/// window, a user choice, a window of 0 (unknown), or a `files` group that would leave nothing
+/// or remove nothing.
+pub fn offer_for_window(window_tokens: u32, setup: &ToolSetup, user_chose: bool) -> WindowOffer {
+    let unchanged = || WindowOffer {
+        tools: setup.active.clone(),
+        notice: None,
+    };
+    if user_chose || window_tokens == 0 || window_tokens > SMALL_WINDOW_TOKENS {
+        return unchanged();
+    }
+    let Some(files) = setup.groups.get(SMALL_WINDOW_GROUP) else {
+        return unchanged();
+    };
+    let tools: BTreeSet<String> = files
+        .tools
+        .iter()
+        .filter(|t| setup.active.contains(*t))
+        .cloned()
+        .collect();
+    if tools.is_empty() || tools == setup.active {
+        return unchanged();
+    }
+    WindowOffer {
+        tools,
+        notice: Some(format!(
+            "the model's window is {} tokens: offering the {SMALL_WINDOW_GROUP} tools only; \
+             add more with @{{{DEFAULT_GROUP}}} or --tools",
+            with_thousands(window_tokens)
+        )),
+    }
+}
+
+/// `4096` → `4,096`.
+fn with_thousands(n: u32) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::config::{Config, Overrides};
+    use crate::tools::setup;
+
+    /// The configuration a fresh machine gets: no config file, nothing on the command line
+    /// (`--tools` when `tools` is given).
+    fn default_config(home: &std::path::Path, tools: Option<&[&str]>) -> Config {
+        let env: HashMap<String, String> =
+            ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"]
+                .iter()
+                .map(|v| (v.to_string(), home.join(v).display().to_string()))
+                .collect();
+        let overrides = Overrides {
+            cwd: home.to_path_buf(),
+            tools: tools.map(|t| t.iter().map(|s| s.to_string()).collect()),
+            ..Overrides::default()
+        };
+        Config::load(&overrides, &env).expect("the config loads")
+    }
+
+    fn default_setup() -> (Config, ToolSetup) {
+        let home = tempfile::tempdir().expect("a temp dir");
+        let config = default_config(home.path(), None);
+        let setup = setup::build(&config).expect("the default tools set up");
+        (config, setup)
+    }
+
+    /// Run with `--nocapture` to see the sizes (BENCHMARKS.md, "sayso's own footprint").
+    #[test]
+    fn default_tools_and_system_prompt_fit_the_budget() {
+        let (config, setup) = default_setup();
+        let f = measure(&setup, &config.system_prompt);
+        println!(
+            "footprint of the default tools ({}): system message {} chars, tools array {} chars, total {} chars (budget {DEFAULT_FOOTPRINT_BUDGET_CHARS})",
+            setup.active.iter().cloned().collect::<Vec<_>>().join(", "),
+            f.system_chars,
+            f.tools_chars,
+            f.total()
+        );
+        for spec in specs(&setup) {
+            let name = spec.name.clone();
+            println!(
+                "  {name}: {} chars",
+                tools_json(&[spec]).chars().count() - 2
+            );
+        }
+        assert!(
+            f.total() <= DEFAULT_FOOTPRINT_BUDGET_CHARS,
+            "the default tools' schemas and system prompt take {} characters, over the budget of \
+             {DEFAULT_FOOTPRINT_BUDGET_CHARS}: tighten the descriptions before raising it",
+            f.total()
+        );
+    }
+
+    fn names(list: &[&str]) -> BTreeSet<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn files_group(setup: &ToolSetup) -> BTreeSet<String> {
+        setup.groups["files"].tools.iter().cloned().collect()
+    }
+
+    #[test]
+    fn a_small_window_without_a_choice_offers_the_file_tools_with_a_notice() {
+        let (_, setup) = default_setup();
+        for window in [2048, 4096, 8192] {
+            let offer = offer_for_window(window, &setup, false);
+            assert_eq!(offer.tools, files_group(&setup), "window {window}");
+            assert!(offer.tools.len() < setup.active.len());
+        }
+        assert_eq!(
+            offer_for_window(4096, &setup, false).notice.as_deref(),
+            Some(
+                "the model's window is 4,096 tokens: offering the files tools only; \
+                 add more with @{agent} or --tools"
+            )
+        );
+    }
+
+    #[test]
+    fn a_window_over_8192_tokens_keeps_the_default_tools() {
+        let (_, setup) = default_setup();
+        for window in [8193, 32_768, 1_000_000] {
+            let offer = offer_for_window(window, &setup, false);
+            assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+        }
+    }
+
+    #[test]
+    fn a_user_choice_is_kept_whatever_the_window() {
+        let (_, mut setup) = default_setup();
+        let offer = offer_for_window(4096, &setup, true);
+        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+        setup.active = names(&["run_command", "read_file"]);
+        let offer = offer_for_window(2048, &setup, true);
+        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+    }
+
+    #[test]
+    fn an_unknown_window_of_zero_changes_nothing() {
+        let (_, setup) = default_setup();
+        let offer = offer_for_window(0, &setup, false);
+        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+    }
+
+    #[test]
+    fn only_offered_tools_of_the_files_group_are_kept() {
+        let (_, mut setup) = default_setup();
+        // A configured `agent` group without some file tools: none is added back.
+        setup.active = names(&["run_command", "read_file", "grep_search"]);
+        let offer = offer_for_window(4096, &setup, false);
+        assert_eq!(offer.tools, names(&["grep_search", "read_file"]));
+        assert!(offer.notice.is_some());
+    }
+
+    #[test]
+    fn nothing_changes_when_the_files_group_would_not_shrink_the_set() {
+        let (_, mut setup) = default_setup();
+        setup.active = names(&["read_file", "grep_search"]);
+        let offer = offer_for_window(4096, &setup, false);
+        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+
+        setup.active = names(&["run_command", "fetch_webpage"]);
+        let offer = offer_for_window(4096, &setup, false);
+        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+
+        let (_, mut setup) = default_setup();
+        setup.groups.remove("files");
+        let offer = offer_for_window(4096, &setup, false);
+        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+    }
+
+    #[test]
+    fn windows_are_written_with_thousands_separators() {
+        assert_eq!(with_thousands(0), "0");
+        assert_eq!(with_thousands(512), "512");
+        assert_eq!(with_thousands(4096), "4,096");
+        assert_eq!(with_thousands(131_072), "131,072");
+        assert_eq!(with_thousands(1_048_576), "1,048,576");
+    }
+
+    /// A schema without its `description` texts: names, types, `required`, enums, limits and
+    /// strictness. (A property *named* `description` is an object, and stays.)
+    fn without_descriptions(v: &serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match v {
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .filter(|(k, v)| !(k.as_str() == "description" && v.is_string()))
+                    .map(|(k, v)| (k.clone(), without_descriptions(v)))
+                    .collect(),
+            ),
+            Value::Array(a) => Value::Array(a.iter().map(without_descriptions).collect()),
+            other => other.clone(),
+        }
+    }
+
+    /// Shortening descriptions must not change how a tool is called: every built-in's schema
+    /// stripped of its descriptions is pinned here.
+    #[test]
+    fn builtin_schemas_apart_from_descriptions_are_unchanged() {
+        let registry = crate::tools::builtin::registry();
+        let shapes: Vec<serde_json::Value> = registry
+            .entries()
+            .map(|(_, e)| {
+                let spec = e.tool.spec();
+                serde_json::json!({
+                    "name": spec.name,
+                    "strict": spec.strict,
+                    "parameters": without_descriptions(&spec.parameters),
+                })
+            })
+            .collect();
+        insta::assert_snapshot!(
+            "builtin_schema_shapes",
+            serde_json::to_string_pretty(&shapes).unwrap_or_default()
+        );
+    }
+
+    /// What the caller passes as `user_chose`: `config.tools.default_tools_chosen`.
+    #[test]
+    fn the_user_chose_the_tools_with_tools_or_a_config_files_default_tools() {
+        let home = tempfile::tempdir().expect("a temp dir");
+        assert!(!default_config(home.path(), None).tools.default_tools_chosen);
+        assert!(
+            default_config(home.path(), Some(&["agent"]))
+                .tools
+                .default_tools_chosen
+        );
+        let user_config = home.path().join("XDG_CONFIG_HOME/sayso/config.toml");
+        std::fs::create_dir_all(user_config.parent().expect("a parent")).expect("a config dir");
+        std::fs::write(&user_config, "[chat]\ndefault_tools = [\"agent\"]\n").expect("written");
+        assert!(default_config(home.path(), None).tools.default_tools_chosen);
+    }
+}
