@@ -6,6 +6,7 @@ mod agent_e2e;
 mod agent_task;
 mod builtin_tools;
 mod config_errors;
+mod context_window;
 mod demo;
 mod edit_tools;
 mod engine;

@@ -26,6 +26,9 @@ pub fn settings(base_url: &str) -> ProviderSettings {
             initial_delay: Duration::from_millis(20),
             max_delay: Duration::from_millis(200),
         },
+        context_window: None,
+        model_windows: Default::default(),
+        window_caps: Default::default(),
     }
 }
 
