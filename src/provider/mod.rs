@@ -1,5 +1,6 @@
 //! The OpenAI-compatible client: request building, SSE framing, lenient chunk decoding, delta
-//! assembly, retries, the models list, and each model's context window ([`window`]).
+//! assembly, retries, the models list, each model's context window ([`window`]), and finding
+//! servers on this machine when none is configured ([`discover`]).
 //!
 //! Flow: [`ChatRequest`] → [`Client::stream_chat`] → bytes → [`sse`] events → [`chunk`] types →
 //! [`assembly`] → [`StreamEvent`]s. The decoding half ([`decode::ReplyDecoder`]) is pure and
@@ -9,6 +10,7 @@ pub mod assembly;
 pub mod chunk;
 pub mod client;
 pub mod decode;
+pub mod discover;
 pub mod error;
 pub mod model;
 pub mod models;

@@ -15,6 +15,7 @@ mod headless;
 mod headless_tools;
 mod hostile;
 mod judge;
+mod local_servers;
 mod requests;
 mod retries;
 mod search_tools;
