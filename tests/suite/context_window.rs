@@ -421,3 +421,28 @@ async fn lm_studio_windows_come_from_its_own_models_list() {
         vec![("gemma", Some(32768)), ("qwen2.5-7b-instruct", Some(8192))]
     );
 }
+
+#[tokio::test]
+async fn config_check_says_where_the_window_will_come_from() {
+    let check = |extra: &'static str| async move {
+        let home = crate::support::home_with("http://127.0.0.1:9/v1", extra);
+        let mut cmd = crate::support::sayso(home.path());
+        cmd.args(["config", "check"]);
+        crate::support::run(cmd).await
+    };
+    let out = check("").await;
+    assert!(
+        out.stdout.contains(
+            "context:      asked of the server when a chat starts (8192 if it does not say)\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    let out = check("context_window = 32768\n[context_windows]\nm = 65536\n").await;
+    assert!(
+        out.stdout
+            .contains("context:      65536 tokens ([context_windows])\n"),
+        "{}",
+        out.stdout
+    );
+}
