@@ -305,7 +305,7 @@ impl Client {
     }
 
     /// One probe: the JSON body of a 2xx answer within [`PROBE_TIMEOUT`], else `None`.
-    pub(crate) async fn probe(&self, req: reqwest::RequestBuilder) -> Option<Value> {
+    pub(super) async fn probe(&self, req: reqwest::RequestBuilder) -> Option<Value> {
         let attempt = async {
             let resp = req
                 .headers(self.headers.clone())
