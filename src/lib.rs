@@ -4,7 +4,8 @@
 //! draws the layers and the two main data paths).
 //!
 //! - [`provider`]: the OpenAI-compatible client: request, SSE framing, lenient chunk decoding,
-//!   delta assembly, retries, the models list.
+//!   delta assembly, retries, the models list, each model's context window, and the model
+//!   servers running on this machine (for a first run with nothing configured).
 //! - [`config`]: layered TOML configuration (defaults → user → project → env → CLI), with
 //!   file:line errors and the project-file limits; tool opts are plain data here.
 //! - [`events`]: what leaves the agent: one typed event stream and its sink, how a call and a

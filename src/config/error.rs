@@ -27,14 +27,23 @@ pub enum ConfigError {
         source: std::io::Error,
     },
     /// Nothing says where to send a chat (see `Config::require_endpoint`).
-    #[error(
-        "no model endpoint is configured and ${key_env} is not set.\n\
-         Try `sayso --demo` for a built-in demo, or point sayso at a server:\n  \
+    #[error("{}\n{}", no_endpoint_headline(key_env), no_endpoint_hint(key_env))]
+    NoEndpoint { key_env: String },
+}
+
+/// The first line of [`ConfigError::NoEndpoint`]: what is missing.
+pub fn no_endpoint_headline(key_env: &str) -> String {
+    format!("no model endpoint is configured and ${key_env} is not set.")
+}
+
+/// The rest of [`ConfigError::NoEndpoint`]: the ways to set one up.
+pub fn no_endpoint_hint(key_env: &str) -> String {
+    format!(
+        "Try `sayso --demo` for a built-in demo, or point sayso at a server:\n  \
          sayso --base-url http://127.0.0.1:8080/v1 -m MODEL …   (llama.cpp, vLLM, Ollama, LM Studio…)\n  \
          export {key_env}=…                                    (OpenAI)\n\
          or write a config file: `sayso config init`"
-    )]
-    NoEndpoint { key_env: String },
+    )
 }
 
 fn key_prefix(key: &Option<String>) -> String {

@@ -27,6 +27,9 @@ pub struct FileConfig {
     pub ui: Option<UiFile>,
     pub sessions: Option<super::sessions::SessionsFile>,
     pub log_level: Option<String>,
+    /// `[context_windows]`: model id → tokens, beating any provider's `context_window`.
+    #[serde(default)]
+    pub context_windows: BTreeMap<String, u64>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -53,6 +56,8 @@ pub struct ProviderFile {
     pub max_retries: Option<u32>,
     pub retry_initial_delay_ms: Option<u64>,
     pub retry_max_delay_ms: Option<u64>,
+    /// The model's context window in tokens, when the server does not say (or says wrong).
+    pub context_window: Option<u64>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -129,6 +134,7 @@ impl ProviderFile {
             max_retries: pick(self.max_retries, high.max_retries),
             retry_initial_delay_ms: pick(self.retry_initial_delay_ms, high.retry_initial_delay_ms),
             retry_max_delay_ms: pick(self.retry_max_delay_ms, high.retry_max_delay_ms),
+            context_window: pick(self.context_window, high.context_window),
         }
     }
 
@@ -207,6 +213,11 @@ impl FileConfig {
                 (a, b) => b.or(a),
             },
             log_level: pick(self.log_level, high.log_level),
+            context_windows: {
+                let mut windows = self.context_windows;
+                windows.extend(high.context_windows);
+                windows
+            },
         }
     }
 }

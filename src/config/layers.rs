@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{ConfigError, find_key_line, syntax_error};
 use super::file::FileConfig;
+use super::project::ProjectWindows;
 use super::{Dirs, Env, Overrides, project};
 
 /// One config file: where it is, its text (to point errors at lines) and what it says.
@@ -19,6 +20,16 @@ pub(super) struct Layer {
     pub path: PathBuf,
     pub source: String,
     pub file: FileConfig,
+    /// The project file (`.sayso/config.toml`), narrowed.
+    pub project: bool,
+}
+
+/// The files read: the layers, lowest first, what the narrowing dropped, and the project's
+/// context windows (upper bounds, taken out of its layer).
+pub(super) struct ReadLayers {
+    pub layers: Vec<Layer>,
+    pub warnings: Vec<String>,
+    pub project_windows: ProjectWindows,
 }
 
 /// Paths of the user and project config files for these overrides, and whether the user file
@@ -34,14 +45,12 @@ pub fn config_paths(o: &Overrides, env: &dyn Env) -> (PathBuf, bool, PathBuf) {
 }
 
 /// The user layer, then the project layer (unless it is the same file), the latter narrowed;
-/// and the warnings about what was dropped from it.
-pub(super) fn read_layers(
-    o: &Overrides,
-    env: &dyn Env,
-) -> Result<(Vec<Layer>, Vec<String>), ConfigError> {
+/// the warnings about what was dropped from it, and its context windows.
+pub(super) fn read_layers(o: &Overrides, env: &dyn Env) -> Result<ReadLayers, ConfigError> {
     let (user_path, required, project_path) = config_paths(o, env);
     let mut warnings = Vec::new();
     let mut layers = Vec::new();
+    let mut project_windows = ProjectWindows::default();
     if let Some(l) = read_layer(&user_path, required)? {
         layers.push(l);
     }
@@ -49,9 +58,15 @@ pub(super) fn read_layers(
         std::fs::canonicalize(&project_path).ok() == std::fs::canonicalize(&user_path).ok();
     if !same_file && let Some(mut l) = read_layer(&project_path, false)? {
         warnings.extend(project::narrow(&mut l));
+        project_windows = project::take_windows(&mut l)?;
+        l.project = true;
         layers.push(l);
     }
-    Ok((layers, warnings))
+    Ok(ReadLayers {
+        layers,
+        warnings,
+        project_windows,
+    })
 }
 
 fn read_layer(path: &Path, required: bool) -> Result<Option<Layer>, ConfigError> {
@@ -71,6 +86,7 @@ fn read_layer(path: &Path, required: bool) -> Result<Option<Layer>, ConfigError>
         path: path.to_owned(),
         source,
         file,
+        project: false,
     }))
 }
 
@@ -90,6 +106,14 @@ pub(super) struct Origins<'a> {
 impl<'a> Origins<'a> {
     pub fn new(layers: &'a [Layer]) -> Self {
         Self { layers }
+    }
+
+    /// The same without the project layer: for values the project file cannot have set.
+    pub fn without_project(self) -> Self {
+        match self.layers.split_last() {
+            Some((last, rest)) if last.project => Self { layers: rest },
+            _ => self,
+        }
     }
 
     /// The file and line that set `table.key`; no file means the command line or environment.

@@ -7,13 +7,15 @@
 //! cloned repository must not redirect your key), choose a provider (`use_provider`), define
 //! tools, offer more (`chat.default_tools`, `[groups]`) or loosen approvals (`chat.auto`,
 //! `chat.allowed_tools`, `[judge]`): such keys are dropped with a warning naming file:line.
-//! API keys come only from the environment.
+//! Its context windows only lower the window (`windows`). API keys come only from the
+//! environment.
 //!
 //! [`Config::load`] runs in named stages, one module each:
 //! 1. `layers`: find, read and parse the files (syntax errors name file:line:column:key);
 //! 2. `project`: drop what the project file may not set;
 //! 3. `resolve`: pick the provider table, apply the environment and the command line;
-//! 4. `validate`: check each value (errors name the file, line and key that set it).
+//! 4. `validate`: check each value (errors name the file, line and key that set it);
+//!    `windows`: the context-window keys.
 //!
 //! The types of a file as written are in [`file`]; errors and the line finder in [`error`].
 //! The process environment is read through [`Env`] so tests never mutate it.
@@ -27,6 +29,7 @@ mod project;
 mod resolve;
 pub mod sessions;
 mod validate;
+mod windows;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -202,14 +205,30 @@ impl Config {
     /// Loads the configuration in four stages: read the layers (`layers`), narrow the project
     /// file (`project`), resolve the provider (`resolve`), check every value (`validate`).
     pub fn load(o: &Overrides, env: &dyn Env) -> Result<Config, ConfigError> {
-        let (layers, warnings) = layers::read_layers(o, env)?;
+        let layers::ReadLayers {
+            layers,
+            warnings,
+            project_windows,
+        } = layers::read_layers(o, env)?;
         let merged = layers::merge(&layers);
         let origins = Origins::new(&layers);
 
         let resolved = resolve::provider(o, env, &merged, origins)?;
         let provider_model = resolved.file.model.clone();
         let api_key_env = resolved.file.api_key_env.clone();
-        let (provider, endpoint_is_default) = validate::provider_settings(o, resolved, origins)?;
+        let (table, name) = (resolved.table.clone(), resolved.name.clone());
+        let context_window = resolved.file.context_window;
+        let (mut provider, endpoint_is_default) =
+            validate::provider_settings(o, resolved, origins)?;
+        windows::apply(
+            &mut provider,
+            &table,
+            name.as_deref(),
+            context_window,
+            &merged,
+            project_windows,
+            origins,
+        )?;
         let model = validate::model(o, env, provider_model, &merged, origins)?;
         let log_level = validate::log_level(o, &merged, origins)?;
         let tools = validate::tool_settings(o, &merged, origins)?;
@@ -252,7 +271,11 @@ mod tests {
                 let body = l.strip_prefix("# ")?;
                 let is_table = body.starts_with('[') && body.ends_with(']');
                 let is_key = body.split_once(" = ").is_some_and(|(k, _)| {
-                    !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    let bare = k.strip_prefix('"').and_then(|k| k.strip_suffix('"'));
+                    let quoted = bare.is_some_and(|k| !k.is_empty() && !k.contains('"'));
+                    quoted
+                        || (!k.is_empty()
+                            && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
                 });
                 (is_table || is_key).then(|| format!("{body}\n"))
             })
@@ -263,6 +286,8 @@ mod tests {
                 && parsed.chat.is_some()
                 && parsed.providers.contains_key("local")
         );
+        assert_eq!(parsed.provider.and_then(|p| p.context_window), Some(32768));
+        assert_eq!(parsed.context_windows.get("qwen2.5-coder"), Some(&32768));
         assert!(
             toml::from_str::<FileConfig>(example).is_ok(),
             "the example as shipped parses"

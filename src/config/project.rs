@@ -7,10 +7,65 @@
 //! `[judge]`, `[sessions]` (pruning could delete your saved sessions) and `use_provider` are
 //! dropped too. Each dropped key gives one warning naming the
 //! file and line. Everything else (the model, timeouts, the system prompt, the theme…) stays.
+//!
+//! Context windows (`context_window`, `[context_windows]`) are taken out of the project file
+//! without a warning and become upper bounds ([`ProjectWindows`]): a project may lower the
+//! window (to keep requests to a big model small, say), never raise it past what your config or
+//! the server says — a repository that claimed a huge window would make sayso overfill the
+//! server instead of compacting in time.
 
-use super::error::find_key_line;
+use std::collections::BTreeMap;
+
+use super::error::{ConfigError, find_key_line};
 use super::file::ProviderFile;
 use super::layers::Layer;
+
+/// The context-window numbers a project file set: upper bounds, never raises.
+#[derive(Debug, Default)]
+pub(super) struct ProjectWindows {
+    /// `[provider] context_window`.
+    pub provider: Option<u64>,
+    /// `[providers.NAME] context_window`.
+    pub providers: BTreeMap<String, u64>,
+    /// `[context_windows]`.
+    pub models: BTreeMap<String, u64>,
+}
+
+/// Takes the context windows out of the project `layer` (checked: each must be > 0).
+pub(super) fn take_windows(layer: &mut Layer) -> Result<ProjectWindows, ConfigError> {
+    let file = &mut layer.file;
+    let mut found: Vec<(String, String, u64)> = Vec::new();
+    let provider = file.provider.as_mut().and_then(|p| p.context_window.take());
+    if let Some(n) = provider {
+        found.push(("provider".into(), "context_window".into(), n));
+    }
+    let mut providers = BTreeMap::new();
+    for (name, p) in file.providers.iter_mut() {
+        if let Some(n) = p.context_window.take() {
+            found.push((format!("providers.{name}"), "context_window".into(), n));
+            providers.insert(name.clone(), n);
+        }
+    }
+    let models = std::mem::take(&mut file.context_windows);
+    found.extend(
+        models
+            .iter()
+            .map(|(m, n)| ("context_windows".to_owned(), m.clone(), *n)),
+    );
+    if let Some((table, key, _)) = found.iter().find(|(_, _, n)| *n == 0) {
+        return Err(ConfigError::Invalid {
+            origin: layer.path.clone(),
+            line: find_key_line(&layer.source, table, key),
+            key: format!("{table}.{key}"),
+            message: "must be greater than 0 (tokens)".into(),
+        });
+    }
+    Ok(ProjectWindows {
+        provider,
+        providers,
+        models,
+    })
+}
 
 /// Removes what a project file may not set from `layer`; returns one warning per key removed.
 pub(super) fn narrow(layer: &mut Layer) -> Vec<String> {

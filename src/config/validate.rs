@@ -64,6 +64,10 @@ pub(super) fn provider_settings(
             initial_delay: Duration::from_millis(initial),
             max_delay: Duration::from_millis(max_delay),
         },
+        // Filled by `windows::apply`.
+        context_window: None,
+        model_windows: Default::default(),
+        window_caps: Default::default(),
     };
     Ok((settings, endpoint_is_default))
 }

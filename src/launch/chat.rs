@@ -1,17 +1,18 @@
 //! A chat: the TUI, or headless with `-p`. Loads the configuration (with the demo endpoint in
-//! place of the configured one for `--demo`), requires an endpoint, builds the tools and the
-//! agent, prunes old sessions, and continues a saved session when asked (`--resume`,
-//! `--continue`).
+//! place of the configured one for `--demo`), requires an endpoint (when there is none, offers
+//! the servers running on this machine: `local`), builds the tools and the agent, prunes old
+//! sessions, and continues a saved session when asked (`--resume`, `--continue`).
 
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use super::fail;
+use super::local::{self, Choice, Offer};
 use crate::agent::saving::{Saving, skipped_note};
 use crate::agent::{Agent, Frontend};
 use crate::cli::Cli;
-use crate::config::{Config, Overrides, ProcessEnv};
+use crate::config::{Config, ConfigError, Overrides, ProcessEnv, config_paths};
 use crate::demo::{DEMO_MODEL, DemoServer};
 use crate::events::EventSink;
 use crate::exit;
@@ -19,6 +20,7 @@ use crate::headless::{self, JsonPrinter, Printer, TextPrinter};
 use crate::provider::Client;
 use crate::session::catalog::{self, Keep};
 use crate::tools::approval::Interaction;
+use crate::tui::theme::Theme;
 
 /// The demo endpoint, and the scratch directory its tools work in.
 struct Demo {
@@ -41,14 +43,14 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
     } else {
         None
     };
-    let config = match load(&overrides, server.is_some()) {
-        Ok(c) => c,
-        Err(e) => return fail(exit::USAGE, e),
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let (config, local) = match load(cli, &mut overrides, server.is_some(), terminal).await {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let _log_guard = crate::logging::init(&config.dirs.log_file(), &config.log_level);
     tracing::info!(provider = ?config.provider, model = %config.model, "starting");
 
-    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if !cli.print && !terminal {
         return fail(
             exit::USAGE,
@@ -90,14 +92,51 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
     if cli.print {
         headless_chat(cli, &config, cwd, &prompt, sessions).await
     } else {
-        tui_chat(cli, &config, cwd, prompt, sessions).await
+        let code = tui_chat(cli, &config, cwd, prompt, sessions).await;
+        if let Some(choice) = local {
+            let (user_file, _, _) = config_paths(&overrides, &ProcessEnv);
+            eprintln!("{}", choice.keep_hint(&user_file));
+        }
+        code
     }
 }
 
-/// The configuration, with an endpoint (the demo's when `demo`).
-fn load(overrides: &Overrides, demo: bool) -> Result<Config, String> {
-    let mut config = Config::load(overrides, &ProcessEnv).map_err(|e| e.to_string())?;
-    config.require_endpoint().map_err(|e| e.to_string())?;
+/// The configuration, with an endpoint: the demo's when `demo`; when none is configured, a
+/// server on this machine that the user picked ([`local::offer`]), which is returned too.
+/// `Err` is the exit code, the message already printed.
+async fn load(
+    cli: &Cli,
+    overrides: &mut Overrides,
+    demo: bool,
+    terminal: bool,
+) -> Result<(Config, Option<Choice>), u8> {
+    let load = |o: &Overrides| Config::load(o, &ProcessEnv).map_err(|e| fail(exit::USAGE, e));
+    let mut config = load(overrides)?;
+    let mut local = None;
+    if let Err(no_endpoint) = config.require_endpoint() {
+        let ConfigError::NoEndpoint { key_env } = &no_endpoint else {
+            return Err(fail(exit::USAGE, no_endpoint));
+        };
+        let theme = Theme::named(&config.ui.theme, std::env::var("COLORFGBG").ok().as_deref());
+        let ask = local::Ask {
+            headless: cli.print,
+            terminal,
+            model: cli.model.as_deref(),
+            key_env,
+            theme: &theme,
+        };
+        match local::offer(ask).await {
+            Offer::Exit(code) => return Err(code),
+            Offer::Use(choice) => {
+                overrides.base_url = Some(choice.server.base_url.clone());
+                overrides.model = Some(choice.model.clone());
+                overrides.provider = None;
+                config = load(overrides)?;
+                config.provider.name = choice.server.kind.name().to_owned();
+                local = Some(choice);
+            }
+        }
+    }
     if demo {
         config.provider.api_key = None;
         config.provider.name = "demo".into();
@@ -105,7 +144,7 @@ fn load(overrides: &Overrides, demo: bool) -> Result<Config, String> {
     for w in &config.warnings {
         eprintln!("sayso: warning: {w}");
     }
-    Ok(config)
+    Ok((config, local))
 }
 
 /// Where sessions are saved (`None`: not saved), after pruning old ones (`sessions.keep`

@@ -2,9 +2,11 @@
 //! the TUI or headless — with its configuration, its tools and its session.
 //!
 //! - [`chat`]: the TUI and `-p`: config, the demo endpoint, the agent, sessions and resume.
+//! - [`local`]: no endpoint configured: the servers found on this machine, suggested or picked.
 //! - [`subcommands`]: `sayso config`, `tools`, `sessions`, `completions`.
 
 mod chat;
+mod local;
 mod subcommands;
 
 use std::path::PathBuf;

@@ -75,6 +75,7 @@ pub fn config(action: Option<&ConfigAction>, o: &Overrides) -> u8 {
                 let _ = writeln!(out, "provider:     {}", c.provider.name);
                 let _ = writeln!(out, "base_url:     {}", c.provider.base_url);
                 let _ = writeln!(out, "model:        {}", c.model);
+                let _ = writeln!(out, "context:      {}", context_line(&c));
                 let key = match (&c.api_key_env, &c.provider.api_key) {
                     (Some(env), Some(_)) => format!("from ${env} (set)"),
                     (Some(env), None) => format!("${env} is not set (fine for local servers)"),
@@ -92,6 +93,25 @@ pub fn config(action: Option<&ConfigAction>, o: &Overrides) -> u8 {
             }
             Err(e) => fail(exit::USAGE, e),
         },
+    }
+}
+
+/// Where the chat model's context window will come from, without asking the server.
+fn context_line(c: &Config) -> String {
+    let p = &c.provider;
+    let window = match (p.model_windows.get(&c.model), p.context_window) {
+        (Some(n), _) => format!("{n} tokens ([context_windows])"),
+        (None, Some(n)) => format!("{n} tokens (context_window)"),
+        (None, None) => "asked of the server when a chat starts (8192 if it does not say)".into(),
+    };
+    match p
+        .window_caps
+        .models
+        .get(&c.model)
+        .or(p.window_caps.provider.as_ref())
+    {
+        Some(cap) => format!("{window}; at most {cap} (project config)"),
+        None => window,
     }
 }
 

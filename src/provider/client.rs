@@ -1,4 +1,5 @@
-//! The HTTP side of the provider: one reqwest client, streamed and plain completions, models.
+//! The HTTP side of the provider: one reqwest client, streamed and plain completions. The
+//! models list (`models.rs`) and the context-window probes (`window.rs`) use its client too.
 //!
 //! A streamed reply is a [`Stream`] of [`StreamEvent`]s. Failures that a retry may fix (connect
 //! errors, 408/429/5xx, idle or overall timeouts, streams cut off or failing mid-way) are
@@ -11,13 +12,13 @@
 //! the models list wait for the `Finished` outcome, their retries only logged. Each attempt
 //! gets `request_timeout` from its start; every wait inside it is bounded by that deadline.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::{FutureExt, Stream, StreamExt, stream};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use serde_json::Value;
 use tokio::time::{Instant, timeout_at};
 
 use super::assembly::{AssistantMessage, StreamDelta};
@@ -25,6 +26,7 @@ use super::decode::ReplyDecoder;
 use super::error::{ProviderError, error_body_message};
 use super::request::ChatRequest;
 use super::retry::{RetryPolicy, parse_retry_after};
+use super::window::{WindowCache, WindowCaps};
 
 /// Everything the client needs to reach one endpoint.
 #[derive(Clone, PartialEq)]
@@ -39,6 +41,12 @@ pub struct ProviderSettings {
     pub request_timeout: Duration,
     pub idle_timeout: Duration,
     pub retry: RetryPolicy,
+    /// The provider's `context_window` from the config: beats what the server reports.
+    pub context_window: Option<u64>,
+    /// `[context_windows]` from the config, model id → tokens: beats `context_window`.
+    pub model_windows: BTreeMap<String, u64>,
+    /// What a project file set: these only ever lower the window.
+    pub window_caps: WindowCaps,
 }
 
 impl std::fmt::Debug for ProviderSettings {
@@ -54,6 +62,9 @@ impl std::fmt::Debug for ProviderSettings {
             .field("request_timeout", &self.request_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("retry", &self.retry)
+            .field("context_window", &self.context_window)
+            .field("model_windows", &self.model_windows)
+            .field("window_caps", &self.window_caps)
             .finish()
     }
 }
@@ -76,9 +87,12 @@ pub enum StreamEvent {
 
 #[derive(Clone)]
 pub struct Client {
-    http: reqwest::Client,
-    settings: Arc<ProviderSettings>,
-    headers: HeaderMap,
+    pub(super) http: reqwest::Client,
+    pub(super) settings: Arc<ProviderSettings>,
+    /// Sent with every request: the key, the config's headers.
+    pub(super) headers: HeaderMap,
+    /// Context windows found so far (see `window`).
+    pub(super) windows: WindowCache,
 }
 
 /// A header name or value from the config that HTTP cannot carry.
@@ -128,6 +142,7 @@ impl Client {
             http,
             settings: Arc::new(settings),
             headers,
+            windows: WindowCache::default(),
         })
     }
 
@@ -135,12 +150,12 @@ impl Client {
         &self.settings
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(super) fn url(&self, path: &str) -> String {
         format!("{}/{path}", self.settings.base_url.trim_end_matches('/'))
     }
 
     /// Sends one request and checks its status; non-2xx becomes [`ProviderError::Status`].
-    async fn send(
+    pub(super) async fn send(
         &self,
         req: reqwest::RequestBuilder,
         url: &str,
@@ -272,39 +287,17 @@ impl Client {
             .map_err(|e| ProviderError::Dropped(e.to_string()))?;
         parse_completion(&text)
     }
-
-    /// `GET /models`: the ids the server offers, sorted, retried silently.
-    pub async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
-        let url = self.url("models");
-        let attempts = with_retries(self.settings.clone(), |deadline| {
-            stream::once(self.models_attempt(&url, deadline).map(Attempt::Done))
-        });
-        outcome(attempts).await
-    }
-
-    async fn models_attempt(
-        &self,
-        url: &str,
-        deadline: Instant,
-    ) -> Result<Vec<String>, ProviderError> {
-        let resp = self.send(self.http.get(url), url, deadline).await?;
-        let v: Value = timeout_at(deadline, resp.json())
-            .await
-            .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
-            .map_err(|e| ProviderError::Unreadable(e.to_string()))?;
-        model_ids(&v)
-    }
 }
 
 /// What one attempt at a request produces: deltas as it streams (none for plain requests),
 /// then its outcome.
-enum Attempt<T> {
+pub(super) enum Attempt<T> {
     Delta(StreamDelta),
     Done(Result<T, ProviderError>),
 }
 
 /// What a retried request reports, in order: [`StreamEvent`] for any result type.
-enum Retried<T> {
+pub(super) enum Retried<T> {
     Delta(StreamDelta),
     Retrying {
         retry: u32,
@@ -339,7 +332,7 @@ impl From<Retried<AssistantMessage>> for StreamEvent {
 /// start) until it succeeds, fails for good, or the policy's retries are spent. Each attempt's
 /// deltas pass through as they come; a retryable failure is followed by `Retrying` and the
 /// backoff sleep. The last item is always `Finished`.
-fn with_retries<T, F, S>(
+pub(super) fn with_retries<T, F, S>(
     settings: Arc<ProviderSettings>,
     mut attempt: F,
 ) -> impl Stream<Item = Retried<T>>
@@ -399,7 +392,7 @@ where
 }
 
 /// The outcome of a silently retried request (its `Retrying` events are only logged).
-async fn outcome<T>(events: impl Stream<Item = Retried<T>>) -> Result<T, ProviderError> {
+pub(super) async fn outcome<T>(events: impl Stream<Item = Retried<T>>) -> Result<T, ProviderError> {
     futures_util::pin_mut!(events);
     while let Some(event) = events.next().await {
         if let Retried::Finished(result) = event {
@@ -409,26 +402,6 @@ async fn outcome<T>(events: impl Stream<Item = Retried<T>>) -> Result<T, Provide
     Err(ProviderError::Unreadable(
         "the request ended without an outcome".into(),
     ))
-}
-
-/// The model ids of a `/models` answer (`data` or `models`, each `id` or `name`), sorted.
-fn model_ids(v: &Value) -> Result<Vec<String>, ProviderError> {
-    let list = v
-        .get("data")
-        .or_else(|| v.get("models"))
-        .and_then(Value::as_array)
-        .ok_or_else(|| ProviderError::Unreadable("no `data` list in the answer".into()))?;
-    let mut ids: Vec<String> = list
-        .iter()
-        .filter_map(|m| {
-            m.get("id")
-                .or_else(|| m.get("name"))?
-                .as_str()
-                .map(str::to_owned)
-        })
-        .collect();
-    ids.sort();
-    Ok(ids)
 }
 
 /// A non-streamed completion body, read with the same lenient types as stream chunks.

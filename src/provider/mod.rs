@@ -1,5 +1,6 @@
 //! The OpenAI-compatible client: request building, SSE framing, lenient chunk decoding, delta
-//! assembly, retries, and the models list.
+//! assembly, retries, the models list, each model's context window ([`window`]), and finding
+//! servers on this machine when none is configured ([`discover`]).
 //!
 //! Flow: [`ChatRequest`] → [`Client::stream_chat`] → bytes → [`sse`] events → [`chunk`] types →
 //! [`assembly`] → [`StreamEvent`]s. The decoding half ([`decode::ReplyDecoder`]) is pure and
@@ -9,18 +10,23 @@ pub mod assembly;
 pub mod chunk;
 pub mod client;
 pub mod decode;
+pub mod discover;
 pub mod error;
 pub mod model;
+pub mod models;
 pub mod overflow;
 pub mod request;
 pub mod retry;
 pub mod sse;
 pub mod think;
+pub mod window;
 
 pub use assembly::{AssistantMessage, StreamDelta, ToolCall};
 pub use chunk::Usage;
 pub use client::{Client, ProviderSettings, StreamEvent};
 pub use error::ProviderError;
 pub use model::SharedModel;
+pub use models::ModelInfo;
 pub use request::{ChatMessage, ChatRequest, ToolSpec};
 pub use retry::RetryPolicy;
+pub use window::{Confidence, ContextWindow, WindowCaps, WindowSource};

@@ -7,7 +7,8 @@
 //! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache).
 //! - [`markdown`], [`highlight`], [`wrap`]: Markdown to styled, wrapped lines.
 //! - [`input`], [`modal`], [`questions`], [`picker`]: the input box, the approval modal, the
-//!   question form, the `/sessions` picker.
+//!   question form, the `/sessions` picker; [`server_picker`]: the first-run choice of a
+//!   server found on this machine, a screen of its own before the chat starts.
 //! - [`theme`], [`strings`]: colours and words, each in one place.
 pub mod app;
 pub mod chat_view;
@@ -19,6 +20,7 @@ pub mod modal;
 pub mod picker;
 pub mod questions;
 pub mod run;
+pub mod server_picker;
 pub mod strings;
 pub mod terminal;
 pub mod theme;

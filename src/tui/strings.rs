@@ -39,3 +39,10 @@ pub const PLACEHOLDER: &str = "Ask anything — Enter to send, Alt+Enter for a n
 pub const BUSY_FOR_COMMAND: &str = "wait until the current turn ends (Esc stops it)";
 pub const SENT_TO_MODEL: &str = "sent to the model:";
 pub const REASON_PROMPT: &str = "Reason for rejecting (optional), Enter to submit, Esc to go back:";
+
+/// The first-run picker of servers found on this machine (`server_picker`).
+pub const LOCAL_PICKER_TITLE: &str = " No model endpoint is configured — found on this machine ";
+pub const LOCAL_PICKER_INTRO: &str =
+    "Pick a server and model to chat with for this run. Nothing is sent before you choose.";
+pub const LOCAL_PICKER_NO_MODELS: &str = "(no models loaded)";
+pub const LOCAL_PICKER_KEYS: &str = "Enter chat with it · ↑/↓ choose · Esc/q quit";

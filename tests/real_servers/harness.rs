@@ -64,6 +64,9 @@ pub fn settings(base_url: &str, idle_timeout: Duration) -> ProviderSettings {
             initial_delay: Duration::from_millis(50),
             max_delay: Duration::from_millis(400),
         },
+        context_window: None,
+        model_windows: Default::default(),
+        window_caps: Default::default(),
     }
 }
 

@@ -8,6 +8,9 @@
 //!   5xx, disconnects, truncated and malformed streams, stalls) and a verdict grading how the
 //!   client coped.
 //!
+//! The context window llama-server reports (`/props`) and finding it as a local server are
+//! checked against the same llama-server (`window`).
+//!
 //! A test whose variable is unset prints why it is skipped and passes, so `cargo test` works
 //! anywhere. To run them:
 //!
@@ -25,3 +28,4 @@ mod footprint;
 mod llama;
 mod llmock;
 mod llmock_control;
+mod window;

@@ -5,8 +5,14 @@
 //! encoding, written step by step: bytes, pauses, gates the test opens, an abrupt connection
 //! drop, or a stall that never ends. The fixture notices when a client closes a connection, so
 //! tests can assert that cancelling really hangs up.
+//!
+//! Routes ([`Fixture::route`]) answer a method and path (query ignored) with the same reply
+//! every time, before the queue is consulted: servers' side routes such as llama.cpp's
+//! `GET /props` or Ollama's `POST /api/show`. Those side routes ([`SIDE_ROUTES`]) answer 404
+//! when no route is set, without taking a scripted reply, so a client that probes them does not
+//! eat the replies meant for its chat requests.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -57,9 +63,23 @@ impl Recorded {
     }
 }
 
+/// Paths that only servers' own side routes use: 404 unless a route answers them.
+pub const SIDE_ROUTES: &[&str] = &[
+    "/props",
+    "/slots",
+    "/api/ps",
+    "/api/show",
+    "/api/tags",
+    "/api/v0/models",
+    "/api/v1/models",
+];
+
+type Routes = Arc<Mutex<HashMap<(String, String), Reply>>>;
+
 pub struct Fixture {
     addr: SocketAddr,
     script: Arc<Mutex<VecDeque<Reply>>>,
+    routes: Routes,
     requests: Arc<Mutex<Vec<Recorded>>>,
     closed_rx: tokio::sync::Mutex<mpsc::UnboundedReceiver<()>>,
     task: tokio::task::JoinHandle<()>,
@@ -78,20 +98,22 @@ impl Fixture {
             .expect("bind loopback");
         let addr = listener.local_addr().expect("addr");
         let script: Arc<Mutex<VecDeque<Reply>>> = Arc::default();
+        let routes: Routes = Arc::default();
         let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
         let (closed_tx, closed_rx) = mpsc::unbounded_channel();
-        let (s, r) = (script.clone(), requests.clone());
+        let (s, rt, r) = (script.clone(), routes.clone(), requests.clone());
         let task = tokio::spawn(async move {
             while let Ok((sock, _)) = listener.accept().await {
-                let (s, r, c) = (s.clone(), r.clone(), closed_tx.clone());
+                let (s, rt, r, c) = (s.clone(), rt.clone(), r.clone(), closed_tx.clone());
                 tokio::spawn(async move {
-                    let _ = serve(sock, s, r, c).await;
+                    let _ = serve(sock, s, rt, r, c).await;
                 });
             }
         });
         Fixture {
             addr,
             script,
+            routes,
             requests,
             closed_rx: tokio::sync::Mutex::new(closed_rx),
             task,
@@ -100,6 +122,20 @@ impl Fixture {
 
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
+    }
+
+    /// The port it listens on (127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
+    /// Answers `method path` (the query ignored) with `reply`, every time, before the queue.
+    pub fn route(&self, method: &str, path: &str, reply: Reply) -> &Self {
+        self.routes
+            .lock()
+            .unwrap()
+            .insert((method.to_owned(), path.to_owned()), reply);
+        self
     }
 
     pub fn push(&self, reply: Reply) -> &Self {
@@ -120,6 +156,7 @@ impl Fixture {
 async fn serve(
     mut sock: TcpStream,
     script: Arc<Mutex<VecDeque<Reply>>>,
+    routes: Routes,
     requests: Arc<Mutex<Vec<Recorded>>>,
     closed: mpsc::UnboundedSender<()>,
 ) -> std::io::Result<()> {
@@ -161,17 +198,30 @@ async fn serve(
         let body: Value =
             serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null);
         buf.drain(..head_end + len);
+        let route = (
+            method.clone(),
+            path.split('?').next().unwrap_or_default().to_owned(),
+        );
         requests.lock().unwrap().push(Recorded {
             method,
             path,
             headers,
             body,
         });
-        let reply = script.lock().unwrap().pop_front().unwrap_or(Reply::Status {
-            status: 500,
-            headers: vec![],
-            body: r#"{"error":{"message":"fixture: no scripted reply left"}}"#.into(),
-        });
+        let routed = routes.lock().unwrap().get(&route).cloned();
+        let reply = match routed {
+            Some(reply) => reply,
+            None if SIDE_ROUTES.contains(&route.1.as_str()) => Reply::Status {
+                status: 404,
+                headers: vec![],
+                body: r#"{"error":{"message":"fixture: no such route"}}"#.into(),
+            },
+            None => script.lock().unwrap().pop_front().unwrap_or(Reply::Status {
+                status: 500,
+                headers: vec![],
+                body: r#"{"error":{"message":"fixture: no scripted reply left"}}"#.into(),
+            }),
+        };
         match reply {
             Reply::Status {
                 status,

@@ -26,6 +26,9 @@ pub fn settings(base_url: &str) -> ProviderSettings {
             initial_delay: Duration::from_millis(20),
             max_delay: Duration::from_millis(200),
         },
+        context_window: None,
+        model_windows: Default::default(),
+        window_caps: Default::default(),
     }
 }
 
@@ -66,6 +69,8 @@ pub fn sayso(home: &Path) -> tokio::process::Command {
         .env_remove("OPENAI_BASE_URL")
         .env_remove("SAYSO_MODEL")
         .env_remove("SAYSO_CONFIG")
+        // Servers running on this machine must not change what a test sees.
+        .env("SAYSO_PROBE_PORTS", "none")
         .current_dir(home)
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true);

@@ -43,6 +43,12 @@ impl Tui {
         Self::start_in(tempfile::tempdir().unwrap(), base_url, args)
     }
 
+    /// Starts `sayso -C <work>` with no config file at all, with `env` added to its (otherwise
+    /// empty) environment: a first run on a fresh machine.
+    pub fn start_unconfigured(env: &[(&str, &str)], args: &[&str]) -> Tui {
+        Self::launch(tempfile::tempdir().unwrap(), None, env, args)
+    }
+
     /// Ends this sayso (and its tmux server) and starts a new one in the same home.
     pub fn restart(mut self, args: &[&str]) -> Tui {
         let _ = self.tmux(&["kill-server"]);
@@ -56,19 +62,35 @@ impl Tui {
     }
 
     fn start_in(root: tempfile::TempDir, base_url: &str, args: &[&str]) -> Tui {
+        Self::launch(root, Some(base_url), &[], args)
+    }
+
+    /// `base_url`: the config file points at it; `None`: no config file.
+    fn launch(
+        root: tempfile::TempDir,
+        base_url: Option<&str>,
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> Tui {
         let r = root.path();
         for d in ["config/sayso", "state", "data", "work"] {
             std::fs::create_dir_all(r.join(d)).unwrap();
         }
-        std::fs::write(
-            r.join("config/sayso/config.toml"),
-            format!("model = \"m\"\n[provider]\nbase_url = \"{base_url}\"\nmax_retries = 0\n"),
-        )
-        .unwrap();
+        if let Some(base_url) = base_url {
+            std::fs::write(
+                r.join("config/sayso/config.toml"),
+                format!("model = \"m\"\n[provider]\nbase_url = \"{base_url}\"\nmax_retries = 0\n"),
+            )
+            .unwrap();
+        }
         let path = quote(std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()));
+        let extra: String = env
+            .iter()
+            .map(|(k, v)| format!(" {k}={}", quote(v)))
+            .collect();
         let mut cmd = format!(
             "env -i HOME={home} PATH={path} TERM=xterm-256color LANG=C.UTF-8 \
-             XDG_CONFIG_HOME={config} XDG_STATE_HOME={state} XDG_DATA_HOME={data} {bin} -C {work}",
+             XDG_CONFIG_HOME={config} XDG_STATE_HOME={state} XDG_DATA_HOME={data}{extra} {bin} -C {work}",
             home = quote(r.display()),
             config = quote(r.join("config").display()),
             state = quote(r.join("state").display()),
@@ -94,7 +116,7 @@ impl Tui {
         let tui = Tui {
             socket,
             root: Some(root),
-            base_url: base_url.to_owned(),
+            base_url: base_url.unwrap_or_default().to_owned(),
         };
         let (w, h) = (WIDTH.to_string(), HEIGHT.to_string());
         let run = format!("sh {}", quote(tui.root_path().join("run.sh").display()));
