@@ -7,19 +7,7 @@ use std::fmt::Write;
 use super::Agent;
 use super::context::{Budget, message_chars, tokens, tools_chars};
 use crate::provider::ChatMessage;
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+use crate::tools::footprint::thousands;
 
 impl Agent {
     /// The `/context` report.
@@ -121,18 +109,5 @@ impl Agent {
             "estimates: ~{ratio:.1} characters a token ({calibrated}); /compact [focus] summarises now"
         );
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::thousands;
-
-    #[test]
-    fn thousands_are_grouped() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

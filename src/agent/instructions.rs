@@ -70,12 +70,16 @@ pub fn environment(cwd: &Path, date: &str) -> String {
             let branch = git_branch(&root)
                 .map(|b| format!(", branch {b}"))
                 .unwrap_or_default();
-            format!("yes (root {}{branch})", root.display())
+            if root == cwd {
+                format!("yes (its root{branch})")
+            } else {
+                format!("yes (root {}{branch})", root.display())
+            }
         }
         None => "no".to_owned(),
     };
     format!(
-        "Environment:\n- working directory: {}\n- OS: {} ({})\n- shell: {shell} (commands run with sh -c)\n- date: {date}\n- git repository: {git}",
+        "Environment:\n- working directory: {}\n- OS: {} {}, shell {shell} (commands run with sh -c)\n- date: {date}\n- git repository: {git}",
         cwd.display(),
         std::env::consts::OS,
         std::env::consts::ARCH,

@@ -60,6 +60,8 @@ pub struct AgentSettings {
     pub max_turns: u32,
     pub auto_submit_success: bool,
     pub auto_submit_errors: bool,
+    /// The user chose the tools (`--tools`, `chat.default_tools`): a small window keeps them.
+    pub default_tools_chosen: bool,
 }
 
 /// Who is at the other end of a chat, and how to reach them.
@@ -137,6 +139,7 @@ pub fn build(
         max_turns: config.tools.max_turns,
         auto_submit_success: config.tools.auto_submit_success,
         auto_submit_errors: config.tools.auto_submit_errors,
+        default_tools_chosen: config.tools.default_tools_chosen,
     };
     Agent::new(client, engine, model, settings, setup.groups)
 }
@@ -253,23 +256,12 @@ impl Agent {
     /// tool's own system prompt.
     fn system_message(&self) -> String {
         let i = &self.settings.instructions;
-        let mut parts = vec![
-            self.settings.system_prompt.trim().to_owned(),
-            i.environment.clone(),
-            i.text.clone(),
-        ];
-        for name in self.engine.active() {
-            if let Some(p) = self
-                .engine
-                .registry()
-                .get(name)
-                .and_then(|e| e.tool.system_prompt())
-            {
-                parts.push(p.trim().to_owned());
-            }
-        }
-        parts.retain(|p| !p.is_empty());
-        parts.join("\n\n")
+        crate::tools::footprint::compose(
+            &self.settings.system_prompt,
+            &[&i.environment, &i.text],
+            self.engine.registry(),
+            self.engine.active(),
+        )
     }
 
     /// The schemas offered to the model.
@@ -295,6 +287,7 @@ impl Agent {
     }
 
     async fn turn(&mut self, user: &str, sink: &EventSink, cancel: &CancellationToken) -> TurnEnd {
+        self.learn_window(sink).await;
         self.add_user_message(user, sink);
         let mut overflow_retried = false;
         let mut guard = loop_guard::LoopGuard::default();

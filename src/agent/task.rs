@@ -88,6 +88,8 @@ pub async fn run(
     mut saving: Saving,
 ) {
     let mut waiting: VecDeque<Command> = VecDeque::new();
+    // The window first: the gauge, and a small window's tools, before the first message.
+    agent.learn_window(&front).await;
     loop {
         let command = match waiting.pop_front() {
             Some(c) => c,
@@ -117,6 +119,7 @@ pub async fn run(
             Command::SetModel(m) => {
                 let sink = saving.sink_between_turns(&front, &agent);
                 set_model(&agent.model, m, &sink);
+                agent.learn_window(&front).await;
             }
             Command::SetMode(m) => {
                 let sink = saving.sink_between_turns(&front, &agent);
@@ -152,19 +155,28 @@ pub async fn run(
 }
 
 impl Agent {
-    /// The endpoint's models, as a message.
+    /// The endpoint's models with the window the server's list gives each, as a message.
     async fn list_models(&self) -> Result<String, String> {
-        self.client
-            .list_models()
+        let list = self
+            .client
+            .list_models_detailed()
             .await
-            .map_err(|e| e.to_string())
-            .map(|ids| {
-                if ids.is_empty() {
-                    "the server lists no models".to_owned()
-                } else {
-                    format!("models (switch with /model NAME):\n{}", ids.join("\n"))
-                }
-            })
+            .map_err(|e| e.to_string())?;
+        if list.is_empty() {
+            return Ok("the server lists no models".to_owned());
+        }
+        let current = self.model();
+        let width = list.iter().map(|m| m.id.chars().count()).max().unwrap_or(0);
+        let mut out = vec!["models (switch with /model NAME; * is the one in use):".to_owned()];
+        for m in &list {
+            let window = match m.context_window {
+                Some(n) => format!("{} tokens", crate::tools::footprint::thousands(n)),
+                None => "window not listed".to_owned(),
+            };
+            let mark = if m.id == current { '*' } else { ' ' };
+            out.push(format!("{mark} {:<width$}  {window}", m.id));
+        }
+        Ok(out.join("\n"))
     }
 
     fn describe_approvals(&self) -> String {

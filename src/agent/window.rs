@@ -13,8 +13,7 @@ use super::context::{Budget, DEFAULT_RATIO, KEEP_TURNS, prune, request_chars, ta
 use super::{Agent, Event, EventSink, TurnEnd};
 use crate::provider::{AssistantMessage, ChatMessage, ChatRequest, ProviderError, ToolSpec};
 
-/// The window assumed until the config or the server says otherwise.
-pub const DEFAULT_WINDOW: u64 = 8192;
+use crate::provider::window::{Confidence, DEFAULT_WINDOW};
 
 /// What the agent knows about the window and the requests it sent.
 #[derive(Debug, Clone)]
@@ -33,19 +32,23 @@ pub struct WindowState {
     pub last_usage: Option<(u64, u64)>,
     /// The user was told the window is nearly full (once until the next compaction).
     pub warned: bool,
+    /// The model the window was found out for (`None`: not yet, or the server may still
+    /// change it once it loads the model).
+    pub for_model: Option<String>,
 }
 
 impl Default for WindowState {
     fn default() -> Self {
         Self {
             tokens: DEFAULT_WINDOW,
-            source: "assumed (nothing reported it; set context_window in the config)".into(),
+            source: "assumed: nothing reported it (set context_window in the config)".into(),
             ratio: DEFAULT_RATIO,
             last_sent_chars: 0,
             pruned: 0,
             compactions: 0,
             last_usage: None,
             warned: false,
+            for_model: None,
         }
     }
 }
@@ -62,6 +65,53 @@ impl Agent {
 
     pub fn window(&self) -> &WindowState {
         &self.window
+    }
+
+    /// Finds out the current model's window (config, else the server, else the default;
+    /// cached by the client) unless it is known already, and reports it on the gauge. At the
+    /// start of a chat, a small window narrows the default tools (see [`narrow_for_window`]).
+    ///
+    /// [`narrow_for_window`]: crate::tools::footprint::offer_for
+    pub async fn learn_window(&mut self, sink: &EventSink) {
+        let model = self.model.get();
+        if self.window.for_model.as_deref() == Some(model.as_str()) {
+            return;
+        }
+        let w = self.client.context_window(&model).await;
+        if !w.awaits_loading() {
+            self.window.for_model = Some(model);
+        }
+        self.set_window(w.tokens, w.origin());
+        let fresh = !self
+            .messages
+            .iter()
+            .any(|m| matches!(m, ChatMessage::User { .. }));
+        if fresh && !self.settings.default_tools_chosen {
+            // An assumed window says nothing about the model: the tools stay.
+            let reported = if w.confidence == Confidence::Assumed {
+                0
+            } else {
+                w.tokens
+            };
+            let offer = crate::tools::footprint::offer_for(
+                reported,
+                self.engine.active(),
+                &self.groups,
+                false,
+            );
+            if let Some(notice) = offer.notice {
+                self.engine.set_defaults(offer.tools);
+                self.reset();
+                sink.emit(Event::Info(Ok(notice)));
+            }
+        }
+        let tools = self.tool_specs();
+        sink.emit(Event::Context {
+            used: self.estimate(&self.messages, &tools),
+            window: self.window.tokens,
+            source: self.window.source.clone(),
+            estimated: true,
+        });
     }
 
     /// A new chat: what was learned about the window stays, the counts start over.
@@ -260,7 +310,8 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<(), ProviderError> {
         if let Some(w) = window.filter(|w| *w < self.window.tokens) {
-            self.set_window(w, "learned from the server's error");
+            self.set_window(w, "the server's overflow error");
+            self.window.for_model = Some(self.model.get());
         }
         sink.emit(Event::Info(Ok(format!(
             "the request did not fit the model's context window ({} tokens): making room and trying once more",

@@ -13,7 +13,9 @@
 //!    not use; LM Studio's loaded context length (`/api/v1/models`, `/api/v0/models`); then
 //!    catalog numbers (a model's maximum: LM Studio `max_context_length`, llama.cpp
 //!    `n_ctx_train`, OpenRouter `context_length`, LiteLLM `max_input_tokens`);
-//! 3. **[`DEFAULT_WINDOW`]** (8192), marked [`Confidence::Assumed`].
+//! 3. **OpenAI's published windows** for its own model ids ([`known_model`]: the OpenAI API
+//!    reports none), marked [`Confidence::Catalog`];
+//! 4. **[`DEFAULT_WINDOW`]** (8192), marked [`Confidence::Assumed`].
 //!
 //! A project config's numbers ([`WindowCaps`]) only ever lower the result.
 //!
@@ -39,6 +41,38 @@ use serde_json::{Value, json};
 use super::client::{Client, ProviderSettings};
 pub(crate) use parse::listed_window;
 
+/// OpenAI's model ids (by prefix, most specific first) and the windows OpenAI publishes for
+/// them: its API reports none, and assuming 8,192 would compact a gpt-4.1 chat after a few
+/// file reads.
+const KNOWN_MODELS: &[(&str, u64)] = &[
+    ("gpt-4.1", 1_047_576),
+    ("gpt-5", 400_000),
+    ("gpt-4o", 128_000),
+    ("gpt-4-turbo", 128_000),
+    ("o1-mini", 128_000),
+    ("o1", 200_000),
+    ("o3", 200_000),
+    ("o4-mini", 200_000),
+    ("gpt-3.5-turbo", 16_385),
+    ("gpt-4", 8_192),
+];
+
+/// The published window of an OpenAI model id (`openai/` prefix allowed).
+pub fn known_model(model: &str) -> Option<ContextWindow> {
+    let id = model.strip_prefix("openai/").unwrap_or(model);
+    KNOWN_MODELS
+        .iter()
+        .find(|(prefix, _)| id.starts_with(prefix))
+        .map(|(_, tokens)| {
+            ContextWindow::new(
+                *tokens,
+                WindowSource::KnownModel,
+                Confidence::Catalog,
+                "the window OpenAI publishes for this model id",
+            )
+        })
+}
+
 /// The window assumed when neither the config nor the server says.
 pub const DEFAULT_WINDOW: u64 = 8192;
 /// Ollama's `num_ctx` for a model that is not loaded and whose Modelfile sets none (its
@@ -57,6 +91,8 @@ pub enum WindowSource {
     LmStudio,
     /// An OpenRouter-style `context_length` (or LiteLLM `max_input_tokens`) in `/v1/models`.
     ModelsList,
+    /// OpenAI's published window for one of its models, when no server said anything.
+    KnownModel,
     Default,
 }
 
@@ -70,6 +106,7 @@ impl WindowSource {
             Self::Ollama => "Ollama /api/ps, /api/show (num_ctx)",
             Self::LmStudio => "LM Studio /api/v0/models (loaded_context_length)",
             Self::ModelsList => "/v1/models (context_length)",
+            Self::KnownModel => "OpenAI's published window for the model",
             Self::Default => "built-in default",
         }
     }
@@ -113,6 +150,15 @@ impl ContextWindow {
     /// One line for `/context`: `32768 tokens — vLLM /v1/models max_model_len (what the server
     /// runs the model with)`.
     pub fn describe(&self) -> String {
+        format!("{} tokens — {}", self.tokens, self.origin())
+    }
+
+    /// Where the number came from: `vLLM: /v1/models max_model_len (what the server runs the
+    /// model with)`.
+    pub fn origin(&self) -> String {
+        if self.source == WindowSource::Default {
+            return self.confidence.describe().to_owned();
+        }
         let who = match self.source {
             WindowSource::Config => "config",
             WindowSource::LlamaCpp => "llama.cpp",
@@ -120,14 +166,10 @@ impl ContextWindow {
             WindowSource::Ollama => "Ollama",
             WindowSource::LmStudio => "LM Studio",
             WindowSource::ModelsList => "models list",
+            WindowSource::KnownModel => "known model",
             WindowSource::Default => "default",
         };
-        format!(
-            "{} tokens — {who}: {} ({})",
-            self.tokens,
-            self.via,
-            self.confidence.describe()
-        )
+        format!("{who}: {} ({})", self.via, self.confidence.describe())
     }
 
     pub(crate) fn new(
@@ -154,7 +196,7 @@ impl ContextWindow {
     }
 
     /// Whether the number may change once the server has loaded the model.
-    fn awaits_loading(&self) -> bool {
+    pub fn awaits_loading(&self) -> bool {
         matches!(self.source, WindowSource::Ollama | WindowSource::LmStudio)
             && self.confidence != Confidence::Loaded
     }
@@ -270,7 +312,9 @@ impl Client {
             Some(w) => w,
             None => {
                 let probes = self.probe_window(model).await;
-                parse::choose(&probes, model).unwrap_or_else(ContextWindow::default_window)
+                parse::choose(&probes, model)
+                    .or_else(|| known_model(model))
+                    .unwrap_or_else(ContextWindow::default_window)
             }
         };
         let w = capped(w, cap);

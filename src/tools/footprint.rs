@@ -7,16 +7,17 @@
 //!
 //! Pure: no IO. Finding the window (asking the server) is the caller's job.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::setup::ToolSetup;
+use super::registry::Registry;
+use super::setup::{Group, ToolSetup};
 use crate::provider::{ChatRequest, ToolSpec};
 
 /// The most characters the default tools' schemas (the `tools` array as sent) and the default
-/// system message may take together. Every request carries them, and local models often run
+/// system message (with a typical environment block, about 185 characters) may take together. Every request carries them, and local models often run
 /// 4k–8k-token windows: what sayso spends there is taken from the conversation. A test fails
 /// when the defaults grow past it; raise it only for something the model cannot do without.
-pub const DEFAULT_FOOTPRINT_BUDGET_CHARS: usize = 4_800;
+pub const DEFAULT_FOOTPRINT_BUDGET_CHARS: usize = 5_000;
 
 /// A window of at most this many tokens is small: without a user choice, only the file tools
 /// are offered.
@@ -43,10 +44,12 @@ impl Footprint {
     }
 }
 
-/// The footprint of offering `setup.active` with `system_prompt`.
-pub fn measure(setup: &ToolSetup, system_prompt: &str) -> Footprint {
+/// The footprint of offering `setup.active` with `system_prompt` and the `environment` block.
+pub fn measure(setup: &ToolSetup, system_prompt: &str, environment: &str) -> Footprint {
     Footprint {
-        system_chars: system_message(setup, system_prompt).chars().count(),
+        system_chars: system_message(setup, system_prompt, environment)
+            .chars()
+            .count(),
         tools_chars: tools_json(&specs(setup)).chars().count(),
     }
 }
@@ -61,15 +64,31 @@ pub fn specs(setup: &ToolSetup) -> Vec<ToolSpec> {
         .collect()
 }
 
-/// The system message a chat starts with: the system prompt, then each offered tool's own
-/// system prompt, separated by blank lines.
-pub fn system_message(setup: &ToolSetup, system_prompt: &str) -> String {
+/// The system message a chat starts with when no `AGENTS.md` applies (see [`compose`]).
+pub fn system_message(setup: &ToolSetup, system_prompt: &str, environment: &str) -> String {
+    compose(
+        system_prompt,
+        &[environment],
+        &setup.registry,
+        &setup.active,
+    )
+}
+
+/// A system message: the system prompt, the `context` blocks (the environment block, the
+/// project's instructions), then each of the `active` tools' own system prompts, separated by
+/// blank lines; empty parts left out. The one place it is put together.
+pub fn compose(
+    system_prompt: &str,
+    context: &[&str],
+    registry: &Registry,
+    active: &BTreeSet<String>,
+) -> String {
     let mut parts = vec![system_prompt.trim().to_owned()];
+    parts.extend(context.iter().map(|c| c.trim().to_owned()));
     parts.extend(
-        setup
-            .active
+        active
             .iter()
-            .filter_map(|n| setup.registry.get(n))
+            .filter_map(|n| registry.get(n))
             .filter_map(|e| e.tool.system_prompt())
             .map(|p| p.trim().to_owned()),
     );
@@ -108,23 +127,38 @@ pub struct WindowOffer {
 /// window, a user choice, a window of 0 (unknown), or a `files` group that would leave nothing
 /// or remove nothing.
 pub fn offer_for_window(window_tokens: u32, setup: &ToolSetup, user_chose: bool) -> WindowOffer {
+    offer_for(
+        u64::from(window_tokens),
+        &setup.active,
+        &setup.groups,
+        user_chose,
+    )
+}
+
+/// [`offer_for_window`] on the parts of a setup: the tools offered now and the groups.
+pub fn offer_for(
+    window_tokens: u64,
+    active: &BTreeSet<String>,
+    groups: &BTreeMap<String, Group>,
+    user_chose: bool,
+) -> WindowOffer {
     let unchanged = || WindowOffer {
-        tools: setup.active.clone(),
+        tools: active.clone(),
         notice: None,
     };
-    if user_chose || window_tokens == 0 || window_tokens > SMALL_WINDOW_TOKENS {
+    if user_chose || window_tokens == 0 || window_tokens > u64::from(SMALL_WINDOW_TOKENS) {
         return unchanged();
     }
-    let Some(files) = setup.groups.get(SMALL_WINDOW_GROUP) else {
+    let Some(files) = groups.get(SMALL_WINDOW_GROUP) else {
         return unchanged();
     };
     let tools: BTreeSet<String> = files
         .tools
         .iter()
-        .filter(|t| setup.active.contains(*t))
+        .filter(|t| active.contains(*t))
         .cloned()
         .collect();
-    if tools.is_empty() || tools == setup.active {
+    if tools.is_empty() || &tools == active {
         return unchanged();
     }
     WindowOffer {
@@ -132,13 +166,13 @@ pub fn offer_for_window(window_tokens: u32, setup: &ToolSetup, user_chose: bool)
         notice: Some(format!(
             "the model's window is {} tokens: offering the {SMALL_WINDOW_GROUP} tools only; \
              add more with @{{{DEFAULT_GROUP}}} or --tools",
-            with_thousands(window_tokens)
+            thousands(window_tokens)
         )),
     }
 }
 
 /// `4096` → `4,096`.
-fn with_thousands(n: u32) -> String {
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -185,7 +219,9 @@ mod tests {
     #[test]
     fn default_tools_and_system_prompt_fit_the_budget() {
         let (config, setup) = default_setup();
-        let f = measure(&setup, &config.system_prompt);
+        // A typical environment block: a project in a git repository.
+        let environment = "Environment:\n- working directory: /home/user/src/project\n- OS: linux x86_64, shell /bin/bash (commands run with sh -c)\n- date: 2026-12-01\n- git repository: yes (its root, branch main)";
+        let f = measure(&setup, &config.system_prompt, environment);
         println!(
             "footprint of the default tools ({}): system message {} chars, tools array {} chars, total {} chars (budget {DEFAULT_FOOTPRINT_BUDGET_CHARS})",
             setup.active.iter().cloned().collect::<Vec<_>>().join(", "),
@@ -288,11 +324,11 @@ mod tests {
 
     #[test]
     fn windows_are_written_with_thousands_separators() {
-        assert_eq!(with_thousands(0), "0");
-        assert_eq!(with_thousands(512), "512");
-        assert_eq!(with_thousands(4096), "4,096");
-        assert_eq!(with_thousands(131_072), "131,072");
-        assert_eq!(with_thousands(1_048_576), "1,048,576");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(512), "512");
+        assert_eq!(thousands(4096), "4,096");
+        assert_eq!(thousands(131_072), "131,072");
+        assert_eq!(thousands(1_048_576), "1,048,576");
     }
 
     /// A schema without its `description` texts: names, types, `required`, enums, limits and

@@ -127,6 +127,11 @@ impl Engine {
     }
 
     /// A new chat: the default tools again, nothing remembered.
+    /// Offers `tools` by default from now on (a new chat included).
+    pub fn set_defaults(&mut self, tools: BTreeSet<String>) {
+        self.defaults = tools;
+    }
+
     pub fn reset(&mut self) {
         self.active = self.defaults.clone();
         self.approvals.clear();

@@ -62,7 +62,7 @@ async fn first_request_tokens(url: &str, setup: &ToolSetup, system_prompt: &str)
             MODEL,
             vec![
                 ChatMessage::System {
-                    content: footprint::system_message(setup, system_prompt),
+                    content: footprint::system_message(setup, system_prompt, &environment()),
                 },
                 ChatMessage::User {
                     content: "hi".into(),
@@ -101,7 +101,7 @@ async fn llama_counts_the_default_footprint_and_the_small_window_offer_fits() {
     let setup = sayso::tools::setup::build(&config).expect("the default tools set up");
     let prompt = &config.system_prompt;
 
-    let system = footprint::system_message(&setup, prompt);
+    let system = footprint::system_message(&setup, prompt, &environment());
     let tools = footprint::tools_json(&footprint::specs(&setup));
     let system_tokens = count_tokens(root, &system).await;
     let tools_tokens = count_tokens(root, &tools).await;
@@ -135,4 +135,12 @@ async fn llama_counts_the_default_footprint_and_the_small_window_offer_fits() {
         "what offer_for_window offers fits the window it was given"
     );
     assert!(offered_tokens < u64::from(window));
+}
+
+/// A typical environment block (a project directory, no git repository).
+fn environment() -> String {
+    sayso::agent::instructions::environment(
+        std::path::Path::new("/home/user/src/project"),
+        "2026-12-01",
+    )
 }

@@ -137,6 +137,7 @@ async fn harness_with(
             max_turns: options.max_turns.unwrap_or(5),
             auto_submit_success: true,
             auto_submit_errors: true,
+            default_tools_chosen: true,
         },
         Default::default(),
     );

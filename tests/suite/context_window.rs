@@ -65,7 +65,7 @@ async fn the_config_beats_the_server_and_nothing_is_asked() {
         (w.tokens, w.source, w.confidence),
         (32768, WindowSource::Config, Confidence::Config)
     );
-    assert!(fx.requests().is_empty(), "{:?}", fx.requests());
+    assert!(fx.all_requests().is_empty(), "{:?}", fx.all_requests());
 }
 
 #[tokio::test]
@@ -75,7 +75,7 @@ async fn a_model_entry_beats_the_provider_entry() {
     let client = config_client(load(&user_config(&fx, extra), None, None).unwrap());
     assert_eq!(client.context_window("qwen2.5-coder").await.tokens, 65536);
     assert_eq!(client.context_window("other").await.tokens, 32768);
-    assert!(fx.requests().is_empty());
+    assert!(fx.all_requests().is_empty());
 }
 
 #[tokio::test]
@@ -173,7 +173,7 @@ async fn probed(
     }
     let w = client(&fx.base_url()).context_window(model).await;
     let mut paths: Vec<String> = fx
-        .requests()
+        .all_requests()
         .iter()
         .map(|r| format!("{} {}", r.method, r.path))
         .collect();
@@ -246,7 +246,7 @@ async fn ollama_the_loaded_context_wins_over_show() {
     fx.route("POST", "/api/show", json(OLLAMA_SHOW));
     client(&fx.base_url()).context_window("qwen3:8b").await;
     let show = fx
-        .requests()
+        .all_requests()
         .into_iter()
         .find(|r| r.path == "/api/show")
         .expect("/api/show asked");
@@ -287,9 +287,13 @@ async fn an_assumed_ollama_window_is_asked_again_once_the_model_is_loaded() {
     fx.route("GET", "/api/ps", json(ps));
     let w = c.context_window("llama3").await;
     assert_eq!((w.tokens, w.confidence), (16384, Confidence::Loaded));
-    let asked = fx.requests().len();
+    let asked = fx.all_requests().len();
     assert_eq!(c.context_window("llama3").await.tokens, 16384);
-    assert_eq!(fx.requests().len(), asked, "the loaded window is cached");
+    assert_eq!(
+        fx.all_requests().len(),
+        asked,
+        "the loaded window is cached"
+    );
 }
 
 #[tokio::test]
@@ -360,17 +364,17 @@ async fn the_second_call_asks_nothing_and_clones_share_the_cache() {
     fx.route("GET", "/props", json(LLAMA_PROPS_NP2));
     let c = client(&fx.base_url());
     let first = c.context_window("tiny").await;
-    let asked = fx.requests().len();
+    let asked = fx.all_requests().len();
     assert!(asked > 0);
     assert_eq!(c.context_window("tiny").await, first);
     assert_eq!(c.clone().context_window("tiny").await, first);
-    assert_eq!(fx.requests().len(), asked, "no request the second time");
+    assert_eq!(fx.all_requests().len(), asked, "no request the second time");
     // Another model is another entry; a refresh asks again.
     c.context_window("other").await;
-    let after_other = fx.requests().len();
+    let after_other = fx.all_requests().len();
     assert!(after_other > asked);
     assert_eq!(c.refresh_context_window("tiny").await, first);
-    assert!(fx.requests().len() > after_other);
+    assert!(fx.all_requests().len() > after_other);
 }
 
 #[tokio::test]

@@ -130,6 +130,7 @@ async fn harness(
             max_turns: 6,
             auto_submit_success: true,
             auto_submit_errors: true,
+            default_tools_chosen: true,
         },
         Default::default(),
     );

@@ -32,7 +32,11 @@ async fn the_measured_footprint_is_what_the_first_request_carries() {
     };
     let config = Config::load(&overrides, &env).expect("the config loads");
     let setup = sayso::tools::setup::build(&config).expect("the tools set up");
-    let measured = footprint::measure(&setup, &config.system_prompt);
+    // The environment block the binary sent: its directory, today's date.
+    let cwd = std::fs::canonicalize(home.path()).unwrap();
+    let now = sayso::session::live::rfc3339(std::time::SystemTime::now());
+    let environment = sayso::agent::instructions::environment(&cwd, &now[..10]);
+    let measured = footprint::measure(&setup, &config.system_prompt, &environment);
 
     let body = &fx.requests()[0].body;
     let sent_system = body["messages"][0]["content"].as_str().unwrap_or_default();

@@ -108,7 +108,7 @@ async fn json_mode_prints_one_event_per_line() {
             json!({"type": "turn_completed", "finish_reason": "stop",
                    "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
                    "context": {"used": 12, "window": 8192, "estimated": false, "percent": 0.0,
-                               "source": "assumed (nothing reported it; set context_window in the config)"}}),
+                               "source": "assumed: nothing reported it (set context_window in the config)"}}),
             json!({"type": "session_finished", "status": "completed", "text": "AB"}),
         ]
     );

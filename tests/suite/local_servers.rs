@@ -111,9 +111,9 @@ async fn each_kind_of_server_is_found_with_its_models() {
     // Only lists were asked for: no prompt went anywhere.
     for fx in [&l, &o, &s, &v] {
         assert!(
-            fx.requests().iter().all(|r| r.method == "GET"),
+            fx.all_requests().iter().all(|r| r.method == "GET"),
             "{:?}",
-            fx.requests()
+            fx.all_requests()
         );
     }
 }
@@ -179,7 +179,7 @@ async fn headless_without_config_names_the_exact_command_for_each_server_and_exi
     assert!(
         l.requests().iter().all(|r| r.path == "/v1/models"),
         "only the models list was asked for: {:?}",
-        l.requests()
+        l.all_requests()
     );
 }
 
@@ -240,14 +240,14 @@ async fn the_tui_offers_what_it_found_and_chats_with_the_choice() {
     assert!(
         l.requests().iter().all(|r| r.path == "/v1/models"),
         "nothing is sent before the choice: {:?}",
-        l.requests()
+        l.all_requests()
     );
     tui.keys(&["Enter"]);
     tui.ready().await;
     tui.send("hi").await;
     tui.wait_for("the local model").await;
     let chat = l
-        .requests()
+        .all_requests()
         .into_iter()
         .find(|r| r.path == "/v1/chat/completions")
         .expect("the chat went to the chosen server");

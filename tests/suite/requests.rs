@@ -108,12 +108,13 @@ async fn non_streaming_request_sends_response_format_and_reads_the_message() {
 #[tokio::test]
 async fn models_are_listed_sorted() {
     let fx = Fixture::start().await;
+    fx.route("GET", "/v1/models", Reply::Next);
     fx.push(Reply::Json(
         json!({"object": "list", "data": [{"id": "b"}, {"id": "a", "created": 1}]}),
     ));
     let models = client(&fx.base_url()).list_models().await.unwrap();
     assert_eq!(models, ["a", "b"]);
-    let r = &fx.requests()[0];
+    let r = &fx.all_requests()[0];
     assert_eq!((r.method.as_str(), r.path.as_str()), ("GET", "/v1/models"));
 }
 
@@ -149,7 +150,7 @@ async fn binary_sends_key_from_env_headers_from_config_and_system_prompt() {
         )),
         "{system}"
     );
-    for part in ["- shell: ", "- date: 20", "- git repository: no"] {
+    for part in [", shell ", "- date: 20", "- git repository: no"] {
         assert!(system.contains(part), "{part}: {system}");
     }
     assert_eq!(r.body["messages"][0]["role"], "system");

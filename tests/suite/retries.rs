@@ -257,6 +257,7 @@ async fn dropping_the_stream_hangs_up_on_the_server() {
 #[tokio::test]
 async fn plain_requests_go_through_the_same_retries_silently() {
     let fx = Fixture::start().await;
+    fx.route("GET", "/v1/models", Reply::Next);
     fx.push(status(503, &[], "overloaded"));
     fx.push(Reply::Json(serde_json::json!({
         "choices": [{"message": {"role": "assistant", "content": "judged"}, "finish_reason": "stop"}]
@@ -275,7 +276,7 @@ async fn plain_requests_go_through_the_same_retries_silently() {
         c.list_models().await.unwrap_err().to_string(),
         "the server answered 400: Bad Request: bad request"
     );
-    let paths: Vec<String> = fx.requests().iter().map(|r| r.path.clone()).collect();
+    let paths: Vec<String> = fx.all_requests().iter().map(|r| r.path.clone()).collect();
     assert_eq!(
         paths,
         [

@@ -90,6 +90,7 @@ async fn harness() -> Harness {
             max_turns: 5,
             auto_submit_success: true,
             auto_submit_errors: true,
+            default_tools_chosen: true,
         },
         Default::default(),
     );

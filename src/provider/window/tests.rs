@@ -339,8 +339,31 @@ fn descriptions_name_the_route_and_how_far_to_trust_it() {
         Confidence::Assumed,
         "no server reported one",
     );
-    assert!(
-        w.describe()
-            .starts_with("8192 tokens — default: no server reported one (assumed")
+    assert_eq!(
+        w.describe(),
+        "8192 tokens — assumed: nothing reported it (set context_window in the config)"
     );
+    let vllm = ContextWindow::new(
+        2048,
+        WindowSource::Vllm,
+        Confidence::Loaded,
+        "/v1/models max_model_len",
+    );
+    assert_eq!(
+        vllm.describe(),
+        "2048 tokens — vLLM: /v1/models max_model_len (what the server runs the model with)"
+    );
+}
+
+#[test]
+fn openai_models_get_their_published_window_and_others_none() {
+    let w = |m| super::known_model(m).map(|w| w.tokens);
+    assert_eq!(w("gpt-4.1-mini"), Some(1_047_576));
+    assert_eq!(w("gpt-4o-mini"), Some(128_000));
+    assert_eq!(w("openai/gpt-5-mini"), Some(400_000));
+    assert_eq!(w("o1-mini"), Some(128_000));
+    assert_eq!(w("o3"), Some(200_000));
+    assert_eq!(w("gpt-4"), Some(8_192));
+    assert_eq!(w("qwen2.5-coder"), None);
+    assert_eq!(w("llama-gpt-4o"), None);
 }

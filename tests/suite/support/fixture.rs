@@ -44,6 +44,8 @@ pub enum Reply {
         body: String,
     },
     Json(Value),
+    /// As a route: answer with the next scripted reply (a side route that takes the script).
+    Next,
 }
 
 #[derive(Debug, Clone)]
@@ -63,8 +65,10 @@ impl Recorded {
     }
 }
 
-/// Paths that only servers' own side routes use: 404 unless a route answers them.
+/// Paths that only servers' own side routes use (and the models list, which sayso asks for
+/// a model's window): 404 unless a route answers them, never a scripted reply.
 pub const SIDE_ROUTES: &[&str] = &[
+    "/v1/models",
     "/props",
     "/slots",
     "/api/ps",
@@ -143,7 +147,18 @@ impl Fixture {
         self
     }
 
+    /// The requests to other paths than [`SIDE_ROUTES`]: the chat requests, in order (the
+    /// window probes and models lists left out).
     pub fn requests(&self) -> Vec<Recorded> {
+        let all = self.requests.lock().unwrap();
+        all.iter()
+            .filter(|r| !SIDE_ROUTES.contains(&r.path.split('?').next().unwrap_or_default()))
+            .cloned()
+            .collect()
+    }
+
+    /// Every request, side routes included.
+    pub fn all_requests(&self) -> Vec<Recorded> {
         self.requests.lock().unwrap().clone()
     }
 
@@ -209,20 +224,25 @@ async fn serve(
             body,
         });
         let routed = routes.lock().unwrap().get(&route).cloned();
+        let next = || {
+            script.lock().unwrap().pop_front().unwrap_or(Reply::Status {
+                status: 500,
+                headers: vec![],
+                body: r#"{"error":{"message":"fixture: no scripted reply left"}}"#.into(),
+            })
+        };
         let reply = match routed {
+            Some(Reply::Next) => next(),
             Some(reply) => reply,
             None if SIDE_ROUTES.contains(&route.1.as_str()) => Reply::Status {
                 status: 404,
                 headers: vec![],
                 body: r#"{"error":{"message":"fixture: no such route"}}"#.into(),
             },
-            None => script.lock().unwrap().pop_front().unwrap_or(Reply::Status {
-                status: 500,
-                headers: vec![],
-                body: r#"{"error":{"message":"fixture: no scripted reply left"}}"#.into(),
-            }),
+            None => next(),
         };
         match reply {
+            Reply::Next => unreachable!("a scripted reply is never `Next`"),
             Reply::Status {
                 status,
                 headers,
