@@ -2,10 +2,12 @@
 //! conversation so far with a fixed prompt (`assets/compact_prompt.md`), and the summary
 //! replaces the older history. Exactly one extra request.
 //!
-//! What is summarised is the history before the turn in progress, written out as text (tool
-//! outputs shortened, the oldest parts left out when even that would not fit the window).
-//! The new history is the system message, the summary as a user message with a fixed prefix,
-//! and the turn in progress verbatim — so every tool call in it keeps its result.
+//! What is summarised is the history before the turn in progress — and, when that turn is long
+//! on its own, its early rounds too — written out as text (tool outputs shortened, the oldest
+//! parts left out when even that would not fit the window). The new history is the system
+//! message, the summary as a user message with a fixed prefix (followed by the request in
+//! progress, verbatim, when the turn was split), and the rest verbatim: whole tool rounds, so
+//! every tool call in it keeps its result.
 
 use super::context::{Budget, message_chars, tokens};
 use crate::provider::{ChatMessage, ChatRequest};
@@ -97,6 +99,30 @@ pub fn request(
     );
     req.max_tokens = Some(reply as u32);
     req
+}
+
+/// Introduces the request in progress when a compaction split the last turn.
+pub const REQUEST_MARKER: &str = "The request in progress, verbatim:";
+
+/// The model's summary, with the request in progress after it when the split was inside the
+/// last turn (so the model still has the user's own words).
+pub fn with_request(summary: &str, request: Option<&str>) -> String {
+    match request.map(str::trim).filter(|r| !r.is_empty()) {
+        Some(r) => format!("{}\n\n{REQUEST_MARKER}\n{r}", summary.trim()),
+        None => summary.trim().to_owned(),
+    }
+}
+
+/// The user's request in a user message: all of it, or, in a summary message that carries
+/// one, the request after [`REQUEST_MARKER`].
+pub fn request_in(content: &str) -> &str {
+    match content.strip_prefix(SUMMARY_PREFIX) {
+        Some(rest) => rest
+            .rsplit_once(REQUEST_MARKER)
+            .map_or(rest, |(_, r)| r)
+            .trim(),
+        None => content,
+    }
 }
 
 /// The history after compaction: `system`, the summary, then `tail` verbatim.

@@ -7,8 +7,8 @@
 //!   from its characters at a ratio calibrated on the last request (`prompt_tokens` against
 //!   the characters sent), starting at 3 characters a token — on the safe side for code and
 //!   for most tokenizers. Documented in the README as approximate (`~`).
-//! - **Prune** at 60 % of the window: tool outputs older than the last [`KEEP_TURNS`] user
-//!   turns are replaced, in the request only, by a stand-in that keeps the call id, the tool
+//! - **Prune** at 60 % of the window: tool outputs older than the last [`KEEP_ROUNDS`] tool
+//!   rounds are replaced, in the request only, by a stand-in that keeps the call id, the tool
 //!   and what it was called with (`[output of run_command `cargo test` elided …]`). The
 //!   transcript and the session keep everything.
 //! - **Compact** at 80 % of the window (or when pruning is not enough): see
@@ -20,8 +20,9 @@
 
 use crate::provider::{ChatMessage, ToolSpec};
 
-/// User turns whose tool outputs are never pruned (the current one and the one before).
-pub const KEEP_TURNS: usize = 2;
+/// Tool rounds (a reply's calls and their results) whose outputs are kept verbatim: the last
+/// three, whichever turn they belong to — a long turn of its own prunes its early rounds.
+pub const KEEP_ROUNDS: usize = 3;
 /// The characters-per-token ratio before any `usage` was seen.
 pub const DEFAULT_RATIO: f64 = 3.0;
 /// Pruning starts at this share of the window…
@@ -140,20 +141,25 @@ fn call_summary(arguments: &str) -> String {
     arguments.chars().take(60).collect()
 }
 
-/// `messages` with the tool outputs before the last `keep_turns` user turns replaced by
-/// stand-ins (outputs already shorter than their stand-in are kept).
-pub fn prune(messages: &[ChatMessage], keep_turns: usize) -> (Vec<ChatMessage>, Pruned) {
-    let users: Vec<usize> = messages
+/// Where the last `keep_rounds` tool rounds start: the index of the `keep_rounds`-th last
+/// assistant message with tool calls (0 when there are fewer).
+pub fn round_start(messages: &[ChatMessage], keep_rounds: usize) -> usize {
+    if keep_rounds == 0 {
+        return messages.len();
+    }
+    messages
         .iter()
         .enumerate()
-        .filter(|(_, m)| matches!(m, ChatMessage::User { .. }))
-        .map(|(i, _)| i)
-        .collect();
-    let protect_from = if users.len() > keep_turns {
-        users[users.len() - keep_turns]
-    } else {
-        0
-    };
+        .rev()
+        .filter(|(_, m)| matches!(m, ChatMessage::Assistant { tool_calls, .. } if !tool_calls.is_empty()))
+        .nth(keep_rounds - 1)
+        .map_or(0, |(i, _)| i)
+}
+
+/// `messages` with the tool outputs before the last `keep_rounds` tool rounds replaced by
+/// stand-ins (outputs already shorter than their stand-in are kept).
+pub fn prune(messages: &[ChatMessage], keep_rounds: usize) -> (Vec<ChatMessage>, Pruned) {
+    let protect_from = round_start(messages, keep_rounds);
     let mut calls: std::collections::HashMap<&str, (&str, &str)> = Default::default();
     let mut out = Vec::with_capacity(messages.len());
     let mut stats = Pruned::default();
@@ -238,8 +244,8 @@ mod tests {
         for i in 0..4 {
             messages.extend(turn(i, &big));
         }
-        let (pruned, stats) = prune(&messages, KEEP_TURNS);
-        assert_eq!(stats.outputs, 2, "turns 0 and 1; 2 and 3 are kept");
+        let (pruned, stats) = prune(&messages, 2);
+        assert_eq!(stats.outputs, 2, "rounds 0 and 1; 2 and 3 are kept");
         assert_eq!(pruned.len(), messages.len());
         let tool = |i: usize| match &pruned[1 + i * 4 + 2] {
             ChatMessage::Tool {
@@ -272,6 +278,28 @@ mod tests {
         // Large windows: exactly 60 % and 80 % of the window.
         assert_eq!((big.prune_at(), big.compact_at()), (120_000, 160_000));
         assert_eq!(tokens(300, DEFAULT_RATIO), 100);
+    }
+
+    #[test]
+    fn a_long_turn_prunes_its_own_early_rounds() {
+        let big = "line\n".repeat(500);
+        let mut messages = vec![ChatMessage::User {
+            content: "fix it".into(),
+        }];
+        for i in 0..5 {
+            let mut t = turn(i, &big);
+            t.remove(0); // one user message, five rounds
+            t.pop();
+            messages.extend(t);
+        }
+        assert_eq!(round_start(&messages, 3), 5);
+        assert_eq!(round_start(&messages, 9), 0);
+        let (pruned, stats) = prune(&messages, KEEP_ROUNDS);
+        assert_eq!(stats.outputs, 2);
+        assert!(
+            matches!(&pruned[2], ChatMessage::Tool { content, .. } if content.starts_with("[output of"))
+        );
+        assert!(matches!(&pruned[6], ChatMessage::Tool { content, .. } if *content == big));
     }
 
     #[test]

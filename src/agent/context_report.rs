@@ -64,6 +64,9 @@ impl Agent {
                 );
             }
         }
+        for note in &i.notes {
+            let _ = writeln!(out, "      note: {note}");
+        }
         let specs = self.tool_specs();
         let _ = writeln!(
             out,

@@ -9,7 +9,9 @@
 use tokio_util::sync::CancellationToken;
 
 use super::compaction;
-use super::context::{Budget, DEFAULT_RATIO, KEEP_TURNS, prune, request_chars, tail_start, tokens};
+use super::context::{
+    Budget, DEFAULT_RATIO, KEEP_ROUNDS, prune, request_chars, round_start, tail_start, tokens,
+};
 use super::{Agent, Event, EventSink, TurnEnd};
 use crate::provider::{AssistantMessage, ChatMessage, ChatRequest, ProviderError, ToolSpec};
 
@@ -35,6 +37,8 @@ pub struct WindowState {
     /// The model the window was found out for (`None`: not yet, or the server may still
     /// change it once it loads the model).
     pub for_model: Option<String>,
+    /// The instruction notes (a file cut at the cap…) were shown.
+    pub notes_shown: bool,
 }
 
 impl Default for WindowState {
@@ -49,6 +53,7 @@ impl Default for WindowState {
             last_usage: None,
             warned: false,
             for_model: None,
+            notes_shown: false,
         }
     }
 }
@@ -68,11 +73,18 @@ impl Agent {
     }
 
     /// Finds out the current model's window (config, else the server, else the default;
-    /// cached by the client) unless it is known already, and reports it on the gauge. At the
+    /// cached by the client) unless it is known already, and reports it on the gauge. The
+    /// first time, also shows the instruction notes (an `AGENTS.md` cut at the cap…). At the
     /// start of a chat, a small window narrows the default tools (see [`narrow_for_window`]).
     ///
     /// [`narrow_for_window`]: crate::tools::footprint::offer_for
     pub async fn learn_window(&mut self, sink: &EventSink) {
+        if !self.window.notes_shown {
+            self.window.notes_shown = true;
+            for note in &self.settings.instructions.notes {
+                sink.emit(Event::Info(Ok(note.clone())));
+            }
+        }
         let model = self.model.get();
         if self.window.for_model.as_deref() == Some(model.as_str()) {
             return;
@@ -141,41 +153,88 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<Vec<ChatMessage>, ProviderError> {
         let budget = self.budget();
-        let mut sent = self.messages.clone();
-        if self.estimate(&sent, tools) > budget.prune_at() {
-            let (pruned, stats) = prune(&self.messages, KEEP_TURNS);
-            if self.estimate(&pruned, tools) > budget.compact_at() {
+        if self.estimate(&self.messages, tools) <= budget.prune_at() {
+            let sent = self.messages.clone();
+            self.window.last_sent_chars = request_chars(&sent, tools);
+            return Ok(sent);
+        }
+        // Old outputs first: the fewest elided that bring it under the compaction threshold.
+        // When even the last round's outputs alone leave it over, the rest of the history is
+        // what is too long: compact it (and prune what follows the same way).
+        let sent = match self.pruned_under(budget.compact_at(), tools, sink) {
+            Some(sent) => sent,
+            None => {
                 sink.emit(Event::Info(Ok(
                     "the conversation nearly fills the context window: summarising its older part (one request)…".into(),
                 )));
                 self.compact(None, tools, sink, cancel).await?;
-                sent = prune(&self.messages, KEEP_TURNS).0;
-            } else {
-                sent = pruned;
-                if stats.outputs > self.window.pruned {
-                    sink.emit(Event::Pruned {
-                        outputs: stats.outputs,
-                        chars: stats.chars,
-                    });
-                }
-                self.window.pruned = stats.outputs;
+                self.pruned_under(budget.input(), tools, sink)
+                    .unwrap_or_else(|| prune(&self.messages, 1).0)
             }
-        }
+        };
         let estimate = self.estimate(&sent, tools);
         if estimate > budget.input() {
-            // The turn in progress alone: keep only its last batch's outputs.
-            let (tight, _) = prune(&sent, 1);
-            if self.estimate(&tight, tools) > budget.input() {
-                return Err(too_large(self.estimate(&tight, tools), budget.window));
-            }
-            sent = tight;
+            return Err(too_large(estimate, budget.window));
         }
         self.window.last_sent_chars = request_chars(&sent, tools);
         Ok(sent)
     }
 
-    /// Replaces the history before the turn in progress (between turns: before the last one)
-    /// with a summary the model writes (one request). `focus` says what to keep in particular
+    /// The history with the fewest old tool outputs elided (keeping the last
+    /// [`KEEP_ROUNDS`], then 2, then 1 rounds' outputs) whose estimate is at most `limit`.
+    /// The first time outputs are elided (since the chat began or was compacted) it says so.
+    /// `None`: not even that fits.
+    fn pruned_under(
+        &mut self,
+        limit: u64,
+        tools: &[ToolSpec],
+        sink: &EventSink,
+    ) -> Option<Vec<ChatMessage>> {
+        let (sent, stats) = (1..=KEEP_ROUNDS).rev().find_map(|keep| {
+            let (sent, stats) = prune(&self.messages, keep);
+            (self.estimate(&sent, tools) <= limit).then_some((sent, stats))
+        })?;
+        if self.window.pruned == 0 && stats.outputs > 0 {
+            sink.emit(Event::Pruned {
+                outputs: stats.outputs,
+                chars: stats.chars,
+            });
+        }
+        self.window.pruned = stats.outputs;
+        Some(sent)
+    }
+
+    /// Where a compaction splits the history, and the request in progress when the split is
+    /// inside the last turn: before the last user message when there are earlier turns and
+    /// that turn is not itself big (over half the compaction threshold, pruned); else before
+    /// its last [`KEEP_ROUNDS`] rounds. `None`: nothing to summarise.
+    fn split(&self, tools: &[ToolSpec]) -> Option<(usize, Option<String>)> {
+        let m = &self.messages;
+        let user_at = tail_start(m);
+        let turn: Vec<ChatMessage> = m[..1.min(m.len())]
+            .iter()
+            .chain(&m[user_at..])
+            .cloned()
+            .collect();
+        let turn_is_big =
+            self.estimate(&prune(&turn, KEEP_ROUNDS).0, tools) > self.budget().compact_at() / 2;
+        if user_at > 1 && user_at < m.len() && !turn_is_big {
+            return Some((user_at, None));
+        }
+        let rounds = user_at + round_start(&m[user_at..], KEEP_ROUNDS);
+        if rounds <= user_at || user_at >= m.len() {
+            return (user_at > 1).then_some((user_at, None));
+        }
+        let request = match &m[user_at] {
+            ChatMessage::User { content } => compaction::request_in(content).to_owned(),
+            _ => String::new(),
+        };
+        Some((rounds, Some(request)))
+    }
+
+    /// Replaces the older history with a summary the model writes (one request): the turns
+    /// before the last one, or, when that turn is long, also its early rounds (the summary
+    /// then carries its request verbatim). `focus` says what to keep in particular
     /// (`/compact FOCUS`). `Ok(false)`: there was nothing older to summarise.
     pub async fn compact(
         &mut self,
@@ -184,7 +243,9 @@ impl Agent {
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> Result<bool, ProviderError> {
-        let start = tail_start(&self.messages).max(1);
+        let Some((start, request)) = self.split(tools) else {
+            return Ok(false);
+        };
         let older = &self.messages[1.min(self.messages.len())..start];
         if older.is_empty() {
             return Ok(false);
@@ -197,21 +258,22 @@ impl Agent {
             self.budget(),
             self.window.ratio,
         );
-        let summary = tokio::select! {
+        let reply = tokio::select! {
             r = self.client.complete(&req) => r?,
             () = cancel.cancelled() => return Err(ProviderError::Dropped("stopped".into())),
         };
+        let summary = compaction::with_request(&reply.content, request.as_deref());
         let tail: Vec<ChatMessage> = self.messages[start..].to_vec();
         let system = ChatMessage::System {
             content: self.system_message(),
         };
-        self.messages = compaction::rebuild(system, &summary.content, &tail);
+        self.messages = compaction::rebuild(system, &summary, &tail);
         self.window.compactions += 1;
         self.window.pruned = 0;
         self.window.warned = false;
         let after = self.estimate(&self.messages, tools);
         sink.emit(Event::Compacted {
-            summary: summary.content.trim().to_owned(),
+            summary,
             before,
             after,
             tail: tail.len(),
@@ -238,7 +300,7 @@ impl Agent {
             Ok(true) => TurnEnd::Completed,
             Ok(false) => {
                 sink.emit(Event::Info(Ok(
-                    "nothing to compact yet: the conversation is a single turn".into(),
+                    "nothing to compact yet: the conversation is too short".into(),
                 )));
                 TurnEnd::Completed
             }

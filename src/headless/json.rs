@@ -84,6 +84,8 @@ impl<O: Write> JsonPrinter<O> {
                 after,
                 ..
             } => json!({"type": "compacted", "before": before, "after": after, "summary": summary}),
+            // What sayso says along the way: overflow recovery, a small window, a warning.
+            Event::Info(Ok(message)) => json!({"type": "notice", "message": message}),
             _ => return None,
         })
     }

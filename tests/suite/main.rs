@@ -17,6 +17,7 @@ mod headless_tools;
 mod hostile;
 mod judge;
 mod local_servers;
+mod long_sessions;
 mod requests;
 mod retries;
 mod search_tools;

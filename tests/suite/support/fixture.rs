@@ -22,6 +22,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, mpsc};
 
+use super::context_limit::{ContextLimit, Overflow, is_streamed, prompt_tokens};
+
 /// One step of a streamed reply.
 #[derive(Clone)]
 pub enum Step {
@@ -79,11 +81,16 @@ pub const SIDE_ROUTES: &[&str] = &[
 ];
 
 type Routes = Arc<Mutex<HashMap<(String, String), Reply>>>;
+type Limit = Arc<Mutex<Option<ContextLimit>>>;
+
+/// The routes key's method for chat requests that are not streamed.
+const NOT_STREAMED: &str = "POST (not streamed)";
 
 pub struct Fixture {
     addr: SocketAddr,
     script: Arc<Mutex<VecDeque<Reply>>>,
     routes: Routes,
+    limit: Limit,
     requests: Arc<Mutex<Vec<Recorded>>>,
     closed_rx: tokio::sync::Mutex<mpsc::UnboundedReceiver<()>>,
     task: tokio::task::JoinHandle<()>,
@@ -103,14 +110,26 @@ impl Fixture {
         let addr = listener.local_addr().expect("addr");
         let script: Arc<Mutex<VecDeque<Reply>>> = Arc::default();
         let routes: Routes = Arc::default();
+        let limit: Limit = Arc::default();
         let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
         let (closed_tx, closed_rx) = mpsc::unbounded_channel();
-        let (s, rt, r) = (script.clone(), routes.clone(), requests.clone());
+        let (s, rt, r, l) = (
+            script.clone(),
+            routes.clone(),
+            requests.clone(),
+            limit.clone(),
+        );
         let task = tokio::spawn(async move {
             while let Ok((sock, _)) = listener.accept().await {
-                let (s, rt, r, c) = (s.clone(), rt.clone(), r.clone(), closed_tx.clone());
+                let server = Server {
+                    script: s.clone(),
+                    routes: rt.clone(),
+                    limit: l.clone(),
+                    requests: r.clone(),
+                    closed: closed_tx.clone(),
+                };
                 tokio::spawn(async move {
-                    let _ = serve(sock, s, rt, r, c).await;
+                    let _ = serve(sock, server).await;
                 });
             }
         });
@@ -118,6 +137,7 @@ impl Fixture {
             addr,
             script,
             routes,
+            limit,
             requests,
             closed_rx: tokio::sync::Mutex::new(closed_rx),
             task,
@@ -140,6 +160,23 @@ impl Fixture {
             .unwrap()
             .insert((method.to_owned(), path.to_owned()), reply);
         self
+    }
+
+    /// Enforces a context window of `n_ctx` tokens on chat requests (see [`ContextLimit`]);
+    /// a llama.cpp-style limit also answers `GET /props` with it.
+    pub fn context_limit(&self, n_ctx: u64, style: Overflow) -> &Self {
+        let limit = ContextLimit { n_ctx, style };
+        if style == Overflow::LlamaCpp {
+            self.route("GET", "/props", limit.props());
+        }
+        *self.limit.lock().unwrap() = Some(limit);
+        self
+    }
+
+    /// Answers every chat request that is not streamed (a compaction's or the judge's) with
+    /// `reply`, before the queue.
+    pub fn route_not_streamed(&self, reply: Reply) -> &Self {
+        self.route(NOT_STREAMED, "/v1/chat/completions", reply)
     }
 
     pub fn push(&self, reply: Reply) -> &Self {
@@ -168,13 +205,23 @@ impl Fixture {
     }
 }
 
-async fn serve(
-    mut sock: TcpStream,
+/// What one connection shares with the fixture.
+struct Server {
     script: Arc<Mutex<VecDeque<Reply>>>,
     routes: Routes,
+    limit: Limit,
     requests: Arc<Mutex<Vec<Recorded>>>,
     closed: mpsc::UnboundedSender<()>,
-) -> std::io::Result<()> {
+}
+
+async fn serve(mut sock: TcpStream, server: Server) -> std::io::Result<()> {
+    let Server {
+        script,
+        routes,
+        limit,
+        requests,
+        closed,
+    } = server;
     let mut buf = Vec::new();
     let mut tmp = [0u8; 16384];
     loop {
@@ -217,13 +264,25 @@ async fn serve(
             method.clone(),
             path.split('?').next().unwrap_or_default().to_owned(),
         );
+        let is_chat = method == "POST" && route.1.ends_with("/chat/completions");
+        let limit = limit.lock().unwrap().filter(|_| is_chat);
+        let tokens = limit.map(|_| prompt_tokens(&body));
+        let recorded_streamed = is_streamed(&body);
         requests.lock().unwrap().push(Recorded {
             method,
             path,
             headers,
             body,
         });
-        let routed = routes.lock().unwrap().get(&route).cloned();
+        let key = if is_chat && !recorded_streamed {
+            (NOT_STREAMED.to_owned(), route.1.clone())
+        } else {
+            route.clone()
+        };
+        let routed = {
+            let routes = routes.lock().unwrap();
+            routes.get(&key).or_else(|| routes.get(&route)).cloned()
+        };
         let next = || {
             script.lock().unwrap().pop_front().unwrap_or(Reply::Status {
                 status: 500,
@@ -231,15 +290,23 @@ async fn serve(
                 body: r#"{"error":{"message":"fixture: no scripted reply left"}}"#.into(),
             })
         };
-        let reply = match routed {
-            Some(Reply::Next) => next(),
-            Some(reply) => reply,
-            None if SIDE_ROUTES.contains(&route.1.as_str()) => Reply::Status {
-                status: 404,
-                headers: vec![],
-                body: r#"{"error":{"message":"fixture: no such route"}}"#.into(),
+        let over = limit.zip(tokens).and_then(|(l, t)| l.check(t));
+        let reply = match (routed, over) {
+            (_, Some(overflow)) => overflow,
+            (routed, None) => match routed {
+                Some(Reply::Next) => next(),
+                Some(reply) => reply,
+                None if SIDE_ROUTES.contains(&route.1.as_str()) => Reply::Status {
+                    status: 404,
+                    headers: vec![],
+                    body: r#"{"error":{"message":"fixture: no such route"}}"#.into(),
+                },
+                None => next(),
             },
-            None => next(),
+        };
+        let reply = match limit.zip(tokens) {
+            Some((l, t)) => l.with_usage(reply, t),
+            None => reply,
         };
         match reply {
             Reply::Next => unreachable!("a scripted reply is never `Next`"),

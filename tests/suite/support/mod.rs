@@ -1,5 +1,6 @@
 //! Shared test support: the fixture server, a client for it, and the real binary in isolation.
 
+pub mod context_limit;
 pub mod fixture;
 pub mod tui;
 
