@@ -229,6 +229,9 @@ pub enum Event {
         /// Where the window's size came from ("llama.cpp /props (n_ctx)", "config"…).
         source: String,
         estimated: bool,
+        /// Characters a token, as calibrated on the server's usage (kept by the session, so a
+        /// resumed chat estimates as well as the one it continues).
+        ratio: f64,
     },
     /// Old tool outputs are now sent as short stand-ins (the transcript keeps them).
     Pruned { outputs: usize, chars: usize },

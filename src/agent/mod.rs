@@ -244,6 +244,9 @@ impl Agent {
             }
         }
         self.engine.restore_approvals(saved.remembered.clone());
+        if let Some(ratio) = saved.ratio.filter(|r| r.is_finite()) {
+            self.window.ratio = ratio.clamp(1.0, 8.0);
+        }
         if let Some(mode) = saved.mode {
             self.engine.mode().set(mode);
         }

@@ -39,6 +39,8 @@ pub struct WindowState {
     pub for_model: Option<String>,
     /// The instruction notes (a file cut at the cap…) were shown.
     pub notes_shown: bool,
+    /// The default tools were fitted to a reported window (once per chat).
+    pub tools_fitted: bool,
 }
 
 impl Default for WindowState {
@@ -54,6 +56,7 @@ impl Default for WindowState {
             warned: false,
             for_model: None,
             notes_shown: false,
+            tools_fitted: false,
         }
     }
 }
@@ -74,10 +77,8 @@ impl Agent {
 
     /// Finds out the current model's window (config, else the server, else the default;
     /// cached by the client) unless it is known already, and reports it on the gauge. The
-    /// first time, also shows the instruction notes (an `AGENTS.md` cut at the cap…). At the
-    /// start of a chat, a small window narrows the default tools (see [`narrow_for_window`]).
-    ///
-    /// [`narrow_for_window`]: crate::tools::footprint::offer_for
+    /// first time, also shows the instruction notes (an `AGENTS.md` cut at the cap…), and a
+    /// small window narrows the default tools (`fit_tools_to_window`).
     pub async fn learn_window(&mut self, sink: &EventSink) {
         if !self.window.notes_shown {
             self.window.notes_shown = true;
@@ -94,36 +95,50 @@ impl Agent {
             self.window.for_model = Some(model);
         }
         self.set_window(w.tokens, w.origin());
-        let fresh = !self
-            .messages
-            .iter()
-            .any(|m| matches!(m, ChatMessage::User { .. }));
-        if fresh && !self.settings.default_tools_chosen {
-            // An assumed window says nothing about the model: the tools stay.
-            let reported = if w.confidence == Confidence::Assumed {
-                0
-            } else {
-                w.tokens
-            };
-            let offer = crate::tools::footprint::offer_for(
-                reported,
-                self.engine.active(),
-                &self.groups,
-                false,
-            );
-            if let Some(notice) = offer.notice {
-                self.engine.set_defaults(offer.tools);
-                self.reset();
-                sink.emit(Event::Info(Ok(notice)));
-            }
+        // An assumed window says nothing about the model: the tools stay.
+        if w.confidence != Confidence::Assumed {
+            self.fit_tools_to_window(w.tokens, sink);
         }
         let tools = self.tool_specs();
+        let sendable = (1..=KEEP_ROUNDS)
+            .rev()
+            .map(|keep| self.estimate(&prune(&self.messages, keep).0, &tools))
+            .find(|e| *e <= self.budget().compact_at());
         sink.emit(Event::Context {
-            used: self.estimate(&self.messages, &tools),
+            used: sendable.unwrap_or_else(|| self.estimate(&self.messages, &tools)),
             window: self.window.tokens,
             source: self.window.source.clone(),
             estimated: true,
+            ratio: self.window.ratio,
         });
+    }
+
+    /// The first time a window is reported for this chat (at its start, or before a resumed
+    /// chat goes on): when it is small, the default tools become the `files` ones (tools the
+    /// chat added stay), unless the user chose the tools. A later model switch changes no
+    /// tools under the conversation.
+    fn fit_tools_to_window(&mut self, tokens: u64, sink: &EventSink) {
+        if self.window.tools_fitted || self.settings.default_tools_chosen {
+            return;
+        }
+        self.window.tools_fitted = true;
+        let defaults = self.engine.defaults().clone();
+        let offer = crate::tools::footprint::offer_for(tokens, &defaults, &self.groups, false);
+        let Some(notice) = offer.notice else {
+            return;
+        };
+        self.engine.set_defaults(offer.tools.clone());
+        for dropped in defaults.difference(&offer.tools) {
+            self.engine.deactivate(dropped);
+        }
+        let system = self.system_message();
+        match self.messages.first_mut() {
+            Some(ChatMessage::System { content }) => *content = system,
+            _ => self
+                .messages
+                .insert(0, ChatMessage::System { content: system }),
+        }
+        sink.emit(Event::Info(Ok(notice)));
     }
 
     /// A new chat: what was learned about the window stays, the counts start over.
@@ -283,6 +298,7 @@ impl Agent {
             window: self.window.tokens,
             source: self.window.source.clone(),
             estimated: true,
+            ratio: self.window.ratio,
         });
         Ok(true)
     }
@@ -359,6 +375,7 @@ impl Agent {
             window: self.window.tokens,
             source: self.window.source.clone(),
             estimated,
+            ratio: self.window.ratio,
         });
     }
 

@@ -68,6 +68,7 @@ impl<O: Write> JsonPrinter<O> {
                 window,
                 source,
                 estimated,
+                ..
             } => {
                 self.context = Some(json!({
                     "used": used, "window": window, "source": source, "estimated": estimated,

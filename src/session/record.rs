@@ -107,6 +107,14 @@ pub enum Record {
         after: u64,
         tail: usize,
     },
+    /// How full the window was, and the calibrated characters a token.
+    Context {
+        used: u64,
+        window: u64,
+        source: String,
+        estimated: bool,
+        ratio: f64,
+    },
     /// A record this version does not know (written by a newer sayso): kept, ignored.
     #[serde(other)]
     Unknown,
@@ -208,6 +216,19 @@ impl Record {
                 before: *before,
                 after: *after,
                 tail: *tail,
+            },
+            Event::Context {
+                used,
+                window,
+                source,
+                estimated,
+                ratio,
+            } => Record::Context {
+                used: *used,
+                window: *window,
+                source: source.clone(),
+                estimated: *estimated,
+                ratio: *ratio,
             },
             Event::TurnEnded(end) => Record::TurnEnd {
                 end: end.status().to_owned(),
@@ -320,6 +341,19 @@ impl Record {
                 before,
                 after,
                 tail,
+            },
+            Record::Context {
+                used,
+                window,
+                source,
+                estimated,
+                ratio,
+            } => Event::Context {
+                used,
+                window,
+                source,
+                estimated,
+                ratio,
             },
             Record::Session(_) | Record::Unknown => return None,
         })

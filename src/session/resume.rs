@@ -38,6 +38,8 @@ pub struct Resumed {
     pub interrupted: bool,
     /// Records the history could not use (unknown kinds).
     pub unknown: usize,
+    /// The characters-a-token ratio the chat had calibrated last.
+    pub ratio: Option<f64>,
 }
 
 /// The text sent for a call that never finished.
@@ -173,6 +175,7 @@ impl Builder {
                 self.close_calls(true);
                 self.compacted(summary.clone(), *tail);
             }
+            Record::Context { ratio, .. } => self.out.ratio = Some(*ratio),
             Record::Unknown => self.out.unknown += 1,
             Record::Reasoning { .. }
             | Record::Approval { .. }

@@ -127,6 +127,16 @@ impl Engine {
     }
 
     /// A new chat: the default tools again, nothing remembered.
+    /// The tools a new chat offers.
+    pub fn defaults(&self) -> &BTreeSet<String> {
+        &self.defaults
+    }
+
+    /// Stops offering `name` (the chat goes on without it).
+    pub fn deactivate(&mut self, name: &str) {
+        self.active.remove(name);
+    }
+
     /// Offers `tools` by default from now on (a new chat included).
     pub fn set_defaults(&mut self, tools: BTreeSet<String>) {
         self.defaults = tools;

@@ -201,6 +201,7 @@ fn the_status_bar_shows_how_full_the_window_is() {
         window: 32_768,
         source: "config".into(),
         estimated: true,
+        ratio: 3.0,
     };
     a.update(AppEvent::Agent(ctx(13_000)));
     let text = render(&a, Instant::now());

@@ -264,3 +264,75 @@ async fn a_message_too_large_for_the_window_is_an_error_naming_both_sizes_and_no
     );
     assert!(chat_requests(&fx).is_empty(), "nothing was sent");
 }
+
+#[tokio::test]
+async fn a_compacted_session_resumes_as_its_summary_and_kept_rounds() {
+    let fx = Fixture::start().await;
+    fx.context_limit(6000, Overflow::LlamaCpp);
+    fx.route_not_streamed(summary_reply());
+    for i in 0..8 {
+        fx.push(talkative_read_call(i));
+    }
+    fx.push(Reply::Stream(sse::text_reply(&["All read."])));
+    let home = home_with(&fx.base_url(), "");
+    for i in 0..8 {
+        std::fs::write(home.path().join(format!("f{i:02}.txt")), big_file(i)).unwrap();
+    }
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--json", "Read f00.txt to f07.txt."]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("\"compacted\""), "{}", out.stdout);
+    let before = chat_requests(&fx);
+    let last_sent = before.last().unwrap().body["messages"].clone();
+
+    fx.push(Reply::Stream(sse::text_reply(&["Eight files."])));
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--continue", "How many files?"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let resumed = &chat_requests(&fx)[before.len()].body;
+    let messages = resumed["messages"].as_array().unwrap();
+    // The same history the last request of the first run had (pruning aside), then the reply
+    // and the new message: the summary is not lost, the compacted rounds do not come back.
+    assert_eq!(messages[1], last_sent[1], "the summary message");
+    assert_eq!(
+        resumed["tools"],
+        before.last().unwrap().body["tools"],
+        "the same tools (the files ones: the window is small)"
+    );
+    assert_eq!(
+        messages.len(),
+        last_sent.as_array().unwrap().len() + 2,
+        "{messages:#?}"
+    );
+    assert_eq!(
+        messages.last().unwrap(),
+        &json!({"role": "user", "content": "How many files?"})
+    );
+    every_call_answered(resumed).unwrap();
+    assert!(prompt_tokens(resumed) < 6000);
+}
+
+#[tokio::test]
+async fn a_model_repeating_the_same_failing_call_is_stopped_after_three() {
+    let fx = Fixture::start().await;
+    for _ in 0..5 {
+        fx.push(call_reply(&[(
+            "same",
+            "read_file",
+            json!({"filepath": "missing.txt", "start_line": null, "end_line": null}),
+        )]));
+    }
+    let home = home_with(&fx.base_url(), "");
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--tools", "read_file", "read missing.txt"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(chat_requests(&fx).len(), 3, "no fourth request");
+    assert!(
+        out.stderr.contains("read_file") && out.stderr.contains("3 times"),
+        "{}",
+        out.stderr
+    );
+}
