@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::support::context_limit::{Overflow, is_streamed, prompt_tokens};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Recorded, Reply, Step, sse};
+use crate::support::tui::Tui;
 use crate::support::{home_with, run, sayso};
 
 /// A 5,000-character file: 100 numbered lines.
@@ -335,4 +336,78 @@ async fn a_model_repeating_the_same_failing_call_is_stopped_after_three() {
         "{}",
         out.stderr
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_tui_the_gauge_context_and_compact_show_and_shrink_the_window() {
+    let fx = Fixture::start().await;
+    fx.context_limit(32_768, Overflow::LlamaCpp);
+    fx.route_not_streamed(summary_reply());
+    fx.push(Reply::Stream(sse::text_reply(&["First answer."])));
+    fx.push(Reply::Stream(sse::text_reply(&["Second answer."])));
+    fx.push(Reply::Stream(sse::text_reply(&["Third answer."])));
+    let tui = Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    tui.send("first question").await;
+    tui.wait_for("First answer.").await;
+    // The gauge: the server's usage against the window /props gave.
+    let screen = tui.wait_for("of 33k").await;
+    assert!(screen.contains("ctx "), "{screen}");
+    tui.send("second question").await;
+    tui.wait_for("Second answer.").await;
+
+    tui.send("/context").await;
+    let screen = tui
+        .wait_for("context window: 32,768 tokens — llama.cpp")
+        .await;
+    assert!(screen.contains("tools ("), "{screen}");
+    assert!(screen.contains("history (4 msgs)"), "{screen}");
+
+    tui.send("/compact keep the answers").await;
+    let screen = tui.wait_for("⧉ compacted").await;
+    assert!(!screen.contains("summarising the older"), "over: {screen}");
+    let asks: Vec<Recorded> = fx
+        .requests()
+        .into_iter()
+        .filter(|r| !is_streamed(&r.body))
+        .collect();
+    assert_eq!(asks.len(), 1, "one request for the summary");
+    let ask = asks[0].body["messages"][1]["content"].as_str().unwrap();
+    assert!(ask.contains("USER:\nfirst question"), "{ask}");
+    assert!(ask.contains("First answer."), "{ask}");
+    assert!(
+        !ask.contains("second question"),
+        "the last turn stays: {ask}"
+    );
+    assert!(
+        ask.ends_with("Pay particular attention to: keep the answers"),
+        "{ask}"
+    );
+
+    tui.send("third question").await;
+    tui.wait_for("Third answer.").await;
+    let last = chat_requests(&fx).pop().unwrap();
+    let roles: Vec<(&str, &str)> = last.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(1)
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap(),
+                m["content"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert!(roles[0].1.contains(SUMMARY), "{roles:?}");
+    assert_eq!(
+        roles[1..],
+        [
+            ("user", "second question"),
+            ("assistant", "Second answer."),
+            ("user", "third question"),
+        ]
+    );
+    tui.keys(&["C-d"]);
+    assert_eq!(tui.exit_code().await, 0, "{}", tui.screen());
 }
