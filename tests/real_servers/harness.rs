@@ -259,8 +259,19 @@ impl std::fmt::Debug for Sayso {
 /// caller's OpenAI/sayso environment. `config` is written as the user config file when given.
 pub async fn run_sayso(base_url: &str, model: &str, args: &[&str], config: Option<&str>) -> Sayso {
     let home = tempfile::tempdir().expect("temporary directory");
+    run_sayso_in(home.path(), base_url, model, args, config).await
+}
+
+/// [`run_sayso`] in `home`, which later runs may share (saved sessions, `--continue`).
+pub async fn run_sayso_in(
+    home: &Path,
+    base_url: &str,
+    model: &str,
+    args: &[&str],
+    config: Option<&str>,
+) -> Sayso {
     let dir = |name: &str| {
-        let p = home.path().join(name);
+        let p = home.join(name);
         std::fs::create_dir_all(&p).expect("create a directory in the tempdir");
         p
     };
@@ -272,11 +283,11 @@ pub async fn run_sayso(base_url: &str, model: &str, args: &[&str], config: Optio
     cmd.arg("-p")
         .args(["--base-url", base_url, "-m", model])
         .args(args)
-        .current_dir(home.path())
+        .current_dir(home)
         .env("XDG_CONFIG_HOME", &config_home)
         .env("XDG_STATE_HOME", &state_home)
         .env("XDG_DATA_HOME", &data_home)
-        .env("HOME", home.path())
+        .env("HOME", home)
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .env_remove("SAYSO_MODEL")

@@ -28,4 +28,5 @@ mod footprint;
 mod llama;
 mod llmock;
 mod llmock_control;
+mod long_session;
 mod window;
