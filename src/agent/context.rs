@@ -156,45 +156,146 @@ pub fn round_start(messages: &[ChatMessage], keep_rounds: usize) -> usize {
         .map_or(0, |(i, _)| i)
 }
 
-/// `messages` with the tool outputs before the last `keep_rounds` tool rounds replaced by
-/// stand-ins (outputs already shorter than their stand-in are kept).
-pub fn prune(messages: &[ChatMessage], keep_rounds: usize) -> (Vec<ChatMessage>, Pruned) {
-    let protect_from = round_start(messages, keep_rounds);
-    let mut calls: std::collections::HashMap<&str, (&str, &str)> = Default::default();
+/// The stand-ins for old tool outputs, kept between requests: the history only grows between
+/// compactions, so each output's stand-in is worked out once. Checked against the history it
+/// is used with, and worked out again when that was replaced.
+#[derive(Debug, Clone, Default)]
+pub struct StandIns {
+    /// Outputs before this index are covered.
+    upto: usize,
+    /// `(index, call id, stand-in)` for each output a stand-in would shorten, in order.
+    list: Vec<(usize, String, String)>,
+    /// The assistant messages' calls seen so far: call id → (tool, arguments).
+    calls: std::collections::HashMap<String, (String, String)>,
+}
+
+impl StandIns {
+    /// Covers the outputs before `before` (starting over if `messages` is not the history
+    /// this was built on).
+    fn cover(&mut self, messages: &[ChatMessage], before: usize) {
+        let before = before.min(messages.len());
+        let same = self.upto <= messages.len()
+            && self.list.last().is_none_or(|(i, id, _)| {
+                matches!(&messages[*i], ChatMessage::Tool { tool_call_id, .. } if tool_call_id == id)
+            });
+        if !same {
+            *self = Self::default();
+        }
+        for (i, m) in messages.iter().enumerate().take(before).skip(self.upto) {
+            match m {
+                ChatMessage::Assistant { tool_calls, .. } => {
+                    for c in tool_calls {
+                        self.calls
+                            .insert(c.id.clone(), (c.name.clone(), c.arguments.clone()));
+                    }
+                }
+                ChatMessage::Tool {
+                    tool_call_id,
+                    content,
+                } => {
+                    let (name, args) = self
+                        .calls
+                        .get(tool_call_id)
+                        .map_or(("a tool", ""), |(n, a)| (n.as_str(), a.as_str()));
+                    let replacement = stand_in(name, &call_summary(args), content);
+                    if replacement.len() < content.len() {
+                        self.list.push((i, tool_call_id.clone(), replacement));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.upto = self.upto.max(before);
+    }
+
+    /// The stand-ins for outputs before `before`.
+    fn before(&self, before: usize) -> impl Iterator<Item = (usize, &str)> {
+        self.list
+            .iter()
+            .take_while(move |(i, _, _)| *i < before)
+            .map(|(i, _, r)| (*i, r.as_str()))
+    }
+}
+
+/// `messages` with the outputs at the indices of `stand_ins` (in order) replaced by them.
+fn with_stand_ins<'a>(
+    messages: &[ChatMessage],
+    stand_ins: impl IntoIterator<Item = (usize, &'a str)>,
+) -> (Vec<ChatMessage>, Pruned) {
     let mut out = Vec::with_capacity(messages.len());
     let mut stats = Pruned::default();
+    let mut next = stand_ins.into_iter().peekable();
     for (i, m) in messages.iter().enumerate() {
-        match m {
-            ChatMessage::Assistant { tool_calls, .. } => {
-                for c in tool_calls {
-                    calls.insert(&c.id, (&c.name, &c.arguments));
-                }
-                out.push(m.clone());
-            }
-            ChatMessage::Tool {
-                tool_call_id,
-                content,
-            } if i < protect_from => {
-                let (name, args) = calls
-                    .get(tool_call_id.as_str())
-                    .copied()
-                    .unwrap_or(("a tool", ""));
-                let replacement = stand_in(name, &call_summary(args), content);
-                if replacement.len() < content.len() {
-                    stats.outputs += 1;
-                    stats.chars += content.len();
-                    out.push(ChatMessage::Tool {
-                        tool_call_id: tool_call_id.clone(),
-                        content: replacement,
-                    });
-                } else {
-                    out.push(m.clone());
-                }
+        match (m, next.peek()) {
+            (
+                ChatMessage::Tool {
+                    tool_call_id,
+                    content,
+                },
+                Some((at, replacement)),
+            ) if *at == i => {
+                stats.outputs += 1;
+                stats.chars += content.len();
+                out.push(ChatMessage::Tool {
+                    tool_call_id: tool_call_id.clone(),
+                    content: (*replacement).to_owned(),
+                });
+                next.next();
             }
             _ => out.push(m.clone()),
         }
     }
     (out, stats)
+}
+
+/// `messages` with the tool outputs before the last `keep_rounds` tool rounds replaced by
+/// stand-ins (outputs already shorter than their stand-in are kept).
+pub fn prune(messages: &[ChatMessage], keep_rounds: usize) -> (Vec<ChatMessage>, Pruned) {
+    let before = round_start(messages, keep_rounds);
+    let mut stand_ins = StandIns::default();
+    stand_ins.cover(messages, before);
+    with_stand_ins(messages, stand_ins.before(before))
+}
+
+/// Where the stand-ins of the history a request sends end: the fewest old tool outputs
+/// elided — keeping the last [`KEEP_ROUNDS`], then 2, then 1 rounds' outputs — for an
+/// estimate (with `tools_chars` of schemas, at `ratio` characters a token) of at most `limit`
+/// tokens; `None` when not even that fits. Works out sizes only: nothing is copied. `cache`
+/// keeps the stand-ins for the next request.
+pub fn plan(
+    messages: &[ChatMessage],
+    tools_chars: usize,
+    ratio: f64,
+    limit: u64,
+    cache: &mut StandIns,
+) -> Option<usize> {
+    let whole = messages.iter().map(message_chars).sum::<usize>() + tools_chars;
+    cache.cover(messages, round_start(messages, 1));
+    let saved = |before: usize| -> usize {
+        cache
+            .before(before)
+            .map(|(i, r)| match &messages[i] {
+                ChatMessage::Tool { content, .. } => content.len() - r.len(),
+                _ => 0,
+            })
+            .sum()
+    };
+    (1..=KEEP_ROUNDS)
+        .rev()
+        .map(|keep| round_start(messages, keep))
+        .find(|before| tokens(whole - saved(*before), ratio) <= limit)
+}
+
+/// The history a request sends: [`plan`], then the copy with the stand-ins in place.
+pub fn prepare(
+    messages: &[ChatMessage],
+    tools_chars: usize,
+    ratio: f64,
+    limit: u64,
+    cache: &mut StandIns,
+) -> Option<(Vec<ChatMessage>, Pruned)> {
+    let before = plan(messages, tools_chars, ratio, limit, cache)?;
+    Some(with_stand_ins(messages, cache.before(before)))
 }
 
 /// Where the verbatim tail starts for a compaction: the last user message (the turn in

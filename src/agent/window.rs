@@ -10,7 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::compaction;
 use super::context::{
-    Budget, DEFAULT_RATIO, KEEP_ROUNDS, prune, request_chars, round_start, tail_start, tokens,
+    Budget, DEFAULT_RATIO, KEEP_ROUNDS, StandIns, prepare, prune, request_chars, round_start,
+    tail_start, tokens, tools_chars,
 };
 use super::{Agent, Event, EventSink, TurnEnd};
 use crate::provider::{AssistantMessage, ChatMessage, ChatRequest, ProviderError, ToolSpec};
@@ -41,6 +42,8 @@ pub struct WindowState {
     pub notes_shown: bool,
     /// The default tools were fitted to a reported window (once per chat).
     pub tools_fitted: bool,
+    /// Old outputs' stand-ins, worked out once.
+    pub stand_ins: StandIns,
 }
 
 impl Default for WindowState {
@@ -57,6 +60,7 @@ impl Default for WindowState {
             for_model: None,
             notes_shown: false,
             tools_fitted: false,
+            stand_ins: StandIns::default(),
         }
     }
 }
@@ -100,10 +104,14 @@ impl Agent {
             self.fit_tools_to_window(w.tokens, sink);
         }
         let tools = self.tool_specs();
-        let sendable = (1..=KEEP_ROUNDS)
-            .rev()
-            .map(|keep| self.estimate(&prune(&self.messages, keep).0, &tools))
-            .find(|e| *e <= self.budget().compact_at());
+        let sendable = prepare(
+            &self.messages,
+            tools_chars(&tools),
+            self.window.ratio,
+            self.budget().compact_at(),
+            &mut self.window.stand_ins,
+        )
+        .map(|(sent, _)| self.estimate(&sent, &tools));
         sink.emit(Event::Context {
             used: sendable.unwrap_or_else(|| self.estimate(&self.messages, &tools)),
             window: self.window.tokens,
@@ -146,6 +154,7 @@ impl Agent {
         let w = &mut self.window;
         (w.last_sent_chars, w.pruned, w.compactions) = (0, 0, 0);
         (w.last_usage, w.warned) = (None, false);
+        w.stand_ins = StandIns::default();
     }
 
     fn budget(&self) -> Budget {
@@ -205,10 +214,13 @@ impl Agent {
         tools: &[ToolSpec],
         sink: &EventSink,
     ) -> Option<Vec<ChatMessage>> {
-        let (sent, stats) = (1..=KEEP_ROUNDS).rev().find_map(|keep| {
-            let (sent, stats) = prune(&self.messages, keep);
-            (self.estimate(&sent, tools) <= limit).then_some((sent, stats))
-        })?;
+        let (sent, stats) = prepare(
+            &self.messages,
+            tools_chars(tools),
+            self.window.ratio,
+            limit,
+            &mut self.window.stand_ins,
+        )?;
         if self.window.pruned == 0 && stats.outputs > 0 {
             sink.emit(Event::Pruned {
                 outputs: stats.outputs,
@@ -283,6 +295,7 @@ impl Agent {
             content: self.system_message(),
         };
         self.messages = compaction::rebuild(system, &summary, &tail);
+        self.window.stand_ins = StandIns::default();
         self.window.compactions += 1;
         self.window.pruned = 0;
         self.window.warned = false;
