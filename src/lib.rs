@@ -13,7 +13,8 @@
 //! - [`tools`]: the tool engine — the call lifecycle as a pure state machine and its driver,
 //!   approvals, the judge, the shell runner, git hardening — and the built-in tools.
 //! - [`agent`]: the conversation loop, the agent as a task (commands in, events out), the
-//!   transcript.
+//!   transcript, what the model is told about where it is (`AGENTS.md`), and staying inside
+//!   the model's context window (pruning, compaction, overflow recovery, the loop guard).
 //! - [`session`]: sessions saved as JSON Lines while they happen, and resumed.
 //! - [`headless`]: `sayso -p`, printing text or JSON Lines events.
 //! - [`tui`]: the terminal UI: app state and update, widgets, the event loop.
