@@ -168,8 +168,8 @@ impl Agent {
     }
 
     /// The messages the next request sends: the history, pruned when it grew past 60 % of the
-    /// window; compacted first when even that is past 80 % (see [`Budget`]). `Err` when the turn in progress
-    /// alone does not fit.
+    /// window; compacted first when even that is past 80 % (see [`Budget`]). `Err` when what
+    /// is left after that still does not fit.
     pub(super) async fn fit(
         &mut self,
         tools: &[ToolSpec],

@@ -308,8 +308,13 @@ impl Client {
     async fn resolve_window(&self, model: &str) -> ContextWindow {
         let settings = self.settings();
         let cap = settings.window_caps.for_model(model);
+        // OpenAI's own API reports no window on any route: its published ones, unasked.
+        let openai = settings.base_url.starts_with("https://api.openai.com/");
         let w = match configured(settings, model) {
             Some(w) => w,
+            None if openai && known_model(model).is_some() => {
+                known_model(model).unwrap_or_else(ContextWindow::default_window)
+            }
             None => {
                 let probes = self.probe_window(model).await;
                 parse::choose(&probes, model)

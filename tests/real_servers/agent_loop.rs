@@ -27,6 +27,7 @@ use crate::llmock_control::Mock;
 /// llama-server serves the tiny model under this alias (and ignores the name anyway).
 const LLAMA_MODEL: &str = "tiny";
 const LLMOCK_MODEL: &str = "gpt-4o";
+const LLMOCK_CONFIG: &str = "[provider]\ncontext_window = 128000\n";
 
 /// The tiny random model ends at once with an empty reply now and then (~3%): a scenario that
 /// hit that is run again, at most this many times in all. Anything else must hold every time.
@@ -507,7 +508,8 @@ fn echo_hi_call() -> Value {
 /// that tool message's content.
 async fn run_echo_hi(mock: &Mock, url: &str, args: &[&str]) -> (Sayso, Vec<Value>, String, String) {
     mock.script(echo_hi_call()).await;
-    let out = harness::run_sayso(url, LLMOCK_MODEL, args, None).await;
+    // The window given: no probe for it takes the mock's scripted answer.
+    let out = harness::run_sayso(url, LLMOCK_MODEL, args, Some(LLMOCK_CONFIG)).await;
     assert_eq!(out.status, Some(0), "{out:?}");
     let events = out.json_events();
     let kinds: Vec<&str> = events.iter().map(kind).collect();

@@ -194,8 +194,11 @@ async fn llama_lists_models() {
 }
 
 #[tokio::test]
-async fn llama_context_overflow_is_a_400_and_not_retried() {
-    let url = require_url!(LLAMA_URL, "llama_context_overflow_is_a_400_and_not_retried");
+async fn llama_context_overflow_is_recognised_with_its_sizes_and_not_retried() {
+    let url = require_url!(
+        LLAMA_URL,
+        "llama_context_overflow_is_recognised_with_its_sizes_and_not_retried"
+    );
     // ~33,000 tokens: far beyond the 4096-token slot.
     let huge = "hello world ".repeat(3000);
     let run = harness::stream(
@@ -205,24 +208,25 @@ async fn llama_context_overflow_is_a_400_and_not_retried() {
     .await;
     assert!(
         run.retries.is_empty(),
-        "a 400 must not be retried: {:?}",
+        "an overflow must not be retried as it is: {:?}",
         run.retries
     );
     assert!(run.deltas.is_empty(), "{:?}", run.deltas);
     match run.error() {
-        e @ ProviderError::Status {
-            status: 400,
+        e @ ProviderError::ContextOverflow {
             message,
-            retry_after: None,
+            window,
+            prompt,
         } => {
             assert!(
                 message.contains("exceeds the available context size"),
-                "the server's own message is shown: {message}"
+                "the server's own message is kept: {message}"
             );
+            assert_eq!(*window, Some(4096), "{e:?}");
+            assert!(prompt.is_some_and(|p| p > 4096), "{e:?}");
             assert!(!e.is_retryable());
-            assert!(e.to_string().contains("400"), "{e}");
         }
-        other => panic!("expected a 400 status error, got {other:?}"),
+        other => panic!("expected a context overflow, got {other:?}"),
     }
 }
 

@@ -410,8 +410,10 @@ async fn llmock_malformed_tool_arguments_are_passed_on() {
     mock.assert_verdict(&[]).await;
 }
 
-/// The binary's own config for these runs: fast backoff, so a retry does not wait 1 s.
-const FAST_RETRIES: &str = "[provider]\nretry_initial_delay_ms = 50\nretry_max_delay_ms = 400\n";
+/// The binary's own config for these runs: fast backoff, so a retry does not wait 1 s; the
+/// window given, so that no probe for it takes one of the mock's scripted answers.
+const FAST_RETRIES: &str =
+    "[provider]\nretry_initial_delay_ms = 50\nretry_max_delay_ms = 400\ncontext_window = 128000\n";
 
 #[tokio::test]
 async fn llmock_headless_binary_retries() {
