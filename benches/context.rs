@@ -27,7 +27,7 @@ fn history(messages: usize) -> Vec<ChatMessage> {
     let mut out = vec![ChatMessage::System {
         content: "You are sayso. ".repeat(30),
     }];
-    let line = format!("{}\n", "test result: ok. 12 passed; 0 failed ".repeat(1)).repeat(1);
+    let line = "test result: ok. 12 passed; 0 failed\n";
     let output: String = (0..20)
         .map(|i| format!("{i:03} {line}"))
         .collect::<String>();
