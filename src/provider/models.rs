@@ -70,7 +70,8 @@ impl Client {
     }
 }
 
-/// The models of a `/models` answer, sorted by id.
+/// The models of a `/models` answer, sorted by id. An id with control characters is no model
+/// a user could type, and would reach the terminal: it is skipped.
 fn models(v: &Value) -> Result<Vec<ModelInfo>, ProviderError> {
     let list = v
         .get("data")
@@ -81,6 +82,9 @@ fn models(v: &Value) -> Result<Vec<ModelInfo>, ProviderError> {
         .iter()
         .filter_map(|m| {
             let id = m.get("id").or_else(|| m.get("name"))?.as_str()?;
+            if id.is_empty() || id.chars().any(char::is_control) {
+                return None;
+            }
             Some(ModelInfo {
                 id: id.to_owned(),
                 context_window: listed_window(m),
@@ -117,6 +121,13 @@ mod tests {
                 },
             ]
         );
+        let hostile = json!({"data": [{"id": "ok"}, {"id": "\u{1b}]0;pwned\u{7}"}, {"id": ""}]});
+        let ids: Vec<String> = models(&hostile)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(ids, ["ok"]);
         let tags = json!({"models": [{"name": "qwen3:8b"}]});
         assert_eq!(models(&tags).unwrap()[0].id, "qwen3:8b");
         assert!(models(&json!({"error": "x"})).is_err());
