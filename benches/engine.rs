@@ -100,11 +100,12 @@ fn engine(tool: OneCommand, cwd: PathBuf) -> Engine {
         registry: Arc::new(registry),
         active,
         allowed: BTreeSet::new(),
-        mode: Mode::Normal.into(),
+        mode: Mode::Balanced.into(),
         interaction: Interaction::Interactive,
         judge: None,
         cwd,
         approver: None,
+        rules: Default::default(),
         ctx: Default::default(),
     })
 }

@@ -48,7 +48,7 @@ fn write_session(data: &Path, messages: usize) -> String {
             model: "m".into(),
             provider: "local".into(),
             started: "2026-12-01T00:00:00Z".into(),
-            mode: Mode::Normal,
+            mode: Mode::Balanced,
         }),
         &mut buf,
     );
@@ -113,7 +113,7 @@ fn new_app() -> App {
         model: "m".into(),
         provider: "local".into(),
         cwd: "~/src/project".into(),
-        mode: Mode::Normal,
+        mode: Mode::Balanced,
         usage: Default::default(),
         context: None,
     };
@@ -128,7 +128,7 @@ fn resume_to_first_frame(data: &Path, id: &str) -> App {
     let mut app = new_app();
     app.update(AppEvent::Agent(Event::Resumed {
         id: saved.id.clone(),
-        mode: Mode::Normal,
+        mode: Mode::Balanced,
         model: "m".into(),
     }));
     for e in saved.resumed.events {
@@ -216,7 +216,7 @@ fn write(c: &mut Criterion) {
                         cwd: "/p".into(),
                         model: "m".into(),
                         provider: "p".into(),
-                        mode: Mode::Normal,
+                        mode: Mode::Balanced,
                     },
                 );
                 let (front, mut rx) = EventSink::channel();
@@ -224,7 +224,7 @@ fn write(c: &mut Criterion) {
                     cwd: "/p".into(),
                     model: "m".into(),
                     provider: "p".into(),
-                    mode: Mode::Normal,
+                    mode: Mode::Balanced,
                 });
                 for _ in 0..deltas {
                     sink.emit(Event::Delta(StreamDelta::Text(piece.into())));

@@ -53,7 +53,7 @@ fn new_app() -> App {
         model: "gpt-bench".into(),
         provider: "local".into(),
         cwd: "~/src/project".into(),
-        mode: Mode::Normal,
+        mode: Mode::Balanced,
         usage: Default::default(),
         context: None,
     };

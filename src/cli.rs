@@ -34,10 +34,15 @@ pub struct Cli {
     #[arg(long)]
     pub demo: bool,
 
-    /// Auto mode: run tools without asking, except protected ones (which pass the safety check
-    /// or the LLM judge first)
-    #[arg(long, global = true)]
+    /// Auto mode (`--approval-mode auto`): reads and edits run without asking; commands and
+    /// network calls run when safe-listed or the LLM judge agrees, else ask
+    #[arg(long, global = true, conflicts_with = "approval_mode")]
     pub auto: bool,
+
+    /// How much runs without asking: trust, auto, balanced, suggest, strict
+    /// [default: chat.approval_mode, else balanced]
+    #[arg(long, value_name = "MODE", global = true)]
+    pub approval_mode: Option<String>,
 
     /// Comma-separated tools and groups offered to the model [default: chat.default_tools]
     #[arg(long, value_name = "LIST", value_delimiter = ',', global = true)]

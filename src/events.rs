@@ -17,13 +17,7 @@ use tokio::sync::mpsc;
 use crate::exit;
 use crate::provider::{AssistantMessage, ProviderError, StreamDelta};
 
-/// Normal or auto mode (SPEC §5.2, §5.4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    Normal,
-    Auto,
-}
+pub use crate::config::mode::Mode;
 
 /// A saved session, as a list shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -43,7 +43,7 @@ use crate::provider::{
     AssistantMessage, ChatMessage, ChatRequest, Client, ProviderError, SharedModel, StreamDelta,
     StreamEvent, ToolSpec,
 };
-use crate::tools::approval::{Interaction, Mode, SharedMode};
+use crate::tools::approval::{Interaction, SharedMode};
 use crate::tools::context::{QuestionSender, ToolContext};
 use crate::tools::judge::Judge;
 use crate::tools::orchestrator::{Engine, EngineSetup};
@@ -111,15 +111,12 @@ pub fn build(
         registry: Arc::new(setup.registry),
         active: setup.active,
         allowed: setup.allowed,
-        mode: SharedMode::new(if config.tools.auto {
-            Mode::Auto
-        } else {
-            Mode::Normal
-        }),
+        mode: SharedMode::new(config.tools.approval_mode),
         interaction: frontend.interaction,
         judge,
         cwd: cwd.clone(),
         approver: frontend.approver,
+        rules: Arc::new(crate::tools::rules::Rules::new(&config.tools.rules)),
         ctx: Arc::new(ToolContext {
             ledger: Default::default(),
             questions: frontend.questions,

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::events::{CallEnd, Event, Mode, TurnEnd};
+use crate::events::{CallEnd, Event, TurnEnd};
 use crate::provider::StreamDelta;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -145,12 +145,11 @@ impl Transcript {
             Event::ModelChanged { model } => {
                 self.push_notice(format!("model: {model} (from the next request)"))
             }
-            Event::ModeChanged { mode } => self.push_notice(match mode {
-                Mode::Auto => {
-                    "AUTO mode: tools run without asking, except protected ones (they pass the safety check or the judge first)"
-                }
-                Mode::Normal => "NORMAL mode: tools that need approval ask first",
-            }),
+            Event::ModeChanged { mode } => self.push_notice(format!(
+                "{} mode: {}",
+                mode.as_str().to_uppercase(),
+                mode.describe()
+            )),
             Event::Pruned { outputs, chars } => self.push_notice(format!(
                 "⧉ {outputs} older tool output(s) ({chars} characters) are now sent as short stand-ins to fit the model's window; they stay here"
             )),

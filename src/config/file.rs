@@ -26,6 +26,8 @@ pub struct FileConfig {
     pub groups: BTreeMap<String, GroupFile>,
     pub ui: Option<UiFile>,
     pub sessions: Option<super::sessions::SessionsFile>,
+    /// `[[approvals.rules]]`; read layer by layer (see `approvals::rules`).
+    pub approvals: Option<super::approvals::ApprovalsFile>,
     pub log_level: Option<String>,
     /// `[context_windows]`: model id → tokens, beating any provider's `context_window`.
     #[serde(default)]
@@ -74,6 +76,8 @@ pub struct ChatFile {
     pub max_turns: Option<u32>,
     /// Start in auto mode (`--auto`).
     pub auto: Option<bool>,
+    /// `trust`, `auto`, `balanced`, `suggest` or `strict`.
+    pub approval_mode: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -179,6 +183,7 @@ impl FileConfig {
                     auto_submit_errors: pick(a.auto_submit_errors, b.auto_submit_errors),
                     max_turns: pick(a.max_turns, b.max_turns),
                     auto: pick(a.auto, b.auto),
+                    approval_mode: pick(a.approval_mode, b.approval_mode),
                 }),
                 (a, b) => b.or(a),
             },
@@ -210,6 +215,13 @@ impl FileConfig {
                     mouse: pick(a.mouse, b.mouse),
                     bell: pick(a.bell, b.bell),
                 }),
+                (a, b) => b.or(a),
+            },
+            approvals: match (self.approvals, high.approvals) {
+                (Some(mut a), Some(b)) => {
+                    a.rules.extend(b.rules);
+                    Some(a)
+                }
                 (a, b) => b.or(a),
             },
             log_level: pick(self.log_level, high.log_level),

@@ -20,9 +20,11 @@
 //! The types of a file as written are in [`file`]; errors and the line finder in [`error`].
 //! The process environment is read through [`Env`] so tests never mutate it.
 
+pub mod approvals;
 pub mod error;
 pub mod file;
 mod layers;
+pub mod mode;
 pub mod opts;
 pub mod paths;
 mod project;
@@ -78,6 +80,8 @@ pub struct Overrides {
     pub provider: Option<String>,
     pub log_level: Option<String>,
     pub auto: bool,
+    /// `--approval-mode NAME`.
+    pub approval_mode: Option<String>,
     /// `--tools`: replaces `chat.default_tools`.
     pub tools: Option<Vec<String>>,
     /// `--allowed-tools`: added to `chat.allowed_tools`.
@@ -98,7 +102,11 @@ pub struct ToolSettings {
     pub auto_submit_success: bool,
     pub auto_submit_errors: bool,
     pub max_turns: u32,
-    pub auto: bool,
+    /// The approval mode: `--auto` or `--approval-mode`, else `chat.approval_mode` (or the
+    /// older `chat.auto = true`), else balanced.
+    pub approval_mode: mode::Mode,
+    /// `[[approvals.rules]]` of the user's file, then the project's (`ask`/`deny` only).
+    pub rules: Vec<approvals::RuleSpec>,
     pub entries: std::collections::BTreeMap<String, file::ToolFile>,
     pub groups: std::collections::BTreeMap<String, file::GroupFile>,
 }
@@ -207,9 +215,11 @@ impl Config {
     pub fn load(o: &Overrides, env: &dyn Env) -> Result<Config, ConfigError> {
         let layers::ReadLayers {
             layers,
-            warnings,
+            mut warnings,
             project_windows,
         } = layers::read_layers(o, env)?;
+        let (rules, rule_warnings) = approvals::rules(&layers)?;
+        warnings.extend(rule_warnings);
         let merged = layers::merge(&layers);
         let origins = Origins::new(&layers);
 
@@ -231,7 +241,8 @@ impl Config {
         )?;
         let model = validate::model(o, env, provider_model, &merged, origins)?;
         let log_level = validate::log_level(o, &merged, origins)?;
-        let tools = validate::tool_settings(o, &merged, origins)?;
+        let mut tools = validate::tool_settings(o, &merged, origins)?;
+        tools.rules = rules;
         let ui = validate::ui(&merged, origins)?;
         let judge = validate::judge(&merged, origins)?;
         let sessions = sessions::settings(&merged, origins)?;

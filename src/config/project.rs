@@ -132,6 +132,9 @@ fn drop_widening_keys(layer: &mut Layer) -> Vec<String> {
         if chat.auto.take().is_some() {
             dropped.push(("chat".into(), "auto".into()));
         }
+        if chat.approval_mode.take().is_some() {
+            dropped.push(("chat".into(), "approval_mode".into()));
+        }
     }
     if file.judge.take().is_some() {
         dropped.push((String::new(), "judge".into()));

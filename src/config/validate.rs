@@ -16,6 +16,7 @@ use std::time::Duration;
 use super::error::ConfigError;
 use super::file::FileConfig;
 use super::layers::Origins;
+use super::mode::Mode;
 use super::resolve::ResolvedProvider;
 use super::{
     DEFAULT_BASE_URL, DEFAULT_KEY_ENV, DEFAULT_MODEL, DEFAULT_SYSTEM_PROMPT, Env, JudgeSettings,
@@ -231,9 +232,45 @@ pub(super) fn tool_settings(
         auto_submit_success: chat.auto_submit_success.unwrap_or(true),
         auto_submit_errors: chat.auto_submit_errors.unwrap_or(true),
         max_turns,
-        auto: o.auto || chat.auto.unwrap_or(false),
+        approval_mode: approval_mode(o, &chat, origins)?,
+        rules: Vec::new(),
         entries: merged.tools.clone(),
         groups: merged.groups.clone(),
+    })
+}
+
+/// `--auto`, else `--approval-mode`, else the config's `approval_mode`, else `auto = true`, else
+/// balanced.
+fn approval_mode(
+    o: &Overrides,
+    chat: &super::file::ChatFile,
+    origins: Origins<'_>,
+) -> Result<Mode, ConfigError> {
+    if o.auto {
+        return Ok(Mode::Auto);
+    }
+    let names = "trust, auto, balanced, suggest or strict";
+    if let Some(name) = &o.approval_mode {
+        return Mode::parse(name).ok_or_else(|| ConfigError::Invalid {
+            origin: PathBuf::from("--approval-mode"),
+            line: None,
+            key: "approval_mode".into(),
+            message: format!("`{name}` is not a mode: {names}"),
+        });
+    }
+    if let Some(name) = &chat.approval_mode {
+        return Mode::parse(name).ok_or_else(|| {
+            origins.invalid(
+                "chat",
+                "approval_mode",
+                format!("`{name}` is not a mode: {names}"),
+            )
+        });
+    }
+    Ok(if chat.auto.unwrap_or(false) {
+        Mode::Auto
+    } else {
+        Mode::Balanced
     })
 }
 

@@ -6,7 +6,7 @@ use std::io::Write;
 use serde_json::{Value, json};
 
 use super::Printer;
-use crate::events::{Event, TurnEnd};
+use crate::events::{Event, Mode, TurnEnd};
 use crate::provider::StreamDelta;
 
 pub struct JsonPrinter<O: Write> {
@@ -152,10 +152,10 @@ impl<O: Write> JsonPrinter<O> {
 }
 
 impl<O: Write> Printer for JsonPrinter<O> {
-    fn session_started(&mut self, model: &str, provider: &str, auto: bool, session: Option<&str>) {
+    fn session_started(&mut self, model: &str, provider: &str, mode: Mode, session: Option<&str>) {
         self.emit(json!({
-            "type": "session_started", "model": model, "provider": provider, "auto": auto,
-            "session_id": session,
+            "type": "session_started", "model": model, "provider": provider,
+            "auto": mode == Mode::Auto, "approval_mode": mode.as_str(), "session_id": session,
         }));
     }
 

@@ -26,7 +26,7 @@ use crate::provider::StreamDelta;
 /// Receives what happens during a headless run.
 pub trait Printer {
     /// `session` is the id the run is saved as, when it is.
-    fn session_started(&mut self, model: &str, provider: &str, auto: bool, session: Option<&str>);
+    fn session_started(&mut self, model: &str, provider: &str, mode: Mode, session: Option<&str>);
     fn event(&mut self, ev: &Event);
     /// The run is over; `text` is the last reply.
     fn session_finished(&mut self, end: &TurnEnd, text: &str);
@@ -45,7 +45,7 @@ pub async fn run(
     printer.session_started(
         &agent.model(),
         agent.provider(),
-        agent.mode().get() == Mode::Auto,
+        agent.mode().get(),
         saving.id(),
     );
     let (front, mut rx) = EventSink::channel();

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use super::Printer;
-use crate::events::{CallEnd, Event, TurnEnd, UserChoice, format_delay};
+use crate::events::{CallEnd, Event, Mode, TurnEnd, UserChoice, format_delay};
 use crate::provider::{ProviderError, StreamDelta};
 
 pub struct TextPrinter<O: Write, E: Write> {
@@ -137,13 +137,15 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
         &mut self,
         _model: &str,
         _provider: &str,
-        auto: bool,
+        mode: Mode,
         _session: Option<&str>,
     ) {
-        if auto {
+        if mode != Mode::Balanced {
             let _ = writeln!(
                 self.err,
-                "sayso: auto mode: tools run without asking, except protected ones"
+                "sayso: {} mode: {}",
+                mode.as_str(),
+                mode.describe()
             );
         }
     }

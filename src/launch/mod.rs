@@ -39,6 +39,7 @@ fn overrides(cli: &Cli, cwd: PathBuf) -> Overrides {
         provider: cli.provider.clone(),
         log_level: cli.log_level(),
         auto: cli.auto,
+        approval_mode: cli.approval_mode.clone(),
         tools: cli.tools.as_deref().map(names),
         allowed_tools: names(&cli.allowed_tools),
         max_turns: cli.max_turns,

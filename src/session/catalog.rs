@@ -140,7 +140,7 @@ mod tests {
             model: "m".into(),
             provider: "p".into(),
             started: "2026-12-01T00:00:00Z".into(),
-            mode: Mode::Normal,
+            mode: Mode::Balanced,
         });
         let u = Record::User {
             text: first.into(),

@@ -8,31 +8,36 @@
 
 use std::collections::BTreeSet;
 
+use super::tool::Kind;
+
 pub use crate::events::Mode;
 
-/// The mode, shared between the engine and whoever toggles it (the TUI's `/auto`), so a toggle
-/// applies to the very next decision, even in the middle of a batch.
-#[derive(Debug, Clone, Default)]
-pub struct SharedMode(std::sync::Arc<std::sync::atomic::AtomicBool>);
+/// The mode, shared between the engine and whoever switches it (the TUI's `/mode`, `/auto`),
+/// so a switch applies to the very next decision, even in the middle of a batch.
+#[derive(Debug, Clone)]
+pub struct SharedMode(std::sync::Arc<std::sync::atomic::AtomicU8>);
+
+impl Default for SharedMode {
+    fn default() -> Self {
+        Self::new(Mode::default())
+    }
+}
 
 impl SharedMode {
     pub fn new(mode: Mode) -> Self {
-        let s = Self::default();
+        let s = Self(Default::default());
         s.set(mode);
         s
     }
 
     pub fn get(&self) -> Mode {
-        if self.0.load(std::sync::atomic::Ordering::Relaxed) {
-            Mode::Auto
-        } else {
-            Mode::Normal
-        }
+        let i = self.0.load(std::sync::atomic::Ordering::Relaxed);
+        Mode::ALL.get(usize::from(i)).copied().unwrap_or_default()
     }
 
     pub fn set(&self, mode: Mode) {
-        self.0
-            .store(mode == Mode::Auto, std::sync::atomic::Ordering::Relaxed);
+        let i = Mode::ALL.iter().position(|m| *m == mode).unwrap_or(2) as u8;
+        self.0.store(i, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -49,11 +54,23 @@ pub enum Interaction {
     Headless,
 }
 
+pub use crate::config::approvals::RuleDecision;
+
+/// The rule that decided a call, as the user and the model are told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleMatch {
+    pub decision: RuleDecision,
+    /// The rule as written, e.g. `run_command "git diff *" allow (user config)`.
+    pub rule: String,
+}
+
 /// Everything about one call that the decision depends on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CallFacts {
     pub tool: String,
     pub cmd_string: String,
+    /// What the tool does: the approval mode's table is by kind.
+    pub kind: Kind,
     /// `require_approval_before`, after its predicate or `prompt_condition` was evaluated.
     pub requires_approval: bool,
     /// "Always accept" remembers the exact `cmd_string`, not the whole tool; in auto mode the
@@ -69,12 +86,19 @@ pub struct CallFacts {
     /// Listed in `--allowed-tools` / `chat.allowed_tools`: never ask.
     pub allowed: bool,
     /// This call must be confirmed whatever else holds (a write outside the working directory
-    /// or to a protected path), and why: not memory, not the allow-list, not auto mode can
-    /// waive it.
+    /// or to a protected path), and why: not memory, not the allow-list, not a rule, not the
+    /// mode can waive it.
     pub force_ask: Option<String>,
-    /// In auto mode this call asks the user, gates off (like `protect`, for this call only),
-    /// and why: e.g. a safe-list git command in a repository whose config names programs.
+    /// This call asks the user in the modes that would run it unasked (auto, trust, an allow
+    /// rule), and why: e.g. a safe-list git command in a repository whose config names
+    /// programs.
     pub caution: Option<String>,
+    /// The tool is itself a question to the user (`ask_questions`): never approved.
+    pub is_question: bool,
+    /// A read outside the working directory, and where: strict mode asks.
+    pub reads_outside: Option<String>,
+    /// The most specific approval rule that matches the call.
+    pub rule: Option<RuleMatch>,
 }
 
 /// What to do with a queued call.
@@ -86,12 +110,15 @@ pub enum Decision {
     /// Ask the LLM judge, then call [`after_judge`].
     Judge,
     /// Ask the user; `judge_reason` when the judge sent the call here, `caution` when the call
-    /// is protected for a reason the user should read.
+    /// is protected for a reason the user should read; `once`: "Always accept" remembers
+    /// nothing (the call must ask every time).
     Ask {
         judge_reason: Option<String>,
         caution: Option<String>,
+        once: bool,
     },
-    /// Headless and approval is needed: the call is rejected with this text for the model.
+    /// No one may run it, or no one is there to ask: the call is rejected with this text for
+    /// the model.
     Reject {
         message: String,
     },
@@ -155,9 +182,15 @@ pub fn non_interactive_caution(tool: &str, caution: &str) -> String {
     )
 }
 
+/// The text the model receives for a call a `deny` rule refuses.
+pub fn denied_by_rule(rule: &str) -> String {
+    format!("The call was denied by the approval rule {rule}; do not retry it, find another way.")
+}
+
 fn ask(
     judge_reason: Option<String>,
     caution: Option<String>,
+    once: bool,
     interaction: Interaction,
     tool: &str,
 ) -> Decision {
@@ -165,6 +198,7 @@ fn ask(
         Interaction::Interactive => Decision::Ask {
             judge_reason,
             caution,
+            once,
         },
         Interaction::Headless => Decision::Reject {
             message: match &caution {
@@ -175,37 +209,92 @@ fn ask(
     }
 }
 
-/// The decision for one queued call.
+/// The decision for one queued call, in this order (first that applies):
+/// 1. a `deny` rule: rejected, in every mode;
+/// 2. `ask_questions`: runs (it is itself a question to the user);
+/// 3. a write outside the project or to a protected path (`force_ask`): asks, every time;
+/// 4. an `ask` rule: asks, every time;
+/// 5. `--allowed-tools`, or an `allow` rule: runs — unless `caution` (then asks);
+/// 6. remembered ("Always accept") — except where the mode remembers nothing: runs;
+/// 7. the mode's table by kind (see [`by_mode`]).
 pub fn decide(
     facts: &CallFacts,
     mode: Mode,
     memory: &Approvals,
     interaction: Interaction,
 ) -> Decision {
-    if let Some(why) = &facts.force_ask {
-        return ask(None, Some(why.clone()), interaction, &facts.tool);
+    let ask_user =
+        |caution: Option<String>, once| ask(None, caution, once, interaction, &facts.tool);
+    let rule = facts.rule.as_ref();
+    if let Some(r) = rule.filter(|r| r.decision == RuleDecision::Deny) {
+        return Decision::Reject {
+            message: denied_by_rule(&r.rule),
+        };
     }
-    if facts.allowed
-        || memory.is_approved(&facts.tool, &facts.cmd_string, facts.require_cmd_approval)
-    {
+    if facts.is_question {
         return Decision::Run;
     }
-    match mode {
-        Mode::Normal => {
-            if facts.requires_approval {
-                ask(None, None, interaction, &facts.tool)
-            } else {
-                Decision::Run
-            }
+    if let Some(why) = &facts.force_ask {
+        return ask_user(Some(why.clone()), true);
+    }
+    if let Some(r) = rule.filter(|r| r.decision == RuleDecision::Ask) {
+        let why = facts
+            .caution
+            .clone()
+            .unwrap_or_else(|| format!("the rule {} asks", r.rule));
+        return ask_user(Some(why), true);
+    }
+    if facts.allowed || rule.is_some_and(|r| r.decision == RuleDecision::Allow) {
+        return match &facts.caution {
+            Some(why) => ask_user(Some(why.clone()), false),
+            None => Decision::Run,
+        };
+    }
+    let remembers = match mode {
+        Mode::Strict => false,
+        Mode::Suggest => facts.kind != Kind::FileEdit,
+        _ => true,
+    };
+    if remembers && memory.is_approved(&facts.tool, &facts.cmd_string, facts.require_cmd_approval) {
+        return Decision::Run;
+    }
+    by_mode(facts, mode, interaction)
+}
+
+/// The approval mode's table (README "Approval policy"), for a call no rule, allow-list or
+/// memory decided.
+///
+/// | kind      | trust | auto                      | balanced | suggest        | strict          |
+/// |-----------|-------|---------------------------|----------|----------------|-----------------|
+/// | read_only | run   | run                       | tool's   | tool's         | run; outside the project: ask |
+/// | file_edit | run   | run (`protect`: ask)      | tool's   | ask, each edit | ask, every time |
+/// | shell     | run   | safe list, judge, else ask| tool's   | tool's         | ask, every time |
+/// | network   | run   | judge, else ask           | tool's   | tool's         | ask, every time |
+/// | other     | run   | run (`protect`: ask)      | tool's   | tool's         | ask, every time |
+///
+/// "tool's" is the tool's `require_approval_before` (SPEC §5.2). `caution` asks in trust and
+/// auto; in auto, `protect` asks and `require_cmd_approval` sends the call through the gates.
+pub fn by_mode(facts: &CallFacts, mode: Mode, interaction: Interaction) -> Decision {
+    let ask_user =
+        |caution: Option<String>, once| ask(None, caution, once, interaction, &facts.tool);
+    let tools_own = || {
+        if facts.requires_approval {
+            ask_user(None, false)
+        } else {
+            Decision::Run
         }
+    };
+    match mode {
+        Mode::Trust => match &facts.caution {
+            Some(why) => ask_user(Some(why.clone()), false),
+            None => Decision::Run,
+        },
         Mode::Auto => {
-            if facts.protect {
-                return ask(None, facts.caution.clone(), interaction, &facts.tool);
+            if facts.protect || facts.caution.is_some() {
+                return ask_user(facts.caution.clone(), false);
             }
-            if let Some(why) = &facts.caution {
-                return ask(None, Some(why.clone()), interaction, &facts.tool);
-            }
-            if !facts.require_cmd_approval || !facts.requires_approval {
+            let gated = facts.require_cmd_approval || facts.kind == Kind::Network;
+            if !gated || !facts.requires_approval {
                 return Decision::Run;
             }
             if facts.is_safe == Some(true) {
@@ -214,8 +303,20 @@ pub fn decide(
             if facts.judge_allowed {
                 return Decision::Judge;
             }
-            ask(None, None, interaction, &facts.tool)
+            ask_user(None, false)
         }
+        Mode::Balanced => tools_own(),
+        Mode::Suggest => match facts.kind {
+            Kind::FileEdit => ask_user(None, true),
+            _ => tools_own(),
+        },
+        Mode::Strict => match facts.kind {
+            Kind::ReadOnly => match &facts.reads_outside {
+                Some(path) => ask_user(Some(format!("a read outside the project: {path}")), true),
+                None => tools_own(),
+            },
+            _ => ask_user(None, true),
+        },
     }
 }
 
@@ -230,7 +331,13 @@ pub fn after_judge(facts: &CallFacts, verdict: &Verdict, interaction: Interactio
     if verdict.safe {
         Decision::RunAndRemember
     } else {
-        ask(Some(verdict.reason.clone()), None, interaction, &facts.tool)
+        ask(
+            Some(verdict.reason.clone()),
+            None,
+            false,
+            interaction,
+            &facts.tool,
+        )
     }
 }
 

@@ -193,6 +193,20 @@ pub fn split_segments(command: &str) -> Result<Vec<String>, Unsafe> {
     lex(command).map(|lexed| lexed.segments)
 }
 
+/// For approval rules: the words of each simple command of `command`, and the first construct
+/// that makes it more than a list of simple commands (redirection, substitution, expansion,
+/// globbing, background, grouping), which an `allow` rule never covers. `Err` when the command
+/// cannot be parsed, or a segment's words cannot be read.
+pub fn rule_segments(command: &str) -> Result<(Vec<Vec<String>>, Option<Unsafe>), Unsafe> {
+    let lexed = lex(command)?;
+    let argvs = lexed
+        .segments
+        .iter()
+        .map(|s| shell_words::split(s).map_err(|e| Unsafe::Syntax(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((argvs, lexed.hazard))
+}
+
 /// The words of each simple command of `command` (see [`split_segments`]), as the shell would
 /// pass them; segments the word parser cannot read are left out.
 pub fn segment_argvs(command: &str) -> Result<Vec<Vec<String>>, Unsafe> {

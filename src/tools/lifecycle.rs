@@ -24,6 +24,7 @@
 //! The transitions live in three parts: [`deciding`] (facts, decision, judge, the user's
 //! choice), [`running`] (commands, stops, shared handlers) and [`finishing`] (results).
 
+use super::rules::Rules;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -120,6 +121,8 @@ pub struct BatchContext<'a> {
     pub interaction: Interaction,
     /// A judge is configured.
     pub judge: bool,
+    /// The approval rules (`[[approvals.rules]]`).
+    pub rules: &'a Arc<Rules>,
     /// Everything but the call itself, for a fresh invocation.
     pub make_inv: &'a dyn Fn(&ToolCall, Value, crate::config::opts::Opts) -> Invocation,
 }
@@ -169,6 +172,7 @@ pub struct Batch {
     interaction: Interaction,
     allowed: BTreeSet<String>,
     judge: bool,
+    rules: Arc<Rules>,
     /// The call at the cursor continues a run of shared handlers (`use_handlers_once`).
     continues_run: bool,
     /// The previous call ran successfully and shares its handlers with the next one.
@@ -233,6 +237,7 @@ impl Batch {
             interaction: ctx.interaction,
             allowed: ctx.allowed.clone(),
             judge: ctx.judge,
+            rules: ctx.rules.clone(),
             continues_run: false,
             open_run: false,
             had_error: false,

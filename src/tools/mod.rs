@@ -36,6 +36,7 @@ pub mod orchestrator;
 pub mod output_cap;
 pub mod registry;
 pub mod requests;
+pub mod rules;
 pub mod runner;
 pub mod setup;
 pub mod shell;

@@ -21,6 +21,7 @@ use super::judge::Judge;
 use super::lifecycle::{Batch, BatchContext, BatchResult, Effect, Input};
 use super::registry::Registry;
 use super::requests::{ApprovalRequest, ApprovalSender, Ask, UserChoice};
+use super::rules::Rules;
 use super::runner::run_command;
 use super::shell::Jobs;
 use super::tool::Invocation;
@@ -41,6 +42,8 @@ pub struct EngineSetup {
     pub cwd: PathBuf,
     /// Where approval requests go when interactive.
     pub approver: Option<ApprovalSender>,
+    /// The approval rules (`[[approvals.rules]]`).
+    pub rules: Arc<Rules>,
     /// Shared with every call (file ledger, question channel, memory directory…).
     pub ctx: Arc<ToolContext>,
 }
@@ -58,6 +61,7 @@ pub struct Engine {
     cwd: PathBuf,
     approver: Option<ApprovalSender>,
     ctx: Arc<ToolContext>,
+    rules: Arc<Rules>,
 }
 
 impl Engine {
@@ -73,6 +77,7 @@ impl Engine {
             judge: s.judge,
             cwd: s.cwd,
             approver: s.approver,
+            rules: s.rules,
             ctx: s.ctx,
         }
     }
@@ -170,6 +175,7 @@ impl Engine {
                 mode: self.mode.get(),
                 interaction: self.interaction,
                 judge: self.judge.is_some(),
+                rules: &self.rules,
                 make_inv: &make_inv,
             };
             Batch::new(calls, &ctx, std::mem::take(&mut self.approvals))

@@ -18,13 +18,14 @@ use crate::config::opts::Opts;
 use crate::provider::{ToolCall, ToolSpec};
 
 /// What a tool does, for display and defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     ReadOnly,
     FileEdit,
     Shell,
     Network,
+    #[default]
     Other,
 }
 
@@ -230,10 +231,20 @@ pub trait Tool: Send + Sync {
         None
     }
 
-    /// In auto mode this call asks the user instead of passing the gates (a per-call
-    /// `protect`), and why; remembered approvals and the allow-list still apply.
+    /// In the modes that would run this call unasked (auto, trust, an allow rule) it asks the
+    /// user instead, and why (a per-call `protect`); remembered approvals still apply.
     fn caution(&self, _inv: &Invocation) -> Option<String> {
         None
+    }
+
+    /// A read outside the working directory, and what it reads: strict mode asks.
+    fn reads_outside(&self, _inv: &Invocation) -> Option<String> {
+        None
+    }
+
+    /// The tool is itself a question to the user (`ask_questions`): it never needs approval.
+    fn is_question(&self) -> bool {
+        false
     }
 
     /// The approval modal's preview.

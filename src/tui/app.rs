@@ -110,6 +110,8 @@ pub struct App {
     picker: Option<SessionPicker>,
     status: Status,
     activity: Activity,
+    /// The mode `/auto` returns to.
+    mode_before_auto: Mode,
     busy: bool,
     expanded: HashSet<usize>,
     /// The foldable block Tab moved to (Enter folds or unfolds it).
@@ -158,6 +160,10 @@ impl App {
             queued_approvals: VecDeque::new(),
             form: None,
             picker: None,
+            mode_before_auto: match status.mode {
+                Mode::Auto => Mode::Balanced,
+                m => m,
+            },
             status,
             activity: Activity::Idle,
             busy: false,
@@ -321,12 +327,12 @@ impl App {
                 self.chat.reset();
                 self.expanded.clear();
                 self.selected = None;
-                self.status.mode = *mode;
+                self.set_mode(*mode);
                 self.status.model = model.clone();
                 self.status.usage = Usage::default();
                 self.status.context = None;
             }
-            Event::ModeChanged { mode } => self.status.mode = *mode,
+            Event::ModeChanged { mode } => self.set_mode(*mode),
             Event::TurnEnded(_) => self.turn_ended(),
             Event::Sessions(list) if list.is_empty() => {
                 self.flash = Some(strings::NO_SESSIONS.into());
@@ -458,11 +464,15 @@ impl App {
         }
     }
 
-    pub fn mode_label(&self) -> &'static str {
-        match self.status.mode {
-            Mode::Normal => " NORMAL ",
-            Mode::Auto => " AUTO ",
+    fn set_mode(&mut self, mode: Mode) {
+        self.status.mode = mode;
+        if mode != Mode::Auto {
+            self.mode_before_auto = mode;
         }
+    }
+
+    pub fn mode_label(&self) -> String {
+        format!(" {} ", self.status.mode.as_str().to_uppercase())
     }
 
     /// The transcript, for tests that set up a scene.

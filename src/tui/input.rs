@@ -308,9 +308,13 @@ mod tests {
     #[test]
     fn tab_completes_slash_commands() {
         let mut c = Composer::new();
+        typed(&mut c, "/res");
+        c.handle_key(key(KeyCode::Tab, KeyModifiers::NONE));
+        assert_eq!(c.text(), "/resume ");
+        let mut c = Composer::new();
         typed(&mut c, "/mo");
         c.handle_key(key(KeyCode::Tab, KeyModifiers::NONE));
-        assert_eq!(c.text(), "/model ");
+        assert_eq!(c.text(), "/mode", "the common prefix of /mode and /model");
         let mut c = Composer::new();
         typed(&mut c, "/c");
         c.handle_key(key(KeyCode::Tab, KeyModifiers::NONE));

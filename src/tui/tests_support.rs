@@ -15,7 +15,7 @@ use crate::tools::requests::{ApprovalRequest, Ask, Remember, UserChoice};
 use crate::tools::tool::Preview;
 
 pub fn app() -> App {
-    app_in(Mode::Normal)
+    app_in(Mode::Balanced)
 }
 
 pub fn app_in(mode: Mode) -> App {

@@ -125,6 +125,7 @@ async fn harness_with(
         ))),
         cwd: dir.path().to_path_buf(),
         approver: Some(tx),
+        rules: Default::default(),
         ctx: Default::default(),
     });
     let agent = Agent::new(
@@ -185,7 +186,7 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
 
 #[tokio::test]
 async fn accepted_command_output_goes_back_to_the_model_and_the_loop_continues() {
-    let mut h = harness(Mode::Normal, vec![UserChoice::Accept], vec![]).await;
+    let mut h = harness(Mode::Balanced, vec![UserChoice::Accept], vec![]).await;
     h.fx.push(tool_calls(&[("call_1", "run_command", &cmd("echo hi"))]));
     h.fx.push(Reply::Stream(sse::text_reply(&["It printed hi."])));
     let (end, _) = h.send("say hi").await;
@@ -209,7 +210,7 @@ async fn accepted_command_output_goes_back_to_the_model_and_the_loop_continues()
 #[tokio::test]
 async fn failing_and_timed_out_commands_report_their_errors() {
     let mut h = harness_with(
-        Mode::Normal,
+        Mode::Balanced,
         vec![UserChoice::Accept, UserChoice::Accept],
         vec![],
         Options {
@@ -250,7 +251,7 @@ async fn failing_and_timed_out_commands_report_their_errors() {
 #[tokio::test]
 async fn a_rejection_reason_reaches_the_model() {
     let mut h = harness(
-        Mode::Normal,
+        Mode::Balanced,
         vec![UserChoice::Reject(Some(
             "use the clean target instead".into(),
         ))],
@@ -271,7 +272,7 @@ async fn a_rejection_reason_reaches_the_model() {
 
 #[tokio::test]
 async fn cancel_answers_every_call_and_does_not_resubmit() {
-    let mut h = harness(Mode::Normal, vec![UserChoice::Cancel], vec![]).await;
+    let mut h = harness(Mode::Balanced, vec![UserChoice::Cancel], vec![]).await;
     h.fx.push(tool_calls(&[
         ("c1", "run_command", &cmd("touch a")),
         ("c2", "run_command", &cmd("touch b")),
@@ -317,7 +318,7 @@ async fn cancel_answers_every_call_and_does_not_resubmit() {
 async fn unknown_tools_and_bad_json_fail_alone_and_a_silent_tool_gets_a_stand_in() {
     let silent: Arc<dyn Tool> = Arc::new(Quiet);
     let mut h = harness_with(
-        Mode::Normal,
+        Mode::Balanced,
         vec![],
         vec![silent],
         Options {
@@ -387,7 +388,7 @@ impl Tool for Quiet {
 
 #[tokio::test]
 async fn always_accept_runs_the_queued_duplicate_unasked() {
-    let mut h = harness(Mode::Normal, vec![UserChoice::AlwaysAccept], vec![]).await;
+    let mut h = harness(Mode::Balanced, vec![UserChoice::AlwaysAccept], vec![]).await;
     h.fx.push(tool_calls(&[
         ("c1", "run_command", &cmd("echo same")),
         ("c2", "run_command", &cmd("echo same")),

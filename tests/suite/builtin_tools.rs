@@ -25,11 +25,12 @@ fn engine(cwd: &std::path::Path, ctx: ToolContext) -> Engine {
         registry: Arc::new(registry),
         active,
         allowed: ["fetch_webpage".to_owned(), "memory".to_owned()].into(),
-        mode: Mode::Normal.into(),
+        mode: Mode::Balanced.into(),
         interaction: Interaction::Interactive,
         judge: None,
         cwd: cwd.to_path_buf(),
         approver: None,
+        rules: Default::default(),
         ctx: Arc::new(ctx),
     })
 }

@@ -118,6 +118,7 @@ async fn harness(
         judge: None,
         cwd: dir.path().to_path_buf(),
         approver: Some(tx),
+        rules: Default::default(),
         ctx: Default::default(),
     });
     let agent = Agent::new(
@@ -184,7 +185,7 @@ const LIB_DIFF: &str = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,4 @@\n pu
 #[tokio::test]
 async fn the_model_edits_one_file_and_deletes_another_after_the_user_accepts_each() {
     let mut h = harness(
-        Mode::Normal,
+        Mode::Balanced,
         Interaction::Interactive,
         vec![UserChoice::Accept, UserChoice::Accept],
         vec![],
@@ -254,7 +255,7 @@ async fn the_model_edits_one_file_and_deletes_another_after_the_user_accepts_eac
 #[tokio::test]
 async fn a_rejected_edit_leaves_the_file_alone_and_tells_the_model() {
     let mut h = harness(
-        Mode::Normal,
+        Mode::Balanced,
         Interaction::Interactive,
         vec![UserChoice::Reject(Some("keep it simple".into()))],
         vec![],
@@ -558,7 +559,7 @@ async fn after_reading_again_the_edit_succeeds_and_a_crlf_file_stays_crlf() {
 #[tokio::test]
 async fn always_accept_on_a_protected_path_accepts_that_call_only() {
     let mut h = harness(
-        Mode::Normal,
+        Mode::Balanced,
         Interaction::Interactive,
         vec![UserChoice::AlwaysAccept, UserChoice::Reject(None)],
         vec![],

@@ -33,7 +33,7 @@ async fn three_approved_tools_run_in_the_order_they_were_called() {
             Recorder::new("t2", vec![Step::Ok("2")], &log).asking(),
             Recorder::new("t3", vec![Step::Ok("3")], &log).asking(),
         ]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     let asked = approver(&mut e, vec![UserChoice::Accept; 3]);
@@ -73,7 +73,7 @@ async fn each_rejection_is_separate_carries_its_reason_and_skips_on_exit() {
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(
         tools(vec![Recorder::new("t", vec![Step::Ok("x")], &log).asking()]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     approver(
@@ -125,7 +125,7 @@ async fn commands_chain_their_input_and_success_runs_after_each() {
             vec![Step::Ok("one"), Step::EchoInput],
             &log,
         )]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     let (r, _) = run(&mut e, &[call("a", "t", "{}")]).await;
@@ -154,7 +154,7 @@ async fn an_error_skips_the_remaining_commands_but_not_the_queue() {
             ),
             Recorder::new("good", vec![Step::Ok("fine")], &log),
         ]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     let (r, _) = run(&mut e, &[call("1", "bad", "{}"), call("2", "good", "{}")]).await;
@@ -184,7 +184,7 @@ async fn errors_handed_to_a_tool_are_its_own() {
             Recorder::new("x", vec![Step::Err("first")], &log),
             Recorder::new("y", vec![Step::Err("second")], &log),
         ]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     run(&mut e, &[call("1", "x", "{}"), call("2", "y", "{}")]).await;
@@ -205,7 +205,7 @@ async fn a_panicking_function_is_an_error_result() {
             vec![Step::Panic, Step::Ok("never")],
             &log,
         )]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     let (r, _) = run(&mut e, &[call("1", "p", "{}")]).await;
@@ -231,7 +231,7 @@ async fn async_result_first_output_cb_wins_and_watchdog_stops_silent_functions()
             Recorder::new("later", vec![Step::Later("async data")], &log),
             slow,
         ]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     let (r, _) = run(
@@ -252,7 +252,7 @@ async fn use_handlers_once_shares_setup_and_exit_but_asks_for_every_call() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = Recorder::new("t", vec![Step::Ok("d")], &log).asking();
     t.opts.use_handlers_once = Some(true);
-    let mut e = engine(tools(vec![t]), Mode::Normal, dir.path());
+    let mut e = engine(tools(vec![t]), Mode::Balanced, dir.path());
     let asked = approver(&mut e, vec![UserChoice::Accept, UserChoice::Accept]);
     let (r, _) = run(&mut e, &[call("1", "t", "{}"), call("2", "t", "{}")]).await;
     assert_eq!(
@@ -273,7 +273,7 @@ async fn a_rejected_call_closes_a_shared_handler_run() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = Recorder::new("t", vec![Step::Ok("d")], &log).asking();
     t.opts.use_handlers_once = Some(true);
-    let mut e = engine(tools(vec![t]), Mode::Normal, dir.path());
+    let mut e = engine(tools(vec![t]), Mode::Balanced, dir.path());
     let _asked = approver(&mut e, vec![UserChoice::Accept, UserChoice::Reject(None)]);
     let (r, _) = run(&mut e, &[call("1", "t", "{}"), call("2", "t", "{}")]).await;
     assert_eq!(
@@ -293,7 +293,7 @@ async fn unknown_tool_and_invalid_json_fail_only_their_own_call() {
             Recorder::new("ok", vec![Step::Ok("1")], &log),
             Recorder::new("also", vec![Step::Ok("2")], &log),
         ]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     let calls = [
@@ -321,7 +321,7 @@ async fn a_tool_that_records_nothing_gets_the_stand_in_result() {
     let dir = tempfile::tempdir().unwrap();
     let mut quiet = Recorder::new("quiet", vec![Step::Ok("x")], &log);
     quiet.silent = true;
-    let mut e = engine(tools(vec![quiet]), Mode::Normal, dir.path());
+    let mut e = engine(tools(vec![quiet]), Mode::Balanced, dir.path());
     let (r, _) = run(&mut e, &[call("a", "quiet", "{}")]).await;
     assert_eq!(
         r.results[0].content(),
@@ -335,7 +335,7 @@ async fn cancel_at_approval_cancels_the_whole_batch() {
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(
         tools(vec![Recorder::new("t", vec![Step::Ok("x")], &log).asking()]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     approver(&mut e, vec![UserChoice::Cancel]);
@@ -374,7 +374,7 @@ async fn always_accept_lets_a_queued_duplicate_run_unasked() {
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(
         tools(vec![Recorder::new("t", vec![Step::Ok("x")], &log).asking()]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     let asked = approver(&mut e, vec![UserChoice::AlwaysAccept]);
@@ -389,7 +389,7 @@ async fn headless_approval_is_rejected_with_the_non_interactive_text() {
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine_in(
         tools(vec![Recorder::new("t", vec![Step::Ok("x")], &log).asking()]),
-        Mode::Normal,
+        Mode::Balanced,
         Interaction::Headless,
         dir.path(),
     );
@@ -415,7 +415,7 @@ async fn stopping_kills_the_running_command_and_cancels_the_rest() {
             ),
             Recorder::new("next", vec![Step::Ok("x")], &log),
         ]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     let cancel = CancellationToken::new();
@@ -472,7 +472,7 @@ async fn shell_commands_report_output_errors_and_timeouts() {
             Recorder::new("fakeout", vec![Step::Shell("exit 124")], &log),
             slow,
         ]),
-        Mode::Normal,
+        Mode::Balanced,
         dir.path(),
     );
     let (r, _) = run(
@@ -532,7 +532,7 @@ impl Tool for Fragile {
 #[tokio::test]
 async fn a_panicking_output_function_becomes_an_internal_error_message() {
     let dir = tempfile::tempdir().unwrap();
-    let mut e = engine(vec![Arc::new(Fragile)], Mode::Normal, dir.path());
+    let mut e = engine(vec![Arc::new(Fragile)], Mode::Balanced, dir.path());
     let (r, _) = run(&mut e, &[call("1", "fragile", "{}")]).await;
     assert_eq!(
         r.results[0].content(),
@@ -574,7 +574,7 @@ impl Tool for Spawner {
 #[tokio::test]
 async fn stopping_kills_a_process_group_a_function_registered() {
     let dir = tempfile::tempdir().unwrap();
-    let mut e = engine(vec![Arc::new(Spawner)], Mode::Normal, dir.path());
+    let mut e = engine(vec![Arc::new(Spawner)], Mode::Balanced, dir.path());
     let cancel = CancellationToken::new();
     let stopper = cancel.clone();
     let pid_file = dir.path().join("job_pid");

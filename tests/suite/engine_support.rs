@@ -194,6 +194,7 @@ pub fn engine_in(
         judge: None,
         cwd: cwd.to_path_buf(),
         approver: None,
+        rules: Default::default(),
         ctx: Default::default(),
     })
 }

@@ -101,7 +101,7 @@ async fn json_mode_prints_one_event_per_line() {
     assert_eq!(
         lines,
         [
-            json!({"type": "session_started", "model": "m", "provider": "default", "auto": false}),
+            json!({"type": "session_started", "model": "m", "provider": "default", "auto": false, "approval_mode": "balanced"}),
             json!({"type": "reasoning_delta", "text": "r"}),
             json!({"type": "message_delta", "text": "A"}),
             json!({"type": "message_delta", "text": "B"}),

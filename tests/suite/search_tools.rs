@@ -73,11 +73,12 @@ async fn harness() -> Harness {
         registry: Arc::new(registry),
         active: ["file_search", "grep_search"].map(String::from).into(),
         allowed: BTreeSet::new(),
-        mode: Mode::Normal.into(),
+        mode: Mode::Balanced.into(),
         interaction: Interaction::Headless,
         judge: None,
         cwd: dir.path().to_path_buf(),
         approver: None,
+        rules: Default::default(),
         ctx: Default::default(),
     });
     let agent = Agent::new(

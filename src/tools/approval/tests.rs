@@ -2,7 +2,7 @@
 
 use super::*;
 use Interaction::{Headless, Interactive};
-use Mode::{Auto, Normal};
+use Mode::{Auto, Balanced as Normal, Strict, Suggest, Trust};
 
 /// run_command's defaults: ask, require_cmd_approval, is_safe gate, judge.
 fn run_command(cmd: &str, is_safe: bool) -> CallFacts {
@@ -17,6 +17,10 @@ fn run_command(cmd: &str, is_safe: bool) -> CallFacts {
         allowed: false,
         force_ask: None,
         caution: None,
+        kind: Kind::Shell,
+        is_question: false,
+        reads_outside: None,
+        rule: None,
     }
 }
 
@@ -24,6 +28,7 @@ fn delete_file() -> CallFacts {
     CallFacts {
         tool: "delete_file".into(),
         cmd_string: "delete_file".into(),
+        kind: Kind::FileEdit,
         requires_approval: true,
         protect: true,
         ..CallFacts::default()
@@ -34,6 +39,7 @@ fn create_file() -> CallFacts {
     CallFacts {
         tool: "create_file".into(),
         cmd_string: "create_file".into(),
+        kind: Kind::FileEdit,
         requires_approval: true,
         ..CallFacts::default()
     }
@@ -43,6 +49,7 @@ fn read_file() -> CallFacts {
     CallFacts {
         tool: "read_file".into(),
         cmd_string: "read_file".into(),
+        kind: Kind::ReadOnly,
         ..CallFacts::default()
     }
 }
@@ -62,12 +69,72 @@ fn remembered_cmd(t: &str, c: &str) -> Approvals {
 const ASK: Decision = Decision::Ask {
     judge_reason: None,
     caution: None,
+    once: false,
 };
 
+/// Asks, and "Always accept" remembers nothing.
+const ASK_ONCE: Decision = Decision::Ask {
+    judge_reason: None,
+    caution: None,
+    once: true,
+};
+
+/// A forced confirmation: asks every time, with the reason.
 fn ask_because(why: &str) -> Decision {
     Decision::Ask {
         judge_reason: None,
         caution: Some(why.into()),
+        once: true,
+    }
+}
+
+/// A caution: asks with the reason; Always accept may remember.
+fn caution(why: &str) -> Decision {
+    Decision::Ask {
+        judge_reason: None,
+        caution: Some(why.into()),
+        once: false,
+    }
+}
+
+fn fetch() -> CallFacts {
+    CallFacts {
+        tool: "fetch_webpage".into(),
+        cmd_string: "fetch_webpage https://example.com".into(),
+        kind: Kind::Network,
+        requires_approval: true,
+        judge_allowed: true,
+        ..CallFacts::default()
+    }
+}
+
+fn memory_tool() -> CallFacts {
+    CallFacts {
+        tool: "memory".into(),
+        cmd_string: "memory view".into(),
+        kind: Kind::Other,
+        requires_approval: true,
+        ..CallFacts::default()
+    }
+}
+
+fn question() -> CallFacts {
+    CallFacts {
+        tool: "ask_questions".into(),
+        cmd_string: "ask_questions".into(),
+        kind: Kind::Other,
+        is_question: true,
+        ..CallFacts::default()
+    }
+}
+
+fn ruled(f: CallFacts, decision: RuleDecision) -> CallFacts {
+    CallFacts {
+        rule: Some(RuleMatch {
+            decision,
+            rule: "`r`".into(),
+        }),
+        ..f
     }
 }
 
@@ -127,10 +194,58 @@ fn approval_matrix() {
         ("forced: normal mode asks with the reason", with(create_file(), |f| f.force_ask = Some(".git".into())), Normal, none.clone(), Interactive, ask_because(".git")),
         ("forced headless: rejected with the reason", with(create_file(), |f| f.force_ask = Some("outside".into())), Auto, none.clone(), Headless, reject_because("create_file", "outside")),
         // Caution (a per-call protect: a safe-list git command in a hostile repository)
-        ("caution: auto + safe gate still asks, no judge", with(run_command("git status", true), |f| f.caution = Some("fsmonitor".into())), Auto, none.clone(), Interactive, ask_because("fsmonitor")),
+        ("caution: auto + safe gate still asks, no judge", with(run_command("git status", true), |f| f.caution = Some("fsmonitor".into())), Auto, none.clone(), Interactive, caution("fsmonitor")),
         ("caution: remembered command runs", with(run_command("git status", true), |f| f.caution = Some("fsmonitor".into())), Auto, remembered_cmd("run_command", "git status"), Interactive, Decision::Run),
         ("caution: normal mode asks as usual", with(run_command("git status", true), |f| f.caution = Some("fsmonitor".into())), Normal, none.clone(), Interactive, ASK),
         ("caution headless: rejected with the reason", with(run_command("git status", true), |f| f.caution = Some("fsmonitor".into())), Auto, none.clone(), Headless, reject_because("run_command", "fsmonitor")),
+        ("caution: trust still asks", with(run_command("git status", true), |f| f.caution = Some("fsmonitor".into())), Trust, none.clone(), Interactive, caution("fsmonitor")),
+        ("caution: an allowed tool asks", with(run_command("git status", true), |f| { f.caution = Some("fsmonitor".into()); f.allowed = true }), Normal, none.clone(), Interactive, caution("fsmonitor")),
+        // Every mode × kind, nothing remembered, no rule (README "Approval policy")
+        ("trust: read runs", read_file(), Trust, none.clone(), Interactive, Decision::Run),
+        ("trust: edit runs", create_file(), Trust, none.clone(), Interactive, Decision::Run),
+        ("trust: protected edit runs", delete_file(), Trust, none.clone(), Interactive, Decision::Run),
+        ("trust: unsafe shell runs", run_command("make deploy", false), Trust, none.clone(), Interactive, Decision::Run),
+        ("trust: network runs", fetch(), Trust, none.clone(), Interactive, Decision::Run),
+        ("trust: other runs", memory_tool(), Trust, none.clone(), Interactive, Decision::Run),
+        ("trust: forced still asks", with(create_file(), |f| f.force_ask = Some("outside".into())), Trust, none.clone(), Interactive, ask_because("outside")),
+        ("auto: read runs", read_file(), Auto, none.clone(), Interactive, Decision::Run),
+        ("auto: network goes to the judge", fetch(), Auto, none.clone(), Interactive, Decision::Judge),
+        ("auto: network, judge off → ask", with(fetch(), |f| f.judge_allowed = false), Auto, none.clone(), Interactive, ASK),
+        ("auto: other runs", memory_tool(), Auto, none.clone(), Interactive, Decision::Run),
+        ("balanced: read runs", read_file(), Normal, none.clone(), Interactive, Decision::Run),
+        ("balanced: network asks", fetch(), Normal, none.clone(), Interactive, ASK),
+        ("balanced: other asks (its setting)", memory_tool(), Normal, none.clone(), Interactive, ASK),
+        ("suggest: read runs", read_file(), Suggest, none.clone(), Interactive, Decision::Run),
+        ("suggest: edit asks, once", create_file(), Suggest, none.clone(), Interactive, ASK_ONCE),
+        ("suggest: an edit the tool would not ask for still asks", with(create_file(), |f| f.requires_approval = false), Suggest, none.clone(), Interactive, ASK_ONCE),
+        ("suggest: a remembered edit tool asks anyway", create_file(), Suggest, remembered_tool("create_file"), Interactive, ASK_ONCE),
+        ("suggest: shell asks, may be remembered", run_command("make", false), Suggest, none.clone(), Interactive, ASK),
+        ("suggest: remembered command runs", run_command("make", false), Suggest, remembered_cmd("run_command", "make"), Interactive, Decision::Run),
+        ("suggest: network asks", fetch(), Suggest, none.clone(), Interactive, ASK),
+        ("strict: read inside runs", read_file(), Strict, none.clone(), Interactive, Decision::Run),
+        ("strict: read outside asks", with(read_file(), |f| f.reads_outside = Some("/etc/hosts".into())), Strict, none.clone(), Interactive, ask_because("a read outside the project: /etc/hosts")),
+        ("balanced: read outside runs", with(read_file(), |f| f.reads_outside = Some("/etc/hosts".into())), Normal, none.clone(), Interactive, Decision::Run),
+        ("strict: edit asks once", create_file(), Strict, none.clone(), Interactive, ASK_ONCE),
+        ("strict: safe shell still asks once", run_command("ls", true), Strict, none.clone(), Interactive, ASK_ONCE),
+        ("strict: remembered command asks anyway", run_command("make", false), Strict, remembered_cmd("run_command", "make"), Interactive, ASK_ONCE),
+        ("strict: network asks once", fetch(), Strict, none.clone(), Interactive, ASK_ONCE),
+        ("strict: other asks once, even if its setting says no", with(memory_tool(), |f| f.requires_approval = false), Strict, none.clone(), Interactive, ASK_ONCE),
+        ("strict: allowed tool runs", with(run_command("make", false), |f| f.allowed = true), Strict, none.clone(), Interactive, Decision::Run),
+        ("strict headless: rejected", create_file(), Strict, none.clone(), Headless, reject("create_file")),
+        // ask_questions never needs approval
+        ("question: strict runs", question(), Strict, none.clone(), Interactive, Decision::Run),
+        ("question: headless balanced runs", question(), Normal, none.clone(), Headless, Decision::Run),
+        // Rules
+        ("rule deny: beats trust", ruled(run_command("rm -rf x", false), RuleDecision::Deny), Trust, none.clone(), Interactive, Decision::Reject { message: denied_by_rule("`r`") }),
+        ("rule deny: beats allowed and memory", with(ruled(run_command("rm x", false), RuleDecision::Deny), |f| f.allowed = true), Normal, remembered_cmd("run_command", "rm x"), Interactive, Decision::Reject { message: denied_by_rule("`r`") }),
+        ("rule deny: beats a question", ruled(question(), RuleDecision::Deny), Normal, none.clone(), Interactive, Decision::Reject { message: denied_by_rule("`r`") }),
+        ("rule ask: beats trust, once", ruled(run_command("git push", true), RuleDecision::Ask), Trust, none.clone(), Interactive, ask_because("the rule `r` asks")),
+        ("rule ask: beats the allow-list and memory", with(ruled(create_file(), RuleDecision::Ask), |f| f.allowed = true), Normal, remembered_tool("create_file"), Interactive, ask_because("the rule `r` asks")),
+        ("rule ask headless: rejected with the reason", ruled(create_file(), RuleDecision::Ask), Trust, none.clone(), Headless, reject_because("create_file", "the rule `r` asks")),
+        ("rule allow: runs in strict", ruled(run_command("git diff", true), RuleDecision::Allow), Strict, none.clone(), Interactive, Decision::Run),
+        ("rule allow: runs in balanced headless", ruled(run_command("cargo test", false), RuleDecision::Allow), Normal, none.clone(), Headless, Decision::Run),
+        ("rule allow: a forced write still asks", with(ruled(create_file(), RuleDecision::Allow), |f| f.force_ask = Some("outside".into())), Trust, none.clone(), Interactive, ask_because("outside")),
+        ("rule allow: a caution still asks", with(ruled(run_command("git status", true), RuleDecision::Allow), |f| f.caution = Some("fsmonitor".into())), Normal, none.clone(), Interactive, caution("fsmonitor")),
     ];
     for (name, facts, mode, memory, interaction, expected) in rows {
         assert_eq!(
@@ -162,6 +277,7 @@ fn judge_verdicts() {
         Decision::Ask {
             judge_reason: Some("deploys to production".into()),
             caution: None,
+            once: false,
         }
     );
     assert_eq!(after_judge(&f, &unsafe_, Headless), reject("run_command"));

@@ -89,6 +89,10 @@ impl Tool for AskQuestions {
         Kind::Other
     }
 
+    fn is_question(&self) -> bool {
+        true
+    }
+
     fn default_opts(&self) -> Opts {
         // The user may take their time: the watchdog must not cut them off.
         Opts {

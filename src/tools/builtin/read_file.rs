@@ -115,6 +115,11 @@ impl Tool for ReadFile {
         Kind::ReadOnly
     }
 
+    fn reads_outside(&self, inv: &Invocation) -> Option<String> {
+        let r = resolve(&inv.cwd, inv.arg_str("filepath"));
+        (!r.inside).then(|| r.path.display().to_string())
+    }
+
     fn cmd_string(&self, inv: &Invocation) -> String {
         format!("read_file {}", inv.arg_str("filepath"))
     }

@@ -41,6 +41,11 @@ impl Batch {
             allowed: self.allowed.contains(&inv.name),
             force_ask: guard(&|| tool.must_ask(inv)),
             caution: guard(&|| tool.caution(inv)),
+            kind: caught(|| tool.kind()).unwrap_or_default(),
+            is_question: caught(|| tool.is_question()).unwrap_or(false),
+            reads_outside: caught(|| tool.reads_outside(inv))
+                .unwrap_or_else(|_| Some("a path the tool failed to check".into())),
+            rule: self.rules.check(inv, cmd_string, tool),
         }
     }
 
@@ -85,6 +90,7 @@ impl Batch {
             Decision::Ask {
                 judge_reason,
                 caution,
+                once,
             } => {
                 fx.push(Effect::Emit(Event::ApprovalRequested {
                     call_id: id,
@@ -93,7 +99,7 @@ impl Batch {
                     judge_reason: judge_reason.clone(),
                     caution: caution.clone(),
                 }));
-                let forced = facts.force_ask.is_some();
+                let forced = once;
                 fx.push(Effect::AskUser(self.ask(
                     tool.as_ref(),
                     &inv,

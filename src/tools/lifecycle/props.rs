@@ -13,6 +13,7 @@ use proptest::prelude::*;
 use super::tests::{Fake, World, call};
 use super::*;
 use crate::tools::approval::{CallFacts, Decision};
+use crate::tools::tool::Kind;
 
 #[derive(Debug, Clone)]
 struct ToolPlan {
@@ -23,6 +24,7 @@ struct ToolPlan {
     judge: bool,
     forced: bool,
     caution: bool,
+    kind: Kind,
 }
 
 fn tool_plan() -> impl Strategy<Value = ToolPlan> {
@@ -34,9 +36,16 @@ fn tool_plan() -> impl Strategy<Value = ToolPlan> {
         any::<bool>(),
         prop::bool::weighted(0.2),
         prop::bool::weighted(0.2),
+        prop::sample::select(vec![
+            Kind::ReadOnly,
+            Kind::FileEdit,
+            Kind::Shell,
+            Kind::Network,
+            Kind::Other,
+        ]),
     )
         .prop_map(
-            |(asking, cmd_approval, protect, safe, judge, forced, caution)| ToolPlan {
+            |(asking, cmd_approval, protect, safe, judge, forced, caution, kind)| ToolPlan {
                 asking,
                 cmd_approval,
                 protect,
@@ -44,6 +53,7 @@ fn tool_plan() -> impl Strategy<Value = ToolPlan> {
                 judge,
                 forced,
                 caution,
+                kind,
             },
         )
 }
@@ -58,6 +68,7 @@ fn fake(i: usize, p: &ToolPlan) -> Fake {
     t.judge = p.judge;
     t.must_ask = p.forced.then(|| "forced".to_owned());
     t.caution = p.caution.then(|| "caution".to_owned());
+    t.kind = p.kind;
     t
 }
 
@@ -74,6 +85,10 @@ fn facts(name: &str, cmd: &str, p: &ToolPlan, world: &World) -> CallFacts {
         allowed: world.allowed.contains(name),
         force_ask: p.forced.then(|| "forced".to_owned()),
         caution: p.caution.then(|| "caution".to_owned()),
+        kind: p.kind,
+        is_question: false,
+        reads_outside: None,
+        rule: None,
     }
 }
 
@@ -109,7 +124,7 @@ struct Case {
     tools: Vec<ToolPlan>,
     /// (tool index or an unknown tool, command).
     calls: Vec<(Option<usize>, usize)>,
-    auto: bool,
+    mode: Mode,
     headless: bool,
     judge: bool,
     allowed: Vec<bool>,
@@ -121,7 +136,7 @@ fn case() -> impl Strategy<Value = Case> {
     (
         prop::collection::vec(tool_plan(), 1..4),
         prop::collection::vec((prop::option::weighted(0.9, 0..4usize), 0..3usize), 1..7),
-        any::<bool>(),
+        prop::sample::select(Mode::ALL.to_vec()),
         prop::bool::weighted(0.25),
         any::<bool>(),
         prop::collection::vec(prop::bool::weighted(0.15), 4),
@@ -129,10 +144,10 @@ fn case() -> impl Strategy<Value = Case> {
         prop::collection::vec(answer(), 40),
     )
         .prop_map(
-            |(tools, calls, auto, headless, judge, allowed, remembered, answers)| Case {
+            |(tools, calls, mode, headless, judge, allowed, remembered, answers)| Case {
                 tools,
                 calls,
-                auto,
+                mode,
                 headless,
                 judge,
                 allowed,
@@ -150,7 +165,7 @@ proptest! {
     fn nothing_runs_unless_allowed_and_every_call_ends_once(c in case()) {
         let n_tools = c.tools.len();
         let mut world = World::new(c.tools.iter().enumerate().map(|(i, p)| fake(i, p)).collect());
-        world.mode = if c.auto { Mode::Auto } else { Mode::Normal };
+        world.mode = c.mode;
         world.interaction = if c.headless { Interaction::Headless } else { Interaction::Interactive };
         world.judge = c.judge;
         for (i, a) in c.allowed.iter().enumerate().take(n_tools) {

@@ -25,6 +25,7 @@ pub struct Fake {
     pub caution: Option<String>,
     pub safe: Option<bool>,
     pub judge: bool,
+    pub kind: Kind,
     /// `setup` fails with this.
     pub setup_error: Option<String>,
     /// Reports nothing on success (the stand-in result applies).
@@ -66,7 +67,7 @@ impl Tool for Fake {
         }
     }
     fn kind(&self) -> Kind {
-        Kind::Other
+        self.kind
     }
     fn default_opts(&self) -> Opts {
         self.opts.clone()
@@ -145,7 +146,7 @@ impl World {
             registry,
             active,
             allowed: BTreeSet::new(),
-            mode: Mode::Normal,
+            mode: Mode::Balanced,
             interaction: Interaction::Interactive,
             judge: true,
         }
@@ -167,6 +168,7 @@ impl World {
             mode: self.mode,
             interaction: self.interaction,
             judge: self.judge,
+            rules: &Default::default(),
             make_inv: &make_inv,
         };
         Batch::new(calls, &ctx, memory)

@@ -46,8 +46,14 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "/auto",
         args: "",
-        help: "toggle auto mode",
+        help: "toggle auto mode (back to the mode before)",
         run: auto,
+    },
+    SlashCommand {
+        name: "/mode",
+        args: "[NAME]",
+        help: "the approval modes, or switch (trust, auto, balanced, suggest, strict)",
+        run: mode,
     },
     SlashCommand {
         name: "/approvals",
@@ -163,11 +169,41 @@ fn quit(app: &mut App, _: &str) -> Vec<Effect> {
 
 fn auto(app: &mut App, _: &str) -> Vec<Effect> {
     let next = match app.status.mode {
-        Mode::Normal => Mode::Auto,
-        Mode::Auto => Mode::Normal,
+        Mode::Auto => app.mode_before_auto,
+        other => {
+            app.mode_before_auto = other;
+            Mode::Auto
+        }
     };
     app.status.mode = next;
     vec![Effect::Agent(Command::SetMode(next))]
+}
+
+fn mode(app: &mut App, arg: &str) -> Vec<Effect> {
+    if arg.is_empty() {
+        let mut text = String::from("approval modes (switch with /mode NAME; /auto toggles auto):");
+        for m in Mode::ALL {
+            let mark = if m == app.status.mode { '*' } else { ' ' };
+            text.push_str(&format!("\n{mark} {:<9} {}", m.as_str(), m.describe()));
+        }
+        app.transcript.push_notice(text);
+        return Vec::new();
+    }
+    match Mode::parse(arg) {
+        Some(next) => {
+            if next != Mode::Auto {
+                app.mode_before_auto = next;
+            }
+            app.status.mode = next;
+            vec![Effect::Agent(Command::SetMode(next))]
+        }
+        None => {
+            app.flash = Some(format!(
+                "no mode `{arg}`: trust, auto, balanced, suggest or strict"
+            ));
+            Vec::new()
+        }
+    }
 }
 
 fn clear(app: &mut App, _: &str) -> Vec<Effect> {

@@ -21,8 +21,8 @@ fn tokens(n: Option<u64>) -> String {
 pub fn draw(f: &mut Frame, area: Rect, app: &App, now: Instant) {
     let t = &app.theme();
     let mode_style = match app.status().mode {
-        Mode::Normal => t.mode_normal,
-        Mode::Auto => t.mode_auto,
+        Mode::Balanced | Mode::Suggest | Mode::Strict => t.mode_normal,
+        Mode::Auto | Mode::Trust => t.mode_auto,
     };
     let mut spans = vec![
         Span::styled(app.mode_label(), mode_style),

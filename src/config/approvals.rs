@@ -1,0 +1,233 @@
+//! `[[approvals.rules]]`: standing decisions about calls, from the user's config and the
+//! project's. Plain data here — each rule's tool, what it matches, its decision and where it was
+//! written; matching is `tools::rules`.
+//!
+//! ```toml
+//! [[approvals.rules]]
+//! tool = "run_command"          # a tool name, or "*" (the default) for any tool
+//! match = "git diff *"          # the command (shell tools) or the call's cmd_string
+//! decision = "allow"            # allow | ask | deny
+//!
+//! [[approvals.rules]]
+//! tool = "edit_file"
+//! path = "src/**"               # a file tool's path, relative to the project
+//! decision = "ask"
+//! ```
+//!
+//! A project file (`.sayso/config.toml`) may only add `ask` and `deny` rules: an `allow` there
+//! is dropped with a warning, and its rules can never loosen what the user's rules decide
+//! (`tools::rules` takes the stricter of the two).
+
+use serde::Deserialize;
+
+use super::error::ConfigError;
+use super::layers::Layer;
+
+/// A rule's decision; the order is strictness (`deny` strictest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleDecision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl RuleDecision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleDecision::Allow => "allow",
+            RuleDecision::Ask => "ask",
+            RuleDecision::Deny => "deny",
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalsFile {
+    #[serde(default)]
+    pub rules: Vec<RuleFile>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    pub tool: Option<String>,
+    #[serde(rename = "match")]
+    pub pattern: Option<String>,
+    pub path: Option<String>,
+    pub decision: String,
+}
+
+/// What a rule looks at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleTarget {
+    /// Every call of the tool.
+    Any,
+    /// The command (word patterns: `*` alone is any words, inside a word any characters).
+    Command(String),
+    /// A file tool's path (a glob: `*` within a directory, `**` across).
+    Path(String),
+}
+
+/// One rule, checked, with where it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleSpec {
+    /// A tool name, or `*`.
+    pub tool: String,
+    pub target: RuleTarget,
+    pub decision: RuleDecision,
+    /// `path:line` of its `[[approvals.rules]]` header.
+    pub source: String,
+    /// Written in the project's file.
+    pub project: bool,
+}
+
+impl RuleSpec {
+    /// The rule as `/approvals` and the model are told: `run_command "git diff *" → allow`.
+    pub fn describe(&self) -> String {
+        let target = match &self.target {
+            RuleTarget::Any => String::new(),
+            RuleTarget::Command(p) => format!(" match \"{p}\""),
+            RuleTarget::Path(p) => format!(" path \"{p}\""),
+        };
+        format!("`{}{target} → {}`", self.tool, self.decision.as_str())
+    }
+}
+
+/// The line of the `n`-th (0-based) `[[approvals.rules]]` header in `source`.
+fn rule_line(source: &str, n: usize) -> Option<usize> {
+    source
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let t: String = l
+                .split('#')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect();
+            t == "[[approvals.rules]]"
+        })
+        .nth(n)
+        .map(|(i, _)| i + 1)
+}
+
+/// The rules of every layer, user first; warnings for what a project file may not say.
+pub(super) fn rules(layers: &[Layer]) -> Result<(Vec<RuleSpec>, Vec<String>), ConfigError> {
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    for layer in layers {
+        let Some(file) = &layer.file.approvals else {
+            continue;
+        };
+        for (n, rule) in file.rules.iter().enumerate() {
+            let line = rule_line(&layer.source, n);
+            let source = format!(
+                "{}{}",
+                layer.path.display(),
+                line.map(|l| format!(":{l}")).unwrap_or_default()
+            );
+            let invalid = |message: String| ConfigError::Invalid {
+                origin: layer.path.clone(),
+                line,
+                key: "approvals.rules".into(),
+                message,
+            };
+            let spec = check(rule, source.clone(), layer.project).map_err(invalid)?;
+            if spec.project && spec.decision == RuleDecision::Allow {
+                warnings.push(format!(
+                    "{source}: ignoring an `allow` rule: a project config may only add `ask` and `deny` rules; put it in your user config"
+                ));
+                continue;
+            }
+            out.push(spec);
+        }
+    }
+    Ok((out, warnings))
+}
+
+fn check(rule: &RuleFile, source: String, project: bool) -> Result<RuleSpec, String> {
+    let decision = match rule.decision.trim() {
+        "allow" => RuleDecision::Allow,
+        "ask" => RuleDecision::Ask,
+        "deny" => RuleDecision::Deny,
+        other => return Err(format!("`decision = \"{other}\"`: use allow, ask or deny")),
+    };
+    let tool = rule
+        .tool
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or("*")
+        .to_owned();
+    if tool.is_empty() {
+        return Err("`tool` is empty: name a tool, or \"*\" for any".into());
+    }
+    let target = match (&rule.pattern, &rule.path) {
+        (Some(_), Some(_)) => return Err("a rule has `match` or `path`, not both".into()),
+        (Some(p), None) if p.trim().is_empty() => return Err("`match` is empty".into()),
+        (None, Some(p)) if p.trim().is_empty() => return Err("`path` is empty".into()),
+        (Some(p), None) => {
+            shell_words::split(p).map_err(|e| format!("`match = \"{p}\"`: {e}"))?;
+            RuleTarget::Command(p.trim().to_owned())
+        }
+        (None, Some(p)) => {
+            globset::Glob::new(p.trim()).map_err(|e| format!("`path = \"{p}\"`: {e}"))?;
+            RuleTarget::Path(p.trim().to_owned())
+        }
+        (None, None) => RuleTarget::Any,
+    };
+    Ok(RuleSpec {
+        tool,
+        target,
+        decision,
+        source,
+        project,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(tool: Option<&str>, pattern: Option<&str>, path: Option<&str>, d: &str) -> RuleFile {
+        RuleFile {
+            tool: tool.map(Into::into),
+            pattern: pattern.map(Into::into),
+            path: path.map(Into::into),
+            decision: d.into(),
+        }
+    }
+
+    #[test]
+    fn rules_are_checked_and_described() {
+        let ok = check(
+            &rule(Some("run_command"), Some("git diff *"), None, "allow"),
+            "f:3".into(),
+            false,
+        )
+        .unwrap();
+        assert_eq!(ok.describe(), "`run_command match \"git diff *\" → allow`");
+        let any = check(&rule(None, None, Some("src/**"), "deny"), "f".into(), true).unwrap();
+        assert_eq!((any.tool.as_str(), any.project), ("*", true));
+        for (bad, why) in [
+            (rule(None, None, None, "maybe"), "use allow, ask or deny"),
+            (rule(None, Some("a"), Some("b"), "ask"), "not both"),
+            (rule(None, Some("  "), None, "ask"), "`match` is empty"),
+            (rule(None, Some("echo 'open"), None, "ask"), "match"),
+            (rule(None, None, Some("src/[a"), "ask"), "path"),
+            (rule(Some(""), None, None, "ask"), "`tool` is empty"),
+        ] {
+            let e = check(&bad, "f".into(), false).unwrap_err();
+            assert!(e.contains(why), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_line_of_each_rule_is_found() {
+        let src = "model = \"m\"\n[[approvals.rules]]\ndecision = \"ask\"\n\n[[ approvals.rules ]] # x\ndecision = \"deny\"\n";
+        assert_eq!(rule_line(src, 0), Some(2));
+        assert_eq!(rule_line(src, 1), Some(5));
+        assert_eq!(rule_line(src, 2), None);
+    }
+}
