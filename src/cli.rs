@@ -111,6 +111,9 @@ pub enum Command {
     },
     /// List the tools with their approval settings
     Tools,
+    /// Show the approval policy in force: the mode, the tools that never ask, every rule and
+    /// where it was written
+    Approvals,
     /// List, show or remove saved sessions (default: list)
     Sessions {
         #[command(subcommand)]

@@ -179,15 +179,18 @@ impl Agent {
         Ok(out.join("\n"))
     }
 
+    /// The policy in force, then what "Always accept" remembered in this chat.
     fn describe_approvals(&self) -> String {
-        let (tools, commands) = self.engine.approvals().list();
-        let mut lines = vec!["remembered approvals (/approvals clear forgets them):".to_owned()];
+        let e = &self.engine;
+        let policy = crate::tools::rules::describe_policy(e.mode().get(), e.rules(), e.allowed());
+        let (tools, commands) = e.approvals().list();
+        let mut lines = vec!["remembered in this chat (/approvals clear forgets them):".to_owned()];
         lines.extend(tools.iter().map(|t| format!("  tool {t}")));
         lines.extend(commands.iter().map(|(t, c)| format!("  {t}: {c}")));
         if lines.len() == 1 {
-            return "no approvals are remembered".to_owned();
+            lines = vec!["remembered in this chat: nothing".to_owned()];
         }
-        lines.join("\n")
+        format!("{policy}\n{}", lines.join("\n"))
     }
 
     fn describe_tools(&self) -> String {

@@ -65,6 +65,7 @@ pub async fn run(cli: Cli) -> u8 {
         Some(Command::Completions { shell }) => subcommands::completions(*shell),
         Some(Command::Config { action }) => subcommands::config(action.as_ref(), &overrides),
         Some(Command::Tools) => subcommands::tools(&overrides),
+        Some(Command::Approvals) => subcommands::approvals(&overrides),
         Some(Command::Sessions { action }) => subcommands::sessions(action.as_ref(), &overrides),
         None => chat::run(&cli, overrides).await,
     }

@@ -132,6 +132,24 @@ pub fn tools(o: &Overrides) -> u8 {
     exit::OK
 }
 
+/// `sayso approvals`: the approval policy in force here (mode, allow-list, rules).
+pub fn approvals(o: &Overrides) -> u8 {
+    let config = match Config::load(o, &ProcessEnv) {
+        Ok(c) => c,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    for w in &config.warnings {
+        eprintln!("sayso: warning: {w}");
+    }
+    let rules = crate::tools::rules::Rules::new(&config.tools.rules);
+    let allowed = config.tools.allowed_tools.iter().cloned().collect();
+    println!(
+        "{}",
+        crate::tools::rules::describe_policy(config.tools.approval_mode, &rules, &allowed)
+    );
+    exit::OK
+}
+
 /// `sayso sessions [list|show ID|rm ID|rm --older-than AGE]`.
 pub fn sessions(action: Option<&SessionsAction>, _o: &Overrides) -> u8 {
     let dir = Dirs::from_env(&ProcessEnv).data.join("sessions");

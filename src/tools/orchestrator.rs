@@ -142,6 +142,11 @@ impl Engine {
         self.active.remove(name);
     }
 
+    /// The approval rules in force.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
     /// Offers `tools` by default from now on (a new chat included).
     pub fn set_defaults(&mut self, tools: BTreeSet<String>) {
         self.defaults = tools;

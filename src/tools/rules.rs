@@ -225,5 +225,38 @@ impl Rules {
     }
 }
 
+/// The policy in force, for `sayso approvals` and `/approvals`: the mode, the tools that never
+/// ask, and the rules, most specific first, each with the file and line it came from.
+pub fn describe_policy(
+    mode: crate::config::mode::Mode,
+    rules: &Rules,
+    allowed: &std::collections::BTreeSet<String>,
+) -> String {
+    let mut lines = vec![format!(
+        "approval mode: {} — {}",
+        mode.as_str(),
+        mode.describe()
+    )];
+    if !allowed.is_empty() {
+        let names: Vec<&str> = allowed.iter().map(String::as_str).collect();
+        lines.push(format!(
+            "never ask (--allowed-tools, chat.allowed_tools): {}",
+            names.join(", ")
+        ));
+    }
+    let specs = rules.specs();
+    if specs.is_empty() {
+        lines.push("rules: none ([[approvals.rules]] in the config adds them)".into());
+    } else {
+        lines.push("rules, most specific first:".into());
+        lines.extend(
+            specs
+                .iter()
+                .map(|r| format!("  {}  {}", r.describe(), r.source)),
+        );
+    }
+    lines.join("\n")
+}
+
 #[cfg(test)]
 mod tests;
