@@ -30,6 +30,20 @@ pub struct Cli {
     #[arg(long, requires = "print")]
     pub json: bool,
 
+    /// With -p --json: who answers approval requests. `stdio`: a `control_request` on stdout,
+    /// answered by a `control_response` line on stdin (README "Approval policy")
+    #[arg(long, value_name = "HOW", value_parser = ["stdio"], requires = "json")]
+    pub approvals: Option<String>,
+
+    /// With --approvals stdio: seconds to wait for each answer before rejecting the call
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 300,
+        requires = "approvals"
+    )]
+    pub approval_timeout: u64,
+
     /// Talk to a built-in scripted endpoint instead of a real model
     #[arg(long)]
     pub demo: bool,

@@ -33,10 +33,10 @@ impl<O: Write> JsonPrinter<O> {
                 json!({"type": "reasoning_delta", "text": r})
             }
             Event::Delta(StreamDelta::ToolCallStarted { index, id, name }) => {
-                json!({"type": "tool_call_start", "index": index, "call_id": id, "name": name})
+                json!({"type": "tool_use_begin", "index": index, "call_id": id, "name": name})
             }
             Event::Delta(StreamDelta::ToolCallArguments { index, fragment }) => {
-                json!({"type": "tool_call_delta", "index": index, "arguments": fragment})
+                json!({"type": "tool_use_delta", "index": index, "arguments": fragment})
             }
             Event::Retrying {
                 retry,
@@ -55,7 +55,7 @@ impl<O: Write> JsonPrinter<O> {
             Event::ReplyDone(m) => {
                 for (index, c) in m.tool_calls.iter().enumerate() {
                     self.emit(json!({
-                        "type": "tool_call_end", "index": index, "call_id": c.id, "name": c.name, "arguments": c.arguments,
+                        "type": "tool_use_end", "index": index, "call_id": c.id, "name": c.name, "arguments": c.arguments,
                     }));
                 }
                 json!({
@@ -163,6 +163,11 @@ impl<O: Write> Printer for JsonPrinter<O> {
         if let Some(v) = self.stream(ev).or_else(|| Self::tool(ev)) {
             self.emit(v);
         }
+    }
+
+    fn control_request(&mut self, request: &Value) {
+        self.emit(request.clone());
+        let _ = self.out.flush();
     }
 
     fn session_finished(&mut self, end: &TurnEnd, text: &str) {

@@ -11,6 +11,7 @@
 //! error after retries, a reply cut off by the token limit, max turns hit, tool calls
 //! cancelled); 130 interrupted (SIGINT, SIGTERM, SIGHUP).
 
+pub mod control;
 mod json;
 mod text;
 
@@ -22,6 +23,9 @@ use crate::agent::Agent;
 use crate::agent::saving::Saving;
 use crate::events::{Event, EventSink, Mode, TurnEnd};
 use crate::provider::StreamDelta;
+use crate::tools::requests::ApprovalRequest;
+use control::Control;
+pub use control::Controller;
 
 /// Receives what happens during a headless run.
 pub trait Printer {
@@ -31,16 +35,20 @@ pub trait Printer {
     /// The run is over; `text` is the last reply.
     fn session_finished(&mut self, end: &TurnEnd, text: &str);
     fn flush(&mut self);
+    /// A `control_request` line (`--approvals stdio`), written at once.
+    fn control_request(&mut self, _request: &serde_json::Value) {}
 }
 
 /// Runs one prompt to the end of its turn, reporting through `printer`. `interrupt` resolves
-/// when the user asks to stop.
+/// when the user asks to stop. With a `controller` (`--approvals stdio`), approval requests
+/// go to stdout as `control_request`s and are answered from stdin.
 pub async fn run(
     agent: &mut Agent,
     prompt: &str,
     printer: &mut dyn Printer,
     saving: &mut Saving,
     interrupt: impl std::future::Future<Output = ()>,
+    controller: Option<Controller>,
 ) -> TurnEnd {
     printer.session_started(
         &agent.model(),
@@ -53,18 +61,25 @@ pub async fn run(
     drop(front);
     let cancel = CancellationToken::new();
     let mut text = String::new();
+    let mut stdin_open = true;
+    let (mut approvals, mut lines, mut control) = match controller {
+        Some(c) => (Some(c.approvals), Some(c.lines), Some(c.control)),
+        None => (None, None, None),
+    };
     let end = {
         let send = agent.send(prompt, &sink, &cancel);
         let mut send = std::pin::pin!(send);
         let mut interrupt = std::pin::pin!(interrupt);
         let mut interrupted = false;
         loop {
+            let deadline = control.as_ref().and_then(Control::deadline);
+            let controlled = control.is_some();
             tokio::select! {
                 biased;
                 Some(ev) = rx.recv() => {
-                    handle(printer, &mut text, &ev);
+                    handle(printer, &mut text, &ev, control.as_mut());
                     while let Ok(ev) = rx.try_recv() {
-                        handle(printer, &mut text, &ev);
+                        handle(printer, &mut text, &ev, control.as_mut());
                     }
                     printer.flush();
                 }
@@ -73,26 +88,99 @@ pub async fn run(
                     interrupted = true;
                     cancel.cancel();
                 }
+                Some(req) = next_request(approvals.as_mut()), if controlled => {
+                    if let Some(c) = control.as_mut() {
+                        let out = c.request(req, tokio::time::Instant::now());
+                        report(printer, out);
+                    }
+                }
+                line = next_line(lines.as_mut()), if controlled && stdin_open => {
+                    if let Some(c) = control.as_mut() {
+                        let out = match line {
+                            Some(l) => c.line(&l),
+                            None => {
+                                stdin_open = false;
+                                c.close()
+                            }
+                        };
+                        report(printer, out);
+                    }
+                }
+                () = sleep_until(deadline), if deadline.is_some() => {
+                    if let Some(c) = control.as_mut() {
+                        let out = c.timed_out();
+                        report(printer, out);
+                    }
+                }
             }
         }
     };
     drop(sink);
     while let Ok(ev) = rx.try_recv() {
-        handle(printer, &mut text, &ev);
+        handle(printer, &mut text, &ev, control.as_mut());
     }
     printer.session_finished(&end, &text);
     printer.flush();
     end
 }
 
+async fn next_request(
+    rx: Option<&mut tokio::sync::mpsc::UnboundedReceiver<ApprovalRequest>>,
+) -> Option<ApprovalRequest> {
+    rx?.recv().await
+}
+
+/// The next stdin line; `None` at its end.
+async fn next_line(
+    rx: Option<&mut tokio::sync::mpsc::UnboundedReceiver<Option<String>>>,
+) -> Option<String> {
+    rx?.recv().await.flatten()
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Prints what the controller has to say: a request on stdout, notes on stderr.
+fn report(printer: &mut dyn Printer, out: control::Out) {
+    for note in out.notes {
+        eprintln!("sayso: {note}");
+    }
+    if let Some(request) = out.request {
+        printer.control_request(&request);
+    }
+}
+
 /// Passes one event to the printer, tracking the text of the latest reply.
-fn handle(printer: &mut dyn Printer, text: &mut String, ev: &Event) {
+fn handle(printer: &mut dyn Printer, text: &mut String, ev: &Event, control: Option<&mut Control>) {
+    let mut request = None;
+    if let Some(c) = control {
+        match ev {
+            Event::ReplyDone(m) if !m.tool_calls.is_empty() => {
+                c.new_batch(
+                    m.tool_calls
+                        .iter()
+                        .map(|t| (t.id.as_str(), t.name.as_str())),
+                );
+            }
+            Event::ApprovalRequested { call_id, .. } => {
+                request = Some(c.announced(call_id, tokio::time::Instant::now()));
+            }
+            _ => {}
+        }
+    }
     match ev {
         Event::Delta(StreamDelta::Text(t)) => text.push_str(t),
         Event::Retrying { .. } => text.clear(),
         _ => {}
     }
     printer.event(ev);
+    if let Some(out) = request {
+        report(printer, out);
+    }
     // The final text is the last reply's: a reply that only called tools starts a new one.
     if let Event::ReplyDone(m) = ev
         && !m.tool_calls.is_empty()

@@ -57,6 +57,12 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
             "the interactive UI needs a terminal on stdin and stdout; use -p for headless mode",
         );
     }
+    if cli.approvals.is_some() && matches!(cli.prompt.as_deref(), None | Some("-")) {
+        return fail(
+            exit::USAGE,
+            "--approvals stdio reads answers on stdin: give the prompt as an argument",
+        );
+    }
     let prompt = if cli.print {
         match read_prompt(cli.prompt.as_deref()) {
             Ok(p) => p,
@@ -215,9 +221,27 @@ async fn headless_chat(
     prompt: &str,
     sessions: Option<PathBuf>,
 ) -> u8 {
+    // `--approvals stdio`: someone answers after all — the program on the other end of stdio.
+    let (approver, controller) = if cli.approvals.is_some() {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let controller = headless::Controller {
+            approvals: rx,
+            lines: headless::control::stdin_lines(),
+            control: headless::control::Control::new(Duration::from_secs(
+                cli.approval_timeout.max(1),
+            )),
+        };
+        (Some(tx), Some(controller))
+    } else {
+        (None, None)
+    };
     let frontend = Frontend {
-        interaction: Interaction::Headless,
-        approver: None,
+        interaction: if approver.is_some() {
+            Interaction::Interactive
+        } else {
+            Interaction::Headless
+        },
+        approver,
         questions: None,
     };
     let mut agent = match agent(config, cwd, frontend) {
@@ -257,6 +281,7 @@ async fn headless_chat(
         printer.as_mut(),
         &mut saving,
         signals.recv(),
+        controller,
     )
     .await;
     drop(printer);

@@ -104,12 +104,12 @@ fn check_binary_read_file_run(out: &Sayso) -> Outcome {
     assert!(!kinds.contains(&"approval_decided"), "{out:?}");
 
     let turns = of_kind(&events, "turn_completed");
-    if turns.len() == 1 && !kinds.contains(&"tool_call_end") {
+    if turns.len() == 1 && !kinds.contains(&"tool_use_end") {
         // The model sampled end-of-sequence first: a clean, empty, final reply.
         assert_eq!(turns[0]["finish_reason"], "stop", "{out:?}");
         assert_eq!(last["text"], "", "{out:?}");
         assert!(!kinds.contains(&"message_delta"), "{out:?}");
-        assert!(!kinds.contains(&"tool_call_start"), "{out:?}");
+        assert!(!kinds.contains(&"tool_use_begin"), "{out:?}");
         return Outcome::EmptyFirstReply;
     }
     assert_eq!(
@@ -127,14 +127,14 @@ fn check_binary_read_file_run(out: &Sayso) -> Outcome {
     );
     assert_eq!(events[first_turn]["finish_reason"], "tool_calls", "{out:?}");
     let turn1 = &events[..first_turn];
-    let ends = of_kind(turn1, "tool_call_end");
-    assert!(!ends.is_empty(), "no tool_call_end in turn 1: {out:?}");
+    let ends = of_kind(turn1, "tool_use_end");
+    assert!(!ends.is_empty(), "no tool_use_end in turn 1: {out:?}");
     assert_eq!(
-        of_kind(&events, "tool_call_end").len(),
+        of_kind(&events, "tool_use_end").len(),
         ends.len(),
         "tool calls come only in turn 1: {out:?}"
     );
-    let starts = of_kind(turn1, "tool_call_start");
+    let starts = of_kind(turn1, "tool_use_begin");
     assert_eq!(starts.len(), ends.len(), "{out:?}");
     let mut ids: Vec<&str> = Vec::new();
     for (i, (start, end)) in starts.iter().zip(&ends).enumerate() {
@@ -149,7 +149,7 @@ fn check_binary_read_file_run(out: &Sayso) -> Outcome {
         let arguments = end["arguments"].as_str().expect("arguments are a string");
         let streamed: String = turn1
             .iter()
-            .filter(|e| kind(e) == "tool_call_delta" && e["index"] == i)
+            .filter(|e| kind(e) == "tool_use_delta" && e["index"] == i)
             .map(|e| e["arguments"].as_str().unwrap())
             .collect();
         assert_eq!(streamed, arguments, "streamed vs final arguments: {out:?}");
@@ -514,7 +514,7 @@ async fn run_echo_hi(mock: &Mock, url: &str, args: &[&str]) -> (Sayso, Vec<Value
     let events = out.json_events();
     let kinds: Vec<&str> = events.iter().map(kind).collect();
     assert!(!kinds.contains(&"error"), "{out:?}");
-    let ends = of_kind(&events, "tool_call_end");
+    let ends = of_kind(&events, "tool_use_end");
     assert_eq!(ends.len(), 1, "{out:?}");
     assert_eq!(ends[0]["name"], "run_command", "{out:?}");
     let call_args = args_object("run_command", ends[0]["arguments"].as_str().unwrap(), &out);

@@ -81,9 +81,9 @@ async fn allowed_tools_run_and_json_reports_every_step() {
         types,
         [
             "session_started",
-            "tool_call_start",
-            "tool_call_delta",
-            "tool_call_end",
+            "tool_use_begin",
+            "tool_use_delta",
+            "tool_use_end",
             "turn_completed",
             "tool_started",
             "tool_output",
@@ -95,7 +95,7 @@ async fn allowed_tools_run_and_json_reports_every_step() {
     );
     assert_eq!(
         events[3],
-        json!({"type": "tool_call_end", "index": 0, "call_id": "c1", "name": "run_command", "arguments": "{\"cmd\":\"echo hi\",\"flag\":null}"})
+        json!({"type": "tool_use_end", "index": 0, "call_id": "c1", "name": "run_command", "arguments": "{\"cmd\":\"echo hi\",\"flag\":null}"})
     );
     assert_eq!(
         events[5],

@@ -8,6 +8,7 @@ mod approval_policy;
 mod builtin_tools;
 mod config_errors;
 mod context_window;
+mod control_protocol;
 mod demo;
 mod edit_tools;
 mod engine;

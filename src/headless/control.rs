@@ -1,0 +1,328 @@
+//! The control protocol (`-p --json --approvals stdio`): a program that drives sayso answers
+//! its approval requests. When a call needs approval, stdout gets a `control_request`; sayso
+//! waits for the matching `control_response` line on stdin (README "Approval policy").
+//!
+//! - `allow` runs the call (`"remember": true` is "Always accept", where the policy lets it
+//!   remember); `deny` rejects it with `message` as the reason the model reads; `ask` means
+//!   "no one here decides": rejected as a run without a person would be, and the model is told.
+//! - An answer may come before its request, for a call of the reply being handled (its
+//!   `request_id` is `apr-` and the call id the `tool_use_end` event showed).
+//! - Never a hang, never a run: a line that is not a control response, an answer for no call
+//!   of this reply, a closed stdin, or no answer within the timeout each print a message on
+//!   stderr and reject the pending call (with the reason for the model).
+//!
+//! Pure state: the headless loop feeds it requests, stdin lines and the clock.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use crate::events::UserChoice;
+use crate::tools::requests::{ApprovalRequest, Ask};
+use crate::tools::tool::Preview;
+
+/// How long a request waits for its answer by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The request id of a call.
+pub fn request_id(call_id: &str) -> String {
+    format!("apr-{call_id}")
+}
+
+/// The `control_request` line for `ask`.
+pub fn request_line(id: &str, ask: &Ask) -> Value {
+    json!({
+        "type": "control_request",
+        "request_id": id,
+        "request": {
+            "subtype": "can_use_tool",
+            "tool_name": ask.tool,
+            "tool_input": ask.args,
+            "call_id": ask.call_id,
+            "display": ask.cmd_string,
+            "diff": match &ask.preview {
+                Some(Preview::Diff { diff, .. }) => Some(diff.as_str()),
+                _ => None,
+            },
+            "preview": match &ask.preview {
+                Some(Preview::Text(t)) => Some(t.as_str()),
+                _ => None,
+            },
+            "caution": ask.caution,
+            "judge_reason": ask.judge_reason,
+            "position": ask.position,
+            "total": ask.total,
+        },
+    })
+}
+
+/// An answer read from stdin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub request_id: String,
+    pub choice: UserChoice,
+}
+
+/// Reads one stdin line: `Err` says why it is not a control response.
+pub fn parse_line(line: &str, tool_of: impl Fn(&str) -> String) -> Result<Answer, String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
+    if v["type"] != "control_response" {
+        return Err("not a control_response (its `type` must be \"control_response\")".into());
+    }
+    let r = &v["response"];
+    if r["subtype"] != "tool_approval" {
+        return Err("`response.subtype` must be \"tool_approval\"".into());
+    }
+    let id = r["request_id"]
+        .as_str()
+        .ok_or("`response.request_id` is missing")?
+        .to_owned();
+    let answer = &r["response"];
+    let message = answer["message"]
+        .as_str()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(str::to_owned);
+    let choice = match answer["behavior"].as_str() {
+        Some("allow") if answer["remember"] == json!(true) => UserChoice::AlwaysAccept,
+        Some("allow") => UserChoice::Accept,
+        Some("deny") => UserChoice::Reject(message),
+        Some("ask") => UserChoice::Reject(Some(format!(
+            "Approval required for `{}`, and the program running sayso left the decision to a person, but no one is there to ask{}",
+            tool_of(&id),
+            message.map(|m| format!(": {m}")).unwrap_or_default()
+        ))),
+        other => {
+            return Err(format!(
+                "`response.response.behavior` must be allow, deny or ask, not {}",
+                other.map_or("missing".to_owned(), |b| format!("\"{b}\""))
+            ));
+        }
+    };
+    Ok(Answer {
+        request_id: id,
+        choice,
+    })
+}
+
+struct Pending {
+    id: String,
+    call_id: String,
+    tool: String,
+    reply: oneshot::Sender<UserChoice>,
+    /// The request line, until the event stream has announced the call (so stdout reads in
+    /// order: `approval_requested`, then the `control_request`).
+    held: Option<Value>,
+    /// Set when the request is printed.
+    deadline: Option<Instant>,
+}
+
+/// The controller's side of the run: what is pending, what was answered early.
+pub struct Control {
+    timeout: Duration,
+    pending: Option<Pending>,
+    /// Request ids of the calls of the reply being handled (answers may come early for them).
+    batch: HashSet<String>,
+    /// The tool of each call of this reply, by request id (for messages).
+    tools: HashMap<String, String>,
+    early: HashMap<String, UserChoice>,
+    /// Calls the event stream has shown asking for approval (this reply).
+    announced: HashSet<String>,
+    closed: bool,
+}
+
+/// What the loop must print.
+#[derive(Debug, Default)]
+pub struct Out {
+    /// A `control_request` for stdout.
+    pub request: Option<Value>,
+    /// Messages for stderr.
+    pub notes: Vec<String>,
+}
+
+fn rejection(what: &str) -> UserChoice {
+    UserChoice::Reject(Some(format!(
+        "The program running sayso gave no usable answer ({what}), so the call was not run"
+    )))
+}
+
+impl Control {
+    pub fn new(timeout: Duration) -> Self {
+        Self {
+            timeout,
+            pending: None,
+            batch: HashSet::new(),
+            tools: HashMap::new(),
+            early: HashMap::new(),
+            announced: HashSet::new(),
+            closed: false,
+        }
+    }
+
+    /// A reply with these calls (id, tool) is being handled: answers for them may come.
+    pub fn new_batch<'a>(&mut self, calls: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        self.early.clear();
+        self.batch.clear();
+        self.tools.clear();
+        self.announced.clear();
+        for (id, tool) in calls {
+            let rid = request_id(id);
+            self.batch.insert(rid.clone());
+            self.tools.insert(rid, tool.to_owned());
+        }
+    }
+
+    /// When the pending request gives up waiting.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.pending.as_ref().and_then(|p| p.deadline)
+    }
+
+    /// The event stream showed `call_id` asking for approval: its request may be printed.
+    pub fn announced(&mut self, call_id: &str, now: Instant) -> Out {
+        self.announced.insert(call_id.to_owned());
+        let mut out = Out::default();
+        if let Some(p) = self.pending.as_mut().filter(|p| p.call_id == call_id) {
+            out.request = p.held.take();
+            p.deadline = Some(now + self.timeout);
+        }
+        out
+    }
+
+    /// The engine asks about a call.
+    pub fn request(&mut self, req: ApprovalRequest, now: Instant) -> Out {
+        let mut out = Out::default();
+        let id = request_id(&req.ask.call_id);
+        if let Some(p) = self.pending.take() {
+            // One at a time: the engine waits for each answer; a second means the first is moot.
+            let _ = p.reply.send(rejection("superseded"));
+        }
+        if let Some(choice) = self.early.remove(&id) {
+            let _ = req.reply.send(choice);
+            return out;
+        }
+        if self.closed {
+            out.notes.push(format!(
+                "control: stdin is closed: rejecting {} ({})",
+                req.ask.tool, req.ask.cmd_string
+            ));
+            let _ = req.reply.send(rejection("its input is closed"));
+            return out;
+        }
+        let line = request_line(&id, &req.ask);
+        self.tools.insert(id.clone(), req.ask.tool.clone());
+        let shown = self.announced.contains(&req.ask.call_id);
+        let (held, deadline) = if shown {
+            out.request = Some(line);
+            (None, Some(now + self.timeout))
+        } else {
+            (Some(line), None)
+        };
+        self.pending = Some(Pending {
+            id,
+            call_id: req.ask.call_id,
+            tool: req.ask.tool,
+            reply: req.reply,
+            held,
+            deadline,
+        });
+        out
+    }
+
+    /// Rejects the pending request, with `note` for stderr.
+    fn reject_pending(&mut self, what: &str, out: &mut Out) {
+        if let Some(p) = self.pending.take() {
+            out.notes.push(format!(
+                "control: {what}: rejecting {} (request {})",
+                p.tool, p.id
+            ));
+            let _ = p.reply.send(rejection(what));
+        }
+    }
+
+    /// A line arrived on stdin.
+    pub fn line(&mut self, line: &str) -> Out {
+        let mut out = Out::default();
+        if line.trim().is_empty() {
+            return out;
+        }
+        let tools = &self.tools;
+        let answer = match parse_line(line, |id| {
+            tools.get(id).cloned().unwrap_or_else(|| "the tool".into())
+        }) {
+            Ok(a) => a,
+            Err(why) => {
+                out.notes.push(format!("control: unreadable line: {why}"));
+                self.reject_pending("an unreadable answer", &mut out);
+                return out;
+            }
+        };
+        match &self.pending {
+            Some(p) if p.id == answer.request_id => {
+                if let Some(p) = self.pending.take() {
+                    let _ = p.reply.send(answer.choice);
+                }
+            }
+            _ if self.batch.contains(&answer.request_id) => {
+                self.early.insert(answer.request_id, answer.choice);
+            }
+            _ => {
+                out.notes.push(format!(
+                    "control: no call is waiting for `{}`",
+                    answer.request_id
+                ));
+                self.reject_pending("an answer for an unknown request", &mut out);
+            }
+        }
+        out
+    }
+
+    /// Stdin was closed: nothing more will be answered.
+    pub fn close(&mut self) -> Out {
+        let mut out = Out::default();
+        self.closed = true;
+        self.reject_pending("stdin is closed", &mut out);
+        out
+    }
+
+    /// The pending request's deadline passed.
+    pub fn timed_out(&mut self) -> Out {
+        let mut out = Out::default();
+        let what = format!("no answer within {} s", self.timeout.as_secs());
+        self.reject_pending(&what, &mut out);
+        out
+    }
+}
+
+/// The controller's channels for a run: the engine's approval requests, and stdin's lines
+/// (`None` at its end).
+pub struct Controller {
+    pub approvals: tokio::sync::mpsc::UnboundedReceiver<ApprovalRequest>,
+    pub lines: tokio::sync::mpsc::UnboundedReceiver<Option<String>>,
+    pub control: Control,
+}
+
+/// Reads stdin line by line on its own thread; `None` at the end (or an unreadable stdin).
+pub fn stdin_lines() -> tokio::sync::mpsc::UnboundedReceiver<Option<String>> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::stdin().lock().lines() {
+            match line {
+                Ok(l) => {
+                    if tx.send(Some(l)).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        let _ = tx.send(None);
+    });
+    rx
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,192 @@
+//! The controller's state: answers in and out of order, and every way an answer can go wrong.
+
+use super::*;
+use crate::tools::requests::Remember;
+
+fn ask(call: &str, tool: &str) -> Ask {
+    Ask {
+        call_id: call.into(),
+        tool: tool.into(),
+        cmd_string: format!("{tool} x"),
+        prompt: String::new(),
+        args: json!({"cmd": "x"}),
+        preview: None,
+        judge_reason: None,
+        caution: None,
+        position: 1,
+        total: 1,
+        remember: Remember::Nothing,
+    }
+}
+
+fn request(c: &mut Control, call: &str, tool: &str) -> (Out, oneshot::Receiver<UserChoice>) {
+    let (tx, rx) = oneshot::channel();
+    // The event stream has shown the call asking (the usual order; see the held test below).
+    c.announced(call, Instant::now());
+    let out = c.request(
+        ApprovalRequest {
+            ask: ask(call, tool),
+            reply: tx,
+        },
+        Instant::now(),
+    );
+    (out, rx)
+}
+
+fn answer(id: &str, behavior: &str, extra: Value) -> String {
+    let mut response = json!({"behavior": behavior});
+    if let (Some(r), Some(e)) = (response.as_object_mut(), extra.as_object()) {
+        r.extend(e.clone());
+    }
+    json!({"type": "control_response", "response": {"subtype": "tool_approval", "request_id": id, "response": response}}).to_string()
+}
+
+#[tokio::test]
+async fn allow_deny_ask_and_remember() {
+    let mut c = Control::new(DEFAULT_TIMEOUT);
+    c.new_batch([("c1", "run_command"), ("c2", "run_command")]);
+    let (out, mut rx) = request(&mut c, "c1", "run_command");
+    let req = out.request.unwrap();
+    assert_eq!(req["request_id"], "apr-c1");
+    assert_eq!(req["request"]["subtype"], "can_use_tool");
+    assert_eq!(req["request"]["tool_input"], json!({"cmd": "x"}));
+    assert!(
+        c.line(&answer("apr-c1", "allow", json!({"remember": true})))
+            .notes
+            .is_empty()
+    );
+    assert_eq!(rx.try_recv().unwrap(), UserChoice::AlwaysAccept);
+
+    let (_, mut rx) = request(&mut c, "c2", "run_command");
+    c.line(&answer(
+        "apr-c2",
+        "deny",
+        json!({"message": "use make clean"}),
+    ));
+    assert_eq!(
+        rx.try_recv().unwrap(),
+        UserChoice::Reject(Some("use make clean".into()))
+    );
+
+    c.new_batch([("c3", "edit_file")]);
+    let (_, mut rx) = request(&mut c, "c3", "edit_file");
+    c.line(&answer("apr-c3", "ask", json!({})));
+    let UserChoice::Reject(Some(why)) = rx.try_recv().unwrap() else {
+        panic!()
+    };
+    assert!(
+        why.contains("`edit_file`") && why.contains("no one is there to ask"),
+        "{why}"
+    );
+}
+
+#[tokio::test]
+async fn answers_may_come_before_their_request_but_only_for_this_reply() {
+    let mut c = Control::new(DEFAULT_TIMEOUT);
+    c.new_batch([("c1", "a"), ("c2", "b")]);
+    let (_, mut rx1) = request(&mut c, "c1", "a");
+    // c2 answered first, then c1.
+    assert!(
+        c.line(&answer("apr-c2", "deny", json!({"message": "no"})))
+            .notes
+            .is_empty()
+    );
+    c.line(&answer("apr-c1", "allow", json!({})));
+    assert_eq!(rx1.try_recv().unwrap(), UserChoice::Accept);
+    let (out, mut rx2) = request(&mut c, "c2", "b");
+    assert!(out.request.is_none(), "already answered: nothing to ask");
+    assert_eq!(
+        rx2.try_recv().unwrap(),
+        UserChoice::Reject(Some("no".into()))
+    );
+    // A new reply forgets early answers.
+    c.line(&answer("apr-c1", "allow", json!({})));
+    c.new_batch([("c1", "a")]);
+    let (out, _rx) = request(&mut c, "c1", "a");
+    assert!(out.request.is_some());
+}
+
+#[tokio::test]
+async fn unreadable_lines_unknown_ids_closed_stdin_and_timeouts_reject() {
+    let mut c = Control::new(Duration::from_secs(7));
+    c.new_batch([("c1", "t"), ("c2", "t"), ("c3", "t"), ("c4", "t")]);
+    let rejected = |rx: &mut oneshot::Receiver<UserChoice>| match rx.try_recv().unwrap() {
+        UserChoice::Reject(Some(why)) => why,
+        other => panic!("{other:?}"),
+    };
+
+    let (_, mut rx) = request(&mut c, "c1", "t");
+    let out = c.line("{not json");
+    assert!(
+        out.notes[0].starts_with("control: unreadable line: not JSON"),
+        "{:?}",
+        out.notes
+    );
+    assert!(rejected(&mut rx).contains("an unreadable answer"));
+
+    let (_, mut rx) = request(&mut c, "c2", "t");
+    let out = c.line(&answer("apr-zzz", "allow", json!({})));
+    assert_eq!(out.notes[0], "control: no call is waiting for `apr-zzz`");
+    assert!(rejected(&mut rx).contains("unknown request"));
+
+    let (_, mut rx) = request(&mut c, "c3", "t");
+    assert!(c.deadline().is_some());
+    c.timed_out();
+    assert!(rejected(&mut rx).contains("no answer within 7 s"));
+
+    let (_, mut rx) = request(&mut c, "c4", "t");
+    let out = c.close();
+    assert!(out.notes[0].contains("stdin is closed"));
+    assert!(rejected(&mut rx).contains("stdin is closed"));
+    // After stdin closed, a new request is rejected at once, never printed.
+    let (out, mut rx) = request(&mut c, "c5", "t");
+    assert!(out.request.is_none());
+    assert!(rejected(&mut rx).contains("its input is closed"));
+}
+
+#[test]
+fn bad_answers_say_what_is_wrong() {
+    let tool = |_: &str| "t".to_owned();
+    for (line, why) in [
+        (r#"{"type":"other"}"#, "not a control_response"),
+        (
+            r#"{"type":"control_response","response":{"subtype":"x"}}"#,
+            "subtype",
+        ),
+        (
+            r#"{"type":"control_response","response":{"subtype":"tool_approval"}}"#,
+            "request_id",
+        ),
+        (
+            r#"{"type":"control_response","response":{"subtype":"tool_approval","request_id":"a","response":{"behavior":"maybe"}}}"#,
+            "allow, deny or ask, not \"maybe\"",
+        ),
+    ] {
+        let e = parse_line(line, tool).unwrap_err();
+        assert!(e.contains(why), "{e}");
+    }
+}
+
+#[tokio::test]
+async fn a_request_waits_for_its_approval_requested_event() {
+    let mut c = Control::new(DEFAULT_TIMEOUT);
+    c.new_batch([("c1", "t")]);
+    let (tx, mut rx) = oneshot::channel();
+    let out = c.request(
+        ApprovalRequest {
+            ask: ask("c1", "t"),
+            reply: tx,
+        },
+        Instant::now(),
+    );
+    assert!(
+        out.request.is_none(),
+        "held until the event stream shows the call"
+    );
+    assert!(c.deadline().is_none(), "no clock before it is printed");
+    let out = c.announced("c1", Instant::now());
+    assert_eq!(out.request.unwrap()["request_id"], "apr-c1");
+    assert!(c.deadline().is_some());
+    c.line(&answer("apr-c1", "allow", json!({})));
+    assert_eq!(rx.try_recv().unwrap(), UserChoice::Accept);
+}
