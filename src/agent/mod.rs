@@ -62,6 +62,8 @@ pub struct AgentSettings {
     pub auto_submit_errors: bool,
     /// The user chose the tools (`--tools`, `chat.default_tools`): a small window keeps them.
     pub default_tools_chosen: bool,
+    /// The user's config file, where a rule saved from the approval modal goes.
+    pub user_config: std::path::PathBuf,
 }
 
 /// Who is at the other end of a chat, and how to reach them.
@@ -116,7 +118,9 @@ pub fn build(
         judge,
         cwd: cwd.clone(),
         approver: frontend.approver,
-        rules: Arc::new(crate::tools::rules::Rules::new(&config.tools.rules)),
+        rules: crate::tools::rules::SharedRules::new(crate::tools::rules::Rules::new(
+            &config.tools.rules,
+        )),
         ctx: Arc::new(ToolContext {
             ledger: Default::default(),
             questions: frontend.questions,
@@ -137,6 +141,7 @@ pub fn build(
         auto_submit_success: config.tools.auto_submit_success,
         auto_submit_errors: config.tools.auto_submit_errors,
         default_tools_chosen: config.tools.default_tools_chosen,
+        user_config: config.user_file.clone(),
     };
     Agent::new(client, engine, model, settings, setup.groups)
 }

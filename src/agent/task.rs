@@ -40,6 +40,9 @@ pub enum Command {
     Resume(Option<String>),
     /// What fills the context window, as an event.
     Context,
+    /// Save an approval rule to the user's config and apply it from the next call (also
+    /// during a turn).
+    SaveRule(crate::config::approvals::RuleSpec),
     /// Summarise the older conversation now (`/compact [focus]`); ends with `TurnEnded`.
     Compact {
         focus: Option<String>,
@@ -64,6 +67,7 @@ impl PartialEq for Command {
             | (ListSessions, ListSessions) => true,
             (Resume(a), Resume(b)) => a == b,
             (Context, Context) => true,
+            (SaveRule(a), SaveRule(b)) => a == b,
             (Compact { focus: a, .. }, Compact { focus: b, .. }) => a == b,
             _ => false,
         }
@@ -78,6 +82,27 @@ fn set_model(handle: &SharedModel, model: String, sink: &EventSink) {
 fn set_mode(handle: &SharedMode, mode: Mode, sink: &EventSink) {
     handle.set(mode);
     sink.emit(Event::ModeChanged { mode });
+}
+
+/// Writes `spec` to the user's config file and adds it to the chat's rules.
+fn save_rule(
+    rules: &crate::tools::rules::SharedRules,
+    path: &std::path::Path,
+    mut spec: crate::config::approvals::RuleSpec,
+    sink: &EventSink,
+) {
+    match crate::config::approvals::append_rule(path, &spec) {
+        Ok(line) => {
+            spec.source = format!("{}:{line}", path.display());
+            rules.add(&spec);
+            sink.emit(Event::Info(Ok(format!(
+                "saved the rule {} to {}; it applies from now on",
+                spec.describe(),
+                spec.source
+            ))));
+        }
+        Err(e) => sink.emit(Event::Info(Err(format!("could not save the rule: {e}")))),
+    }
 }
 
 /// Runs commands until the sender is dropped, then closes the session.
@@ -101,6 +126,10 @@ pub async fn run(
         match command {
             Command::Send { text, cancel } => {
                 let (model, mode) = (agent.model_handle(), agent.mode());
+                let (rules, user_config) = (
+                    agent.engine.rules().clone(),
+                    agent.settings.user_config.clone(),
+                );
                 let sink = saving.sink(&front, &agent);
                 let turn = agent.send(&text, &sink, &cancel);
                 let mut turn = std::pin::pin!(turn);
@@ -111,6 +140,7 @@ pub async fn run(
                         Some(c) = commands.recv() => match c {
                             Command::SetModel(m) => set_model(&model, m, &sink),
                             Command::SetMode(m) => set_mode(&mode, m, &sink),
+                            Command::SaveRule(spec) => save_rule(&rules, &user_config, spec, &sink),
                             other => waiting.push_back(other),
                         },
                     }
@@ -138,6 +168,10 @@ pub async fn run(
             }
             Command::ListSessions => front.emit(saving.list()),
             Command::Context => front.emit(Event::Info(Ok(agent.describe_context()))),
+            Command::SaveRule(spec) => {
+                let path = agent.settings.user_config.clone();
+                save_rule(agent.engine.rules(), &path, spec, &front);
+            }
             Command::Compact { focus, cancel } => {
                 let sink = saving.sink_between_turns(&front, &agent);
                 agent.compact_now(focus.as_deref(), &sink, &cancel).await;
@@ -182,7 +216,8 @@ impl Agent {
     /// The policy in force, then what "Always accept" remembered in this chat.
     fn describe_approvals(&self) -> String {
         let e = &self.engine;
-        let policy = crate::tools::rules::describe_policy(e.mode().get(), e.rules(), e.allowed());
+        let policy =
+            crate::tools::rules::describe_policy(e.mode().get(), &e.rules().get(), e.allowed());
         let (tools, commands) = e.approvals().list();
         let mut lines = vec!["remembered in this chat (/approvals clear forgets them):".to_owned()];
         lines.extend(tools.iter().map(|t| format!("  tool {t}")));

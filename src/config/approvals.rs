@@ -95,6 +95,49 @@ impl RuleSpec {
     }
 }
 
+/// `spec` as a `[[approvals.rules]]` block, every value quoted by the TOML writer.
+pub fn toml_block(spec: &RuleSpec) -> String {
+    let q = |s: &str| toml::Value::String(s.to_owned()).to_string();
+    let mut out = format!("[[approvals.rules]]\ntool = {}\n", q(&spec.tool));
+    match &spec.target {
+        RuleTarget::Any => {}
+        RuleTarget::Command(p) => out.push_str(&format!("match = {}\n", q(p))),
+        RuleTarget::Path(p) => out.push_str(&format!("path = {}\n", q(p))),
+    }
+    out.push_str(&format!("decision = {}\n", q(spec.decision.as_str())));
+    out
+}
+
+/// Appends `spec` to the user's config file `path` (created if missing); returns the line of
+/// its header, for "saved to FILE:LINE".
+pub fn append_rule(path: &std::path::Path, spec: &RuleSpec) -> Result<usize, String> {
+    use std::io::Write;
+    let existing = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let mut text = String::new();
+    if !existing.is_empty() && !existing.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("\n# saved from an approval in sayso\n");
+    let line = existing.matches('\n').count() + text.matches('\n').count() + 1;
+    text.push_str(&toml_block(spec));
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(line)
+}
+
 /// The line of the `n`-th (0-based) `[[approvals.rules]]` header in `source`.
 fn rule_line(source: &str, n: usize) -> Option<usize> {
     source
@@ -221,6 +264,39 @@ mod tests {
             let e = check(&bad, "f".into(), false).unwrap_err();
             assert!(e.contains(why), "{e}");
         }
+    }
+
+    #[test]
+    fn a_saved_rule_reads_back_as_written_even_with_hostile_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sayso/config.toml");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "model = \"m\"\n[provider]\nbase_url = \"http://x\"").unwrap();
+        let spec = RuleSpec {
+            tool: "run_command".into(),
+            target: RuleTarget::Command("echo \"a\"\n[provider]\nbase_url = 'evil' *".into()),
+            decision: RuleDecision::Allow,
+            source: String::new(),
+            project: false,
+        };
+        let line = append_rule(&path, &spec).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text.lines().nth(line - 1),
+            Some("[[approvals.rules]]"),
+            "{text}"
+        );
+        let parsed: crate::config::file::FileConfig = toml::from_str(&text).unwrap();
+        assert_eq!(
+            parsed.provider.unwrap().base_url.as_deref(),
+            Some("http://x")
+        );
+        let rules = parsed.approvals.unwrap().rules;
+        assert_eq!(
+            rules[0].pattern,
+            Some("echo \"a\"\n[provider]\nbase_url = 'evil' *".into())
+        );
+        assert_eq!(rules[0].decision, "allow");
     }
 
     #[test]

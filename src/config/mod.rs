@@ -141,6 +141,9 @@ pub struct Config {
     pub dirs: Dirs,
     /// The files that were read, lowest layer first.
     pub files: Vec<PathBuf>,
+    /// The user's config file (`-c`, `$SAYSO_CONFIG`, else the XDG one), where a rule saved
+    /// from the approval modal is written.
+    pub user_file: PathBuf,
     /// Things the user should know (ignored project keys…).
     pub warnings: Vec<String>,
     /// The endpoint came from built-in defaults (nothing configured it). With no API key
@@ -256,6 +259,7 @@ impl Config {
             log_level,
             dirs: Dirs::from_env(env),
             files: layers.iter().map(|l| l.path.clone()).collect(),
+            user_file: config_paths(o, env).0,
             warnings,
             endpoint_is_default,
             tools,

@@ -24,7 +24,7 @@
 //! The transitions live in three parts: [`deciding`] (facts, decision, judge, the user's
 //! choice), [`running`] (commands, stops, shared handlers) and [`finishing`] (results).
 
-use super::rules::Rules;
+use super::rules::SharedRules;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -122,7 +122,7 @@ pub struct BatchContext<'a> {
     /// A judge is configured.
     pub judge: bool,
     /// The approval rules (`[[approvals.rules]]`).
-    pub rules: &'a Arc<Rules>,
+    pub rules: &'a SharedRules,
     /// Everything but the call itself, for a fresh invocation.
     pub make_inv: &'a dyn Fn(&ToolCall, Value, crate::config::opts::Opts) -> Invocation,
 }
@@ -172,7 +172,7 @@ pub struct Batch {
     interaction: Interaction,
     allowed: BTreeSet<String>,
     judge: bool,
-    rules: Arc<Rules>,
+    rules: SharedRules,
     /// The call at the cursor continues a run of shared handlers (`use_handlers_once`).
     continues_run: bool,
     /// The previous call ran successfully and shares its handlers with the next one.

@@ -21,7 +21,7 @@ use super::judge::Judge;
 use super::lifecycle::{Batch, BatchContext, BatchResult, Effect, Input};
 use super::registry::Registry;
 use super::requests::{ApprovalRequest, ApprovalSender, Ask, UserChoice};
-use super::rules::Rules;
+use super::rules::SharedRules;
 use super::runner::run_command;
 use super::shell::Jobs;
 use super::tool::Invocation;
@@ -43,7 +43,7 @@ pub struct EngineSetup {
     /// Where approval requests go when interactive.
     pub approver: Option<ApprovalSender>,
     /// The approval rules (`[[approvals.rules]]`).
-    pub rules: Arc<Rules>,
+    pub rules: SharedRules,
     /// Shared with every call (file ledger, question channel, memory directory…).
     pub ctx: Arc<ToolContext>,
 }
@@ -61,7 +61,7 @@ pub struct Engine {
     cwd: PathBuf,
     approver: Option<ApprovalSender>,
     ctx: Arc<ToolContext>,
-    rules: Arc<Rules>,
+    rules: SharedRules,
 }
 
 impl Engine {
@@ -143,7 +143,7 @@ impl Engine {
     }
 
     /// The approval rules in force.
-    pub fn rules(&self) -> &Rules {
+    pub fn rules(&self) -> &SharedRules {
         &self.rules
     }
 

@@ -22,6 +22,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use super::approval::RuleMatch;
 use super::builtin::paths::{display, resolve};
 use super::command_safety::rule_segments;
+use super::requests::Remember;
 use super::tool::{Invocation, Kind, Tool};
 use crate::config::approvals::{RuleDecision, RuleSpec, RuleTarget};
 
@@ -222,6 +223,70 @@ impl Rules {
                 && per_segment.iter().all(Option::is_some))
             .then_some(strictest),
         }
+    }
+}
+
+/// The `allow` rules the approval modal can offer to save for a call: for a command (a single
+/// plain one), exactly it and its prefix (`git diff *`); for a tool remembered whole, the
+/// tool. Nothing for a call that must always ask.
+pub fn candidates(tool: &str, remember: &Remember) -> Vec<RuleSpec> {
+    let rule = |target| RuleSpec {
+        tool: tool.to_owned(),
+        target,
+        decision: RuleDecision::Allow,
+        source: String::new(),
+        project: false,
+    };
+    match remember {
+        Remember::Nothing => Vec::new(),
+        Remember::Tool(_) => vec![rule(RuleTarget::Any)],
+        Remember::Command(c) => {
+            let argv = match rule_segments(c) {
+                Ok((mut segments, None)) if segments.len() == 1 => segments.remove(0),
+                _ => return Vec::new(),
+            };
+            if argv.is_empty() || argv.iter().any(|w| w.contains('*')) {
+                return Vec::new();
+            }
+            let exact = shell_words::join(&argv);
+            let stem = match argv.get(1) {
+                Some(sub) if !sub.starts_with('-') && argv.len() > 2 => 2,
+                _ => 1,
+            };
+            let prefix = format!("{} *", shell_words::join(&argv[..stem]));
+            let mut out = vec![rule(RuleTarget::Command(exact.clone()))];
+            if prefix != exact {
+                out.push(rule(RuleTarget::Command(prefix)));
+            }
+            out
+        }
+    }
+}
+
+/// The chat's rules, shared between the engine and whoever adds one during the chat (a rule
+/// saved from the approval modal applies from the next call, even in the same batch).
+#[derive(Debug, Clone, Default)]
+pub struct SharedRules(std::sync::Arc<std::sync::RwLock<Rules>>);
+
+impl SharedRules {
+    pub fn new(rules: Rules) -> Self {
+        Self(std::sync::Arc::new(std::sync::RwLock::new(rules)))
+    }
+
+    /// A copy of the rules in force.
+    pub fn get(&self) -> Rules {
+        self.0.read().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Adds `spec` from now on.
+    pub fn add(&self, spec: &RuleSpec) {
+        if let (Ok(mut rules), Some(c)) = (self.0.write(), compile(spec)) {
+            rules.rules.push(c);
+        }
+    }
+
+    pub fn check(&self, inv: &Invocation, cmd_string: &str, tool: &dyn Tool) -> Option<RuleMatch> {
+        self.0.read().ok()?.check(inv, cmd_string, tool)
     }
 }
 

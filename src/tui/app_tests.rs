@@ -365,3 +365,65 @@ fn a_reply_that_comes_back_after_a_retry_says_the_retry_worked() {
         a.entries()
     );
 }
+
+#[test]
+fn s_offers_rules_and_saving_one_accepts_and_asks_the_agent_to_write_it() {
+    let mut a = app();
+    let (req, mut answer) = request(1, 1, None, None);
+    a.update(AppEvent::Approval(req));
+    assert!(a.update(key(KeyCode::Char('s'))).is_empty());
+    assert_eq!(
+        answer.try_recv(),
+        Err(TryRecvError::Empty),
+        "nothing decided yet"
+    );
+    // Esc goes back to the four choices; s again, then 2: the prefix rule.
+    a.update(key(KeyCode::Esc));
+    assert_eq!(
+        answer.try_recv(),
+        Err(TryRecvError::Empty),
+        "Esc only left the rules"
+    );
+    a.update(key(KeyCode::Char('s')));
+    let effects = a.update(key(KeyCode::Char('2')));
+    assert_eq!(answer.try_recv(), Ok(UserChoice::AlwaysAccept));
+    let [Effect::Agent(Command::SaveRule(spec))] = effects.as_slice() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(
+        spec.describe(),
+        "`run_command match \"cargo test *\" → allow`"
+    );
+}
+
+#[test]
+fn mode_switches_and_auto_returns_to_the_mode_before() {
+    let mut a = app();
+    typed(&mut a, "/mode strict");
+    assert_eq!(
+        a.update(key(KeyCode::Enter)),
+        [Effect::Agent(Command::SetMode(Mode::Strict))]
+    );
+    assert_eq!(a.mode_label(), " STRICT ");
+    typed(&mut a, "/auto");
+    assert_eq!(
+        a.update(key(KeyCode::Enter)),
+        [Effect::Agent(Command::SetMode(Mode::Auto))]
+    );
+    typed(&mut a, "/auto");
+    assert_eq!(
+        a.update(key(KeyCode::Enter)),
+        [Effect::Agent(Command::SetMode(Mode::Strict))],
+        "back to strict, not balanced"
+    );
+    typed(&mut a, "/mode YOLO");
+    assert!(a.update(key(KeyCode::Enter)).is_empty());
+    assert_eq!(
+        a.flash(),
+        Some("no mode `YOLO`: trust, auto, balanced, suggest or strict")
+    );
+    assert_eq!(a.status().mode, Mode::Strict);
+    // Without a name: the modes, the current one marked.
+    typed(&mut a, "/mode");
+    assert!(a.update(key(KeyCode::Enter)).is_empty());
+}

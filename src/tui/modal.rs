@@ -2,13 +2,17 @@
 //!
 //! `a` Always accept, `y` Accept (highlighted first), `r` Reject → a one-line reason input
 //! (Enter submits, empty is fine; Esc returns to the choices), `c` or Esc Cancel; Left/Right
-//! move the highlight and Enter takes it; Up/Down/PageUp/PageDown scroll the body.
+//! move the highlight and Enter takes it; Up/Down/PageUp/PageDown scroll the body. `s` offers
+//! to save an `allow` rule to the user's config (the exact command, its prefix, or the tool),
+//! showing the rule before it is written: a number or Enter saves it and accepts the call,
+//! Esc returns to the choices.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
 use tokio::sync::oneshot;
 
 use super::theme::Theme;
+use crate::config::approvals::{RuleSpec, toml_block};
 use crate::tools::requests::{ApprovalRequest, Remember, UserChoice};
 use crate::tools::tool::Preview;
 
@@ -32,6 +36,11 @@ pub struct ApprovalModal {
     /// Typing a rejection reason.
     pub reason: Option<String>,
     pub scroll: u16,
+    /// The rules `s` can save, and which one is highlighted while choosing.
+    pub rules: Vec<RuleSpec>,
+    pub saving: Option<usize>,
+    /// The rule chosen to be saved (taken by the app when the modal answers).
+    saved: Option<RuleSpec>,
     reply: Option<oneshot::Sender<UserChoice>>,
 }
 
@@ -62,7 +71,11 @@ impl ApprovalModal {
                 .map(|l| Line::from(l.to_owned()))
                 .collect(),
         };
+        let rules = crate::tools::rules::candidates(&req.ask.tool, &req.ask.remember);
         Self {
+            rules,
+            saving: None,
+            saved: None,
             call_id: req.ask.call_id,
             tool: req.ask.tool,
             cmd_string: req.ask.cmd_string,
@@ -91,6 +104,43 @@ impl ApprovalModal {
                 format!("[a] remembers exactly `{c}`: it will not ask again for this command")
             }
         }
+    }
+
+    /// The rule chosen to be saved, once.
+    pub fn take_saved(&mut self) -> Option<RuleSpec> {
+        self.saved.take()
+    }
+
+    /// The TOML each offered rule would write.
+    pub fn rule_text(&self, i: usize) -> String {
+        self.rules.get(i).map(toml_block).unwrap_or_default()
+    }
+
+    fn save_key(&mut self, key: KeyEvent) -> Option<UserChoice> {
+        let n = self.rules.len();
+        let i = self.saving.unwrap_or(0);
+        match key.code {
+            KeyCode::Esc => self.saving = None,
+            KeyCode::Up | KeyCode::Left | KeyCode::BackTab => {
+                self.saving = Some(i.saturating_sub(1))
+            }
+            KeyCode::Down | KeyCode::Right | KeyCode::Tab => self.saving = Some((i + 1).min(n - 1)),
+            KeyCode::Enter => return self.save(i),
+            KeyCode::Char(c) if c.is_ascii_digit() => {
+                let k = c.to_digit(10).unwrap_or(0) as usize;
+                if (1..=n).contains(&k) {
+                    return self.save(k - 1);
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn save(&mut self, i: usize) -> Option<UserChoice> {
+        self.saved = self.rules.get(i).cloned();
+        self.saving = None;
+        Some(UserChoice::AlwaysAccept)
     }
 
     /// Sends the answer to the engine; the modal is done.
@@ -154,7 +204,14 @@ impl ApprovalModal {
         if chord {
             return None;
         }
+        if self.saving.is_some() {
+            return self.save_key(key);
+        }
         match key.code {
+            KeyCode::Char('s' | 'S') if !self.rules.is_empty() => {
+                self.saving = Some(0);
+                None
+            }
             KeyCode::Char(c) if CHOICE_KEYS.contains(&c.to_ascii_lowercase()) => {
                 let i = CHOICE_KEYS
                     .iter()

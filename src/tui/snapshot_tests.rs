@@ -209,3 +209,17 @@ fn the_status_bar_shows_how_full_the_window_is() {
     a.update(AppEvent::Agent(ctx(30_000)));
     insta::assert_snapshot!(render(&a, Instant::now()));
 }
+
+#[test]
+fn approval_modal_offering_rules_to_save() {
+    let mut a = app();
+    let (req, _answer) = request(1, 1, None, None);
+    a.update(AppEvent::Approval(req));
+    a.update(AppEvent::Key(crossterm::event::KeyEvent::from(
+        KeyCode::Char('s'),
+    )));
+    a.update(AppEvent::Key(crossterm::event::KeyEvent::from(
+        KeyCode::Down,
+    )));
+    insta::assert_snapshot!(render(&a, Instant::now()));
+}

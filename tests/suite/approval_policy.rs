@@ -270,3 +270,42 @@ async fn a_bad_mode_or_rule_is_a_clear_error() {
         out.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_tui_a_rule_saved_from_the_modal_is_written_and_asks_no_more() {
+    let fx = Fixture::start().await;
+    let first = shell("c1", "ls -la");
+    fx.push(call_reply(&[(first.0.as_str(), first.1, &first.2)]));
+    let second = shell("c2", "ls -a");
+    fx.push(call_reply(&[(second.0.as_str(), second.1, &second.2)]));
+    fx.push(Reply::Stream(sse::text_reply(&["Listed twice."])));
+    let tui = crate::support::tui::Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    tui.send("list the files").await;
+    tui.wait_for("[s] save a rule").await;
+    tui.keys(&["s"]);
+    let screen = tui.wait_for("match = \"ls -la\"").await;
+    assert!(
+        screen.contains("[2] `run_command match \"ls *\" → allow`"),
+        "{screen}"
+    );
+    tui.keys(&["2"]);
+    let screen = tui.wait_for("Listed twice.").await;
+    assert!(screen.contains("saved the rule"), "{screen}");
+    let config = std::fs::read_to_string(tui.root_path().join("config/sayso/config.toml")).unwrap();
+    assert!(
+        config.ends_with(
+            "\n# saved from an approval in sayso\n[[approvals.rules]]\ntool = \"run_command\"\nmatch = \"ls *\"\ndecision = \"allow\"\n"
+        ),
+        "{config}"
+    );
+    // The second call ran without a modal: two tool results, one approval asked.
+    let messages = tool_messages(&fx.requests()[2].body);
+    assert_eq!(messages.len(), 2);
+    assert!(
+        messages.iter().all(|(_, m)| m.starts_with("`ls")),
+        "{messages:?}"
+    );
+    tui.keys(&["C-d"]);
+    assert_eq!(tui.exit_code().await, 0);
+}

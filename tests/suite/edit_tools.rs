@@ -132,6 +132,7 @@ async fn harness(
             auto_submit_success: true,
             auto_submit_errors: true,
             default_tools_chosen: true,
+            user_config: Default::default(),
         },
         Default::default(),
     );

@@ -225,6 +225,53 @@ fn the_match_names_the_rule_and_where_it_was_written() {
     );
 }
 
+#[test]
+fn the_modal_offers_the_exact_command_and_its_prefix() {
+    let offered = |c: &str| -> Vec<String> {
+        candidates("run_command", &Remember::Command(c.into()))
+            .iter()
+            .map(RuleSpec::describe)
+            .collect()
+    };
+    assert_eq!(
+        offered("git diff --stat"),
+        [
+            "`run_command match \"git diff --stat\" → allow`",
+            "`run_command match \"git diff *\" → allow`"
+        ]
+    );
+    assert_eq!(
+        offered("ls -la"),
+        [
+            "`run_command match \"ls -la\" → allow`",
+            "`run_command match \"ls *\" → allow`"
+        ]
+    );
+    assert_eq!(
+        offered("cargo test"),
+        [
+            "`run_command match \"cargo test\" → allow`",
+            "`run_command match \"cargo *\" → allow`"
+        ]
+    );
+    assert!(offered("git diff && rm x").is_empty(), "compound");
+    assert!(offered("echo $HOME").is_empty(), "an expansion");
+    assert!(
+        offered("grep 'a*b' f").is_empty(),
+        "a literal star would be a wildcard"
+    );
+    assert_eq!(
+        candidates("edit_file", &Remember::Tool("edit_file".into()))[0].describe(),
+        "`edit_file → allow`"
+    );
+    assert!(candidates("x", &Remember::Nothing).is_empty());
+    // What is offered is what matches: the saved exact rule allows that very command.
+    let rules =
+        Rules::new(&candidates("run_command", &Remember::Command("git diff --stat".into()))[..1]);
+    assert_eq!(shell(&rules, "git diff --stat"), Some(Allow));
+    assert_eq!(shell(&rules, "git diff"), None);
+}
+
 proptest! {
     /// A prefix allow rule never allows a command that chains anything it does not cover.
     #[test]

@@ -59,7 +59,9 @@ impl App {
             };
         }
         if let Some(modal) = self.modal.as_mut() {
+            let mut saved = None;
             if let Some(choice) = modal.handle_key(key) {
+                saved = modal.take_saved();
                 modal.answer(choice);
                 self.modal = self
                     .queued_approvals
@@ -71,7 +73,9 @@ impl App {
                     Activity::Thinking
                 };
             }
-            return Vec::new();
+            return saved
+                .map(|spec| vec![Effect::Agent(Command::SaveRule(spec))])
+                .unwrap_or_default();
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if key.code != KeyCode::Char('c') || !ctrl {

@@ -136,6 +136,33 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
         ));
     }
 
+    if let Some(chosen) = m.saving {
+        let mut foot = wrap_line(
+            &Line::from(Span::styled(
+                "Save a rule to your config, then accept this call (number or Enter saves, Esc goes back):",
+                t.dim,
+            )),
+            width,
+        );
+        for i in 0..m.rules.len() {
+            let style = if i == chosen {
+                t.choice_selected
+            } else {
+                t.choice
+            };
+            foot.extend(wrap_line(
+                &Line::from(Span::styled(
+                    format!(" [{}] {} ", i + 1, m.rules[i].describe()),
+                    style,
+                )),
+                width,
+            ));
+        }
+        for l in m.rule_text(chosen).lines() {
+            foot.push(Line::from(Span::styled(format!("    {l}"), t.code_inline)));
+        }
+        return (head, foot);
+    }
     let foot: Vec<Line<'static>> = match &m.reason {
         Some(reason) => vec![
             Line::from(Span::styled(strings::REASON_PROMPT, t.dim)),
@@ -165,6 +192,12 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
                 &Line::from(Span::styled(m.always_label(), t.dim)),
                 width,
             ));
+            if !m.rules.is_empty() {
+                lines.push(Line::from(Span::styled(
+                    "[s] save a rule to your config so it never asks again",
+                    t.dim,
+                )));
+            }
             lines
         }
     };
