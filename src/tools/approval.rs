@@ -60,7 +60,7 @@ pub use crate::config::approvals::RuleDecision;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleMatch {
     pub decision: RuleDecision,
-    /// The rule as written, e.g. `run_command "git diff *" allow (user config)`.
+    /// The rule and where it was written, e.g. `` `run_command match "git diff *" → allow` (~/.config/sayso/config.toml:12) ``.
     pub rule: String,
 }
 
