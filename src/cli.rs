@@ -128,6 +128,11 @@ pub enum Command {
     /// Show the approval policy in force: the mode, the tools that never ask, every rule and
     /// where it was written
     Approvals,
+    /// The MCP servers of the config: start them, list their status and tools, stop them
+    Mcp {
+        #[command(subcommand)]
+        action: Option<McpAction>,
+    },
     /// List, show or remove saved sessions (default: list)
     Sessions {
         #[command(subcommand)]
@@ -138,6 +143,12 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    /// Each server's status and tools with their kind and approval (the default)
+    List,
 }
 
 #[derive(Debug, Subcommand)]

@@ -15,6 +15,7 @@
 //! - [`agent`]: the conversation loop, the agent as a task (commands in, events out), the
 //!   transcript, what the model is told about where it is (`AGENTS.md`), and staying inside
 //!   the model's context window (pruning, compaction, overflow recovery, the loop guard).
+//! - [`mcp`]: MCP servers as tool sources, held to the same approvals.
 //! - [`session`]: sessions saved as JSON Lines while they happen, and resumed.
 //! - [`headless`]: `sayso -p`, printing text or JSON Lines events.
 //! - [`tui`]: the terminal UI: app state and update, widgets, the event loop.
@@ -33,6 +34,7 @@ pub mod exit;
 pub mod headless;
 pub mod launch;
 pub mod logging;
+pub mod mcp;
 pub mod provider;
 pub mod session;
 pub mod signals;

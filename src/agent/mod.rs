@@ -18,6 +18,7 @@
 //!   recovery; [`loop_guard`]: stops a model that repeats a failing call.
 //! - [`instructions`]: the environment block and `AGENTS.md` files after the system prompt.
 //! - [`context_report`]: `/context`, what fills the window.
+//! - [`mcp_sync`]: the MCP servers' tools offered as they start, change or fail.
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
 //! - [`transcript`]: the width-independent transcript, built from events in one place.
 
@@ -26,6 +27,7 @@ pub mod context;
 pub mod context_report;
 pub mod instructions;
 pub mod loop_guard;
+pub mod mcp_sync;
 pub mod mentions;
 pub mod saving;
 pub mod task;
@@ -86,6 +88,8 @@ pub struct Agent {
     messages: Vec<ChatMessage>,
     /// The context window and what was sent.
     window: window::WindowState,
+    /// The MCP servers, and what of them the engine and the user know.
+    mcp: mcp_sync::McpState,
 }
 
 /// An agent for a new chat, configured from `config`.
@@ -162,6 +166,7 @@ impl Agent {
             groups,
             messages: Vec::new(),
             window: Default::default(),
+            mcp: Default::default(),
         };
         agent.reset();
         agent
@@ -292,7 +297,9 @@ impl Agent {
     }
 
     async fn turn(&mut self, user: &str, sink: &EventSink, cancel: &CancellationToken) -> TurnEnd {
+        // The window first: a small one narrows the built-in tools, never the MCP servers'.
         self.learn_window(sink).await;
+        self.sync_mcp(sink).await;
         self.add_user_message(user, sink);
         let mut overflow_retried = false;
         let mut guard = loop_guard::LoopGuard::default();

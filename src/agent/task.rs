@@ -40,6 +40,8 @@ pub enum Command {
     Resume(Option<String>),
     /// What fills the context window, as an event.
     Context,
+    /// The MCP servers, their status and tools, as an event.
+    ListMcp,
     /// Save an approval rule to the user's config and apply it from the next call (also
     /// during a turn).
     SaveRule(crate::config::approvals::RuleSpec),
@@ -66,7 +68,7 @@ impl PartialEq for Command {
             | (NewChat, NewChat)
             | (ListSessions, ListSessions) => true,
             (Resume(a), Resume(b)) => a == b,
-            (Context, Context) => true,
+            (Context, Context) | (ListMcp, ListMcp) => true,
             (SaveRule(a), SaveRule(b)) => a == b,
             (Compact { focus: a, .. }, Compact { focus: b, .. }) => a == b,
             _ => false,
@@ -113,8 +115,10 @@ pub async fn run(
     mut saving: Saving,
 ) {
     let mut waiting: VecDeque<Command> = VecDeque::new();
-    // The window first: the gauge, and a small window's tools, before the first message.
+    // The window first: the gauge, and a small window's tools, before the first message; then
+    // the MCP servers' tools as they come up.
     agent.learn_window(&front).await;
+    agent.sync_mcp(&front).await;
     loop {
         let command = match waiting.pop_front() {
             Some(c) => c,
@@ -168,6 +172,13 @@ pub async fn run(
             }
             Command::ListSessions => front.emit(saving.list()),
             Command::Context => front.emit(Event::Info(Ok(agent.describe_context()))),
+            Command::ListMcp => {
+                agent.sync_mcp(&front).await;
+                front.emit(Event::Info(Ok(match agent.mcp() {
+                    Some(s) => crate::mcp::describe(s),
+                    None => crate::mcp::NONE_CONFIGURED.to_owned(),
+                })));
+            }
             Command::SaveRule(spec) => {
                 let path = agent.settings.user_config.clone();
                 save_rule(agent.engine.rules(), &path, spec, &front);
@@ -182,6 +193,9 @@ pub async fn run(
                 }
             }
         }
+    }
+    if let Some(servers) = agent.mcp() {
+        servers.shutdown().await;
     }
     if let Some(e) = saving.close().await {
         tracing::warn!("{e}");

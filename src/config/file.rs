@@ -28,6 +28,9 @@ pub struct FileConfig {
     pub sessions: Option<super::sessions::SessionsFile>,
     /// `[[approvals.rules]]`; read layer by layer (see `approvals::rules`).
     pub approvals: Option<super::approvals::ApprovalsFile>,
+    /// `[mcp_servers.NAME]`.
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, super::mcp::McpServerFile>,
     pub log_level: Option<String>,
     /// `[context_windows]`: model id → tokens, beating any provider's `context_window`.
     #[serde(default)]
@@ -223,6 +226,11 @@ impl FileConfig {
                     Some(a)
                 }
                 (a, b) => b.or(a),
+            },
+            mcp_servers: {
+                let mut servers = self.mcp_servers;
+                servers.extend(high.mcp_servers);
+                servers
             },
             log_level: pick(self.log_level, high.log_level),
             context_windows: {

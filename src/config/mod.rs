@@ -24,6 +24,7 @@ pub mod approvals;
 pub mod error;
 pub mod file;
 mod layers;
+pub mod mcp;
 pub mod mode;
 pub mod opts;
 pub mod paths;
@@ -107,6 +108,8 @@ pub struct ToolSettings {
     pub approval_mode: mode::Mode,
     /// `[[approvals.rules]]` of the user's file, then the project's (`ask`/`deny` only).
     pub rules: Vec<approvals::RuleSpec>,
+    /// `[mcp_servers.*]` (not from a project file).
+    pub mcp_servers: Vec<mcp::McpServerConfig>,
     pub entries: std::collections::BTreeMap<String, file::ToolFile>,
     pub groups: std::collections::BTreeMap<String, file::GroupFile>,
 }
@@ -246,6 +249,7 @@ impl Config {
         let log_level = validate::log_level(o, &merged, origins)?;
         let mut tools = validate::tool_settings(o, &merged, origins)?;
         tools.rules = rules;
+        tools.mcp_servers = mcp::servers(&merged.mcp_servers, origins)?;
         let ui = validate::ui(&merged, origins)?;
         let judge = validate::judge(&merged, origins)?;
         let sessions = sessions::settings(&merged, origins)?;

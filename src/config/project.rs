@@ -139,6 +139,11 @@ fn drop_widening_keys(layer: &mut Layer) -> Vec<String> {
     if file.judge.take().is_some() {
         dropped.push((String::new(), "judge".into()));
     }
+    dropped.extend(
+        std::mem::take(&mut file.mcp_servers)
+            .into_keys()
+            .map(|k| ("mcp_servers".to_owned(), k)),
+    );
     if file.sessions.take().is_some() {
         dropped.push((String::new(), "sessions".into()));
     }

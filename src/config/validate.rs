@@ -234,6 +234,7 @@ pub(super) fn tool_settings(
         max_turns,
         approval_mode: approval_mode(o, &chat, origins)?,
         rules: Vec::new(),
+        mcp_servers: Vec::new(),
         entries: merged.tools.clone(),
         groups: merged.groups.clone(),
     })

@@ -13,11 +13,37 @@ pub struct JsonPrinter<O: Write> {
     out: O,
     /// The context gauge for the next `turn_completed`.
     context: Option<Value>,
+    /// The MCP servers: a tool event of `SERVER__TOOL` also names its `server`.
+    mcp_servers: Vec<String>,
 }
 
 impl<O: Write> JsonPrinter<O> {
     pub fn new(out: O) -> Self {
-        Self { out, context: None }
+        Self {
+            out,
+            context: None,
+            mcp_servers: Vec::new(),
+        }
+    }
+
+    /// Tool events of these servers' tools carry `"server"`.
+    pub fn with_mcp_servers(mut self, names: Vec<String>) -> Self {
+        self.mcp_servers = names;
+        self
+    }
+
+    /// Adds `server` to an event about an MCP tool.
+    fn mark_server(&self, mut v: Value) -> Value {
+        let server = v["name"].as_str().and_then(|name| {
+            self.mcp_servers
+                .iter()
+                .find(|s| name.starts_with(&format!("{s}__")))
+                .cloned()
+        });
+        if let (Some(server), Some(obj)) = (server, v.as_object_mut()) {
+            obj.insert("server".into(), Value::String(server));
+        }
+        v
     }
 
     fn emit(&mut self, v: Value) {
@@ -54,9 +80,10 @@ impl<O: Write> JsonPrinter<O> {
             }),
             Event::ReplyDone(m) => {
                 for (index, c) in m.tool_calls.iter().enumerate() {
-                    self.emit(json!({
+                    let v = self.mark_server(json!({
                         "type": "tool_use_end", "index": index, "call_id": c.id, "name": c.name, "arguments": c.arguments,
                     }));
+                    self.emit(v);
                 }
                 json!({
                     "type": "turn_completed", "usage": m.usage, "finish_reason": m.finish_reason,
@@ -87,6 +114,9 @@ impl<O: Write> JsonPrinter<O> {
             } => json!({"type": "compacted", "before": before, "after": after, "summary": summary}),
             // What sayso says along the way: overflow recovery, a small window, a warning.
             Event::Info(Ok(message)) => json!({"type": "notice", "message": message}),
+            Event::Info(Err(message)) => {
+                json!({"type": "notice", "message": message, "error": true})
+            }
             _ => return None,
         })
     }
@@ -161,6 +191,7 @@ impl<O: Write> Printer for JsonPrinter<O> {
 
     fn event(&mut self, ev: &Event) {
         if let Some(v) = self.stream(ev).or_else(|| Self::tool(ev)) {
+            let v = self.mark_server(v);
             self.emit(v);
         }
     }

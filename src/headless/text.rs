@@ -201,6 +201,7 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
                 "compacted the conversation to fit the model's context window (~{before} → ~{after} tokens)"
             )),
             Event::Info(Ok(text)) => self.note(text),
+            Event::Info(Err(text)) => self.note(&format!("error: {text}")),
             _ => {}
         }
     }

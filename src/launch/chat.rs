@@ -173,10 +173,18 @@ fn sessions_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
     Some(config.dirs.data.clone())
 }
 
+/// The chat's agent, with its MCP servers starting in the background.
 fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<Agent, String> {
     let client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
     let setup = crate::tools::setup::build(config).map_err(|e| e.to_string())?;
-    Ok(crate::agent::build(config, client, setup, cwd, frontend))
+    let mut agent = crate::agent::build(config, client, setup, cwd, frontend);
+    if !config.tools.mcp_servers.is_empty() {
+        agent.set_mcp(crate::mcp::servers::Servers::start(
+            &config.tools.mcp_servers,
+            &config.secret_env,
+        ));
+    }
+    Ok(agent)
 }
 
 async fn tui_chat(
@@ -262,10 +270,17 @@ async fn headless_chat(
     }
     let stdout = std::io::stdout();
     let mut printer: Box<dyn Printer> = if cli.json {
-        Box::new(JsonPrinter::new(std::io::BufWriter::with_capacity(
-            64 * 1024,
-            stdout.lock(),
-        )))
+        Box::new(
+            JsonPrinter::new(std::io::BufWriter::with_capacity(64 * 1024, stdout.lock()))
+                .with_mcp_servers(
+                    config
+                        .tools
+                        .mcp_servers
+                        .iter()
+                        .map(|s| s.name.clone())
+                        .collect(),
+                ),
+        )
     } else {
         let dim = std::io::stderr().is_terminal();
         Box::new(TextPrinter::new(
@@ -285,6 +300,9 @@ async fn headless_chat(
     )
     .await;
     drop(printer);
+    if let Some(servers) = agent.mcp() {
+        servers.shutdown().await;
+    }
     if let Some(e) = saving.close().await {
         eprintln!("sayso: warning: {e}");
     }

@@ -64,8 +64,9 @@ pub async fn run(cli: Cli) -> u8 {
     match &cli.command {
         Some(Command::Completions { shell }) => subcommands::completions(*shell),
         Some(Command::Config { action }) => subcommands::config(action.as_ref(), &overrides),
-        Some(Command::Tools) => subcommands::tools(&overrides),
+        Some(Command::Tools) => subcommands::tools(&overrides).await,
         Some(Command::Approvals) => subcommands::approvals(&overrides),
+        Some(Command::Mcp { .. }) => subcommands::mcp_list(&overrides).await,
         Some(Command::Sessions { action }) => subcommands::sessions(action.as_ref(), &overrides),
         None => chat::run(&cli, overrides).await,
     }

@@ -115,21 +115,79 @@ fn context_line(c: &Config) -> String {
     }
 }
 
-/// `sayso tools`: every tool with its approval settings.
-pub fn tools(o: &Overrides) -> u8 {
+/// `sayso tools`: every tool with its approval settings, the MCP servers' included (they are
+/// started, listed and stopped).
+pub async fn tools(o: &Overrides) -> u8 {
     let config = match Config::load(o, &ProcessEnv) {
         Ok(c) => c,
         Err(e) => return fail(exit::USAGE, e),
     };
-    let setup = match crate::tools::setup::build(&config) {
+    let mut setup = match crate::tools::setup::build(&config) {
         Ok(s) => s,
         Err(e) => return fail(exit::USAGE, e),
     };
+    let servers = started_mcp(&config).await;
+    if let Some(s) = &servers {
+        let (tools, allowed) = crate::mcp::tools_of(s);
+        for t in tools {
+            let name = t.name().to_owned();
+            setup
+                .registry
+                .register(t, crate::tools::registry::Source::Mcp);
+            setup.active.insert(name);
+        }
+        setup.allowed.extend(allowed);
+    }
     print!(
         "{}",
         crate::tools::setup::describe(&setup, config.judge.enabled)
     );
+    if let Some(s) = servers {
+        for snap in s.snapshots() {
+            if !matches!(snap.status, crate::mcp::servers::Status::Ready) {
+                println!("mcp server {}: {}", snap.name, snap.status.describe());
+            }
+        }
+        s.shutdown().await;
+    }
     exit::OK
+}
+
+/// The config's MCP servers, started and waited for; `None` without any.
+async fn started_mcp(config: &Config) -> Option<std::sync::Arc<crate::mcp::servers::Servers>> {
+    if config.tools.mcp_servers.is_empty() {
+        return None;
+    }
+    let servers =
+        crate::mcp::servers::Servers::start(&config.tools.mcp_servers, &config.secret_env);
+    servers.wait_started().await;
+    Some(servers)
+}
+
+/// `sayso mcp [list]`: each server's status and tools.
+pub async fn mcp_list(o: &Overrides) -> u8 {
+    let config = match Config::load(o, &ProcessEnv) {
+        Ok(c) => c,
+        Err(e) => return fail(exit::USAGE, e),
+    };
+    for w in &config.warnings {
+        eprintln!("sayso: warning: {w}");
+    }
+    match started_mcp(&config).await {
+        Some(s) => {
+            println!("{}", crate::mcp::describe(&s));
+            let failed = s
+                .snapshots()
+                .iter()
+                .any(|x| matches!(x.status, crate::mcp::servers::Status::Failed(_)));
+            s.shutdown().await;
+            if failed { exit::FAILED } else { exit::OK }
+        }
+        None => {
+            println!("{}", crate::mcp::NONE_CONFIGURED);
+            exit::OK
+        }
+    }
 }
 
 /// `sayso approvals`: the approval policy in force here (mode, allow-list, rules).

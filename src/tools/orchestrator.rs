@@ -95,6 +95,32 @@ impl Engine {
         &self.registry
     }
 
+    /// Replaces the tools from `source` with `tools`, all offered from now on (and in a new
+    /// chat), `allowed` among them never asking (added to the allow-list, which may already
+    /// name them: `--allowed-tools SERVER__TOOL`): the MCP servers' tools as they change.
+    pub fn replace_source(
+        &mut self,
+        source: super::registry::Source,
+        tools: Vec<Arc<dyn super::tool::Tool>>,
+        allowed: &BTreeSet<String>,
+    ) {
+        let mut registry = (*self.registry).clone();
+        for gone in registry.remove_source(source) {
+            self.active.remove(&gone);
+            self.defaults.remove(&gone);
+        }
+        for tool in tools {
+            let name = tool.name().to_owned();
+            registry.register(tool, source);
+            self.active.insert(name.clone());
+            self.defaults.insert(name.clone());
+            if allowed.contains(&name) {
+                self.allowed.insert(name);
+            }
+        }
+        self.registry = Arc::new(registry);
+    }
+
     /// The tools offered to the model in this chat.
     pub fn active(&self) -> &BTreeSet<String> {
         &self.active

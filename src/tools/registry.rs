@@ -13,6 +13,8 @@ pub enum Source {
     Builtin,
     Config,
     Library,
+    /// A tool of an MCP server (`SERVER__TOOL`).
+    Mcp,
 }
 
 impl Source {
@@ -21,6 +23,7 @@ impl Source {
             Source::Builtin => "built-in",
             Source::Config => "config",
             Source::Library => "library",
+            Source::Mcp => "mcp",
         }
     }
 }
@@ -73,6 +76,20 @@ impl Registry {
             }
             None => false,
         }
+    }
+
+    /// Removes every tool from `source`; returns their names.
+    pub fn remove_source(&mut self, source: Source) -> Vec<String> {
+        let names: Vec<String> = self
+            .tools
+            .iter()
+            .filter(|(_, e)| e.source == source)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in &names {
+            self.tools.remove(n);
+        }
+        names
     }
 
     pub fn get(&self, name: &str) -> Option<&Entry> {

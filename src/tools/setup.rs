@@ -295,7 +295,16 @@ fn active_and_allowed(
             config.invalid("chat", "default_tools", m)
         }
     })?;
-    let allowed = setup.expand(&settings.allowed_tools).map_err(|m| {
+    // An MCP server's tool (`SERVER__TOOL`) is known only once the server runs: taken as named.
+    let is_mcp = |n: &String| {
+        settings.mcp_servers.iter().any(|s| {
+            n.strip_prefix(&s.name)
+                .is_some_and(|rest| rest.starts_with("__"))
+        })
+    };
+    let (mcp_allowed, named): (Vec<String>, Vec<String>) =
+        settings.allowed_tools.iter().cloned().partition(is_mcp);
+    let mut allowed = setup.expand(&named).map_err(|m| {
         let (origin, line) = config.locate("chat", "allowed_tools");
         let origin = if line.is_some() {
             origin
@@ -309,6 +318,7 @@ fn active_and_allowed(
             message: m,
         }
     })?;
+    allowed.extend(mcp_allowed);
     Ok((active, allowed))
 }
 

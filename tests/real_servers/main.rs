@@ -29,4 +29,5 @@ mod llama;
 mod llmock;
 mod llmock_control;
 mod long_session;
+mod mcp;
 mod window;

@@ -20,6 +20,7 @@ mod hostile;
 mod judge;
 mod local_servers;
 mod long_sessions;
+mod mcp_e2e;
 mod requests;
 mod retries;
 mod search_tools;

@@ -80,6 +80,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: collapse,
     },
     SlashCommand {
+        name: "/mcp",
+        args: "",
+        help: "the MCP servers: status and tools",
+        run: mcp,
+    },
+    SlashCommand {
         name: "/context",
         args: "",
         help: "what fills the model's context window",
@@ -218,6 +224,10 @@ fn clear(app: &mut App, _: &str) -> Vec<Effect> {
     app.status.usage = Default::default();
     app.status.context = None;
     vec![Effect::Agent(Command::NewChat)]
+}
+
+fn mcp(app: &mut App, _: &str) -> Vec<Effect> {
+    between_turns(app, Command::ListMcp)
 }
 
 fn context(app: &mut App, _: &str) -> Vec<Effect> {

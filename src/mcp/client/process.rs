@@ -1,0 +1,338 @@
+//! A stdio MCP server we spawned: starting it as the leader of its own process group with the
+//! environment it may see, keeping the last few KiB of its stderr, noticing when it exits, and
+//! signalling its whole group (SIGTERM, then SIGKILL).
+//!
+//! Owns the group-id checks: never signal group 0 (that is "our group"), 1 (`kill(-1)` is every
+//! process we may signal) or sayso's own group — the same rule as `tools::shell::groups`.
+//!
+//! Not: JSON-RPC. The caller gets the child's stdout and stdin and hands them to `rmcp`.
+
+use std::collections::VecDeque;
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use super::ServerSpec;
+
+/// How much of the server's stderr we keep.
+const STDERR_KEEP: usize = 4096;
+/// How much of that an error message quotes.
+const STDERR_QUOTE: usize = 600;
+/// Polling interval while waiting for a group to go away.
+const POLL: Duration = Duration::from_millis(10);
+/// How long `Drop` (which must not wait on the runtime) gives the group after SIGTERM.
+const DROP_GRACE: Duration = Duration::from_millis(100);
+/// How long `terminate` waits for the group to vanish after SIGKILL (zombies of a non-reaping
+/// init never do).
+const AFTER_KILL: Duration = Duration::from_millis(300);
+/// How long an error message waits for the exit status / last stderr of a dying server.
+const END_WAIT: Duration = Duration::from_millis(500);
+
+/// The running (or exited) server process.
+pub(super) struct ServerProcess {
+    /// The leader's pid, which is the group id (`process_group(0)`).
+    pgid: Option<u32>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    stderr_done: watch::Receiver<bool>,
+    exit: watch::Receiver<Option<ExitStatus>>,
+    /// The whole group is known to be gone: never signal its id again (it could be reused).
+    gone: AtomicBool,
+}
+
+/// What the caller needs to talk to the server.
+pub(super) struct Spawned {
+    pub process: ServerProcess,
+    pub stdout: ChildStdout,
+    pub stdin: ChildStdin,
+}
+
+/// Spawns `command args…` for `spec`. The error is the reason, for `McpError::Start`.
+pub(super) fn spawn(
+    spec: &ServerSpec,
+    command: &str,
+    args: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    cwd: Option<&std::path::Path>,
+) -> Result<Spawned, String> {
+    let mut cmd = Command::new(command);
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    for name in &spec.secret_env {
+        cmd.env_remove(name);
+    }
+    // Explicit configuration wins, even over a secret's removal.
+    cmd.envs(env);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = cmd.spawn().map_err(|e| match cwd {
+        Some(dir) => format!("cannot run `{command}` in {}: {e}", dir.display()),
+        None => format!("cannot run `{command}`: {e}"),
+    })?;
+    let pgid = child.id();
+    let (Some(stdout), Some(stdin), Some(mut stderr_pipe)) =
+        (child.stdout.take(), child.stdin.take(), child.stderr.take())
+    else {
+        return Err(format!("`{command}` started without its pipes"));
+    };
+
+    let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_KEEP)));
+    let (done_tx, stderr_done) = watch::channel(false);
+    let ring = stderr.clone();
+    tokio::spawn(async move {
+        let mut buf = [0u8; 1024];
+        while let Ok(n) = stderr_pipe.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            let mut ring = lock(&ring);
+            ring.extend(&buf[..n]);
+            let excess = ring.len().saturating_sub(STDERR_KEEP);
+            ring.drain(..excess);
+        }
+        let _ = done_tx.send(true);
+    });
+
+    let (exit_tx, exit) = watch::channel(None);
+    // This task owns the child and reaps it, so a dead leader does not linger as a zombie.
+    tokio::spawn(async move {
+        if let Ok(status) = child.wait().await {
+            let _ = exit_tx.send(Some(status));
+        }
+    });
+
+    Ok(Spawned {
+        process: ServerProcess {
+            pgid,
+            stderr,
+            stderr_done,
+            exit,
+            gone: AtomicBool::new(false),
+        },
+        stdout,
+        stdin,
+    })
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl ServerProcess {
+    /// The process-group id while the group may still exist.
+    pub fn group(&self) -> Option<u32> {
+        #[cfg(unix)]
+        {
+            self.pgid
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
+    }
+
+    /// The leader's exit status, once it has exited.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        *self.exit.borrow()
+    }
+
+    /// The last lines of stderr, on one line (` | ` between lines), at most [`STDERR_QUOTE`]
+    /// bytes; empty when it wrote nothing.
+    pub fn stderr_tail(&self) -> String {
+        let bytes: Vec<u8> = lock(&self.stderr).iter().copied().collect();
+        quote_tail(&String::from_utf8_lossy(&bytes))
+    }
+
+    /// Why the connection ended, as far as the process tells: its exit status (waiting a moment
+    /// for it) and the tail of its stderr.
+    pub async fn describe_end(&self) -> String {
+        let mut exit = self.exit.clone();
+        let status = tokio::time::timeout(END_WAIT, exit.wait_for(Option::is_some))
+            .await
+            .ok()
+            .and_then(|r| r.ok().and_then(|s| *s));
+        let mut done = self.stderr_done.clone();
+        let _ = tokio::time::timeout(END_WAIT, done.wait_for(|d| *d)).await;
+        let mut reason = match status {
+            Some(status) => format!("the server process exited ({status})"),
+            None => "the server stopped answering on stdout".to_owned(),
+        };
+        append_stderr(&mut reason, &self.stderr_tail());
+        reason
+    }
+
+    /// Like [`Self::describe_end`] for a start that failed: waits for its stderr to end (we have
+    /// killed it, or it died) and quotes it.
+    pub async fn describe_failed_start(&self, what: String) -> String {
+        let mut done = self.stderr_done.clone();
+        let _ = tokio::time::timeout(END_WAIT, done.wait_for(|d| *d)).await;
+        let mut reason = what;
+        if let Some(status) = self.exit_status() {
+            reason.push_str(&format!("; the process exited ({status})"));
+        }
+        append_stderr(&mut reason, &self.stderr_tail());
+        reason
+    }
+
+    /// SIGTERM to the group, SIGKILL to whatever is left after `grace`. Returns once the group is
+    /// gone, or shortly after the SIGKILL.
+    pub async fn terminate(&self, grace: Duration) {
+        let Some(pgid) = self.live_group() else {
+            return;
+        };
+        signal_group(pgid, SIGTERM);
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if !group_exists(pgid) {
+                self.gone.store(true, Ordering::SeqCst);
+                return;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        signal_group(pgid, SIGKILL);
+        let deadline = Instant::now() + AFTER_KILL;
+        while Instant::now() < deadline && group_exists(pgid) {
+            tokio::time::sleep(POLL).await;
+        }
+        // Nothing survives SIGKILL; what may be left are zombies.
+        self.gone.store(true, Ordering::SeqCst);
+    }
+
+    /// The synchronous version for `Drop`: SIGTERM, a short wait, SIGKILL if anything is left.
+    pub fn kill_now(&self) {
+        let Some(pgid) = self.live_group() else {
+            return;
+        };
+        signal_group(pgid, SIGTERM);
+        let deadline = std::time::Instant::now() + DROP_GRACE;
+        while std::time::Instant::now() < deadline {
+            if !group_exists(pgid) {
+                self.gone.store(true, Ordering::SeqCst);
+                return;
+            }
+            std::thread::sleep(POLL);
+        }
+        // A leader that exited but is not reaped yet still counts; SIGKILL costs it nothing.
+        signal_group(pgid, SIGKILL);
+        self.gone.store(true, Ordering::SeqCst);
+    }
+
+    fn live_group(&self) -> Option<u32> {
+        if self.gone.load(Ordering::SeqCst) {
+            return None;
+        }
+        self.group()
+    }
+}
+
+/// A start abandoned midway, or a connection dropped: the server must not outlive it.
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.kill_now();
+    }
+}
+
+fn append_stderr(reason: &mut String, tail: &str) {
+    if !tail.is_empty() {
+        reason.push_str("; its stderr ended with: ");
+        reason.push_str(tail);
+    }
+}
+
+/// The last non-blank lines of `text`, joined with ` | `, cut to [`STDERR_QUOTE`] bytes from the
+/// end (on a char boundary).
+fn quote_tail(text: &str) -> String {
+    let joined = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" | ");
+    if joined.len() <= STDERR_QUOTE {
+        return joined;
+    }
+    let mut start = joined.len() - STDERR_QUOTE;
+    while !joined.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("…{}", &joined[start..])
+}
+
+/// A group id we may signal: not 0 (our own group), not 1 (`kill(-1)` is everyone), and not
+/// sayso's own group.
+#[cfg(unix)]
+fn signalable(pgid: u32) -> Option<libc::pid_t> {
+    let pgid = libc::pid_t::try_from(pgid).ok()?;
+    // SAFETY: getpgrp has no preconditions.
+    let own = unsafe { libc::getpgrp() };
+    (pgid > 1 && pgid != own).then_some(pgid)
+}
+
+#[cfg(unix)]
+fn signal_group(pgid: u32, sig: i32) {
+    if let Some(pgid) = signalable(pgid) {
+        // SAFETY: kill has no memory-safety preconditions; a negative pid names a group.
+        unsafe {
+            libc::kill(-pgid, sig);
+        }
+    }
+}
+
+/// Whether any process (zombies included) is still in group `pgid`.
+#[cfg(unix)]
+fn group_exists(pgid: u32) -> bool {
+    let Some(pgid) = signalable(pgid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks existence and permission.
+    let rc = unsafe { libc::kill(-pgid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+#[cfg(unix)]
+const SIGTERM: i32 = libc::SIGTERM;
+#[cfg(unix)]
+const SIGKILL: i32 = libc::SIGKILL;
+
+// Elsewhere there are no groups (`group()` is None, so these are never reached with an id);
+// `kill_on_drop` kills the child.
+#[cfg(not(unix))]
+const SIGTERM: i32 = 15;
+#[cfg(not(unix))]
+const SIGKILL: i32 = 9;
+#[cfg(not(unix))]
+fn signal_group(_pgid: u32, _sig: i32) {}
+#[cfg(not(unix))]
+fn group_exists(_pgid: u32) -> bool {
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote_tail;
+
+    #[test]
+    fn stderr_tail_is_the_last_lines_on_one_line() {
+        assert_eq!(quote_tail("a\n\n  b  \nc\n"), "a | b | c");
+        assert_eq!(quote_tail(""), "");
+    }
+
+    #[test]
+    fn long_stderr_is_cut_from_the_front_on_a_char_boundary() {
+        let text = "é".repeat(1000);
+        let tail = quote_tail(&text);
+        assert!(tail.starts_with('…'));
+        assert!(tail.len() <= super::STDERR_QUOTE + '…'.len_utf8());
+    }
+}

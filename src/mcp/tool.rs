@@ -1,0 +1,175 @@
+//! One MCP tool as an engine [`Tool`]: offered as `SERVER__TOOL` with the server's schema, its
+//! kind from the server's annotations (`readOnlyHint` → read_only, `openWorldHint` → network,
+//! else other), its approval settings from the config (default: ask; a `destructiveHint` tool is
+//! protected), and one function command that calls the server. So every MCP call passes the same
+//! queue, approvals, rules, auto-mode gates and judge as a built-in's.
+//!
+//! In auto mode a tool that is not read-only goes through the gates (`require_cmd_approval`):
+//! it has no safe list, so the judge vets it (when allowed) or the user is asked; "Always
+//! accept" remembers the exact call.
+
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::client::ToolInfo;
+use super::schema;
+use super::servers::Servers;
+use crate::config::mcp::McpApproval;
+use crate::config::opts::Opts;
+use crate::provider::ToolSpec;
+use crate::tools::tool::{
+    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
+};
+
+pub struct McpTool {
+    /// `SERVER__TOOL`.
+    name: String,
+    server: String,
+    info: ToolInfo,
+    approval: McpApproval,
+    servers: Arc<Servers>,
+}
+
+impl McpTool {
+    pub fn new(server: &str, info: ToolInfo, approval: McpApproval, servers: Arc<Servers>) -> Self {
+        Self {
+            name: schema::offered_name(server, &info.name),
+            server: server.to_owned(),
+            info,
+            approval,
+            servers,
+        }
+    }
+
+    fn read_only(&self) -> bool {
+        self.info.read_only == Some(true)
+    }
+
+    /// The server this tool belongs to.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+}
+
+/// The arguments as a short line: `{"path":"src"}`, cut at 200 characters.
+fn short_args(args: &Value) -> String {
+    let s = args.to_string();
+    if s.chars().count() > 200 {
+        format!("{}…", s.chars().take(200).collect::<String>())
+    } else {
+        s
+    }
+}
+
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn spec(&self) -> ToolSpec {
+        schema::spec(&self.server, &self.info)
+    }
+
+    fn kind(&self) -> Kind {
+        if self.read_only() {
+            Kind::ReadOnly
+        } else if self.info.open_world == Some(true) {
+            Kind::Network
+        } else {
+            Kind::Other
+        }
+    }
+
+    fn default_opts(&self) -> Opts {
+        Opts {
+            require_approval_before: Some(self.approval.require_approval_before.into()),
+            require_cmd_approval: Some(!self.read_only()),
+            protect: Some(self.approval.protect),
+            judge: Some(self.approval.judge),
+            ..Opts::default()
+        }
+    }
+
+    fn cmd_string(&self, inv: &Invocation) -> String {
+        format!("{} {}", inv.name, short_args(&inv.args))
+    }
+
+    fn judge_context(&self, inv: &Invocation) -> Option<String> {
+        Some(format!(
+            "The tool `{}` of the MCP server `{}` ({}), called with the arguments {}.{}",
+            self.info.name,
+            self.server,
+            self.info.description.chars().take(300).collect::<String>(),
+            short_args(&inv.args),
+            match self.info.destructive {
+                Some(true) => " The server marks it destructive.",
+                _ => "",
+            }
+        ))
+    }
+
+    fn prompt(&self, _inv: &Invocation) -> Option<String> {
+        Some(format!(
+            "Call `{}` on the MCP server `{}`?",
+            self.info.name, self.server
+        ))
+    }
+
+    fn commands(&self, _inv: &Invocation) -> Vec<Command> {
+        let (servers, server, tool) = (
+            self.servers.clone(),
+            self.server.clone(),
+            self.info.name.clone(),
+        );
+        vec![Command::Function(Arc::new(move |inv, _args| {
+            let (servers, server, tool) = (servers.clone(), server.clone(), tool.clone());
+            async move {
+                let arguments = match &inv.args {
+                    Value::Object(m) => m.clone(),
+                    _ => Default::default(),
+                };
+                // Dropping this future (the user stopped) cancels the call on the server too.
+                let cancel = CancellationToken::new();
+                let _guard = cancel.clone().drop_guard();
+                Some(
+                    match servers.call(&server, &tool, arguments, &cancel).await {
+                        Ok(out) if out.is_error => {
+                            CmdResult::Error(pack_display(&first_line(&out.display), &out.content))
+                        }
+                        Ok(out) => CmdResult::Success(pack_display(
+                            &first_line(&out.display),
+                            &out.content,
+                        )),
+                        Err(why) => CmdResult::Error(pack_display(&why, &why)),
+                    },
+                )
+            }
+            .boxed()
+        }))]
+    }
+
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
+        let (display, content) = display_and_content(data);
+        out.add(content, Some(display));
+    }
+
+    fn on_error(&self, inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
+        let last = errors.last().map(String::as_str).unwrap_or_default();
+        let (display, content) = match last.split_once('\n') {
+            Some((d, c)) => (d.to_owned(), c.to_owned()),
+            None => (last.to_owned(), last.to_owned()),
+        };
+        out.add(
+            format!("The `{}` tool failed:\n{content}", inv.name),
+            Some(format!("failed: {display}")),
+        );
+    }
+}
+
+/// The display text on one line (a packed display is one line).
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().to_owned()
+}
