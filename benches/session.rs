@@ -135,8 +135,10 @@ fn resume_to_first_frame(data: &Path, id: &str) -> App {
         app.update(AppEvent::Agent(e));
     }
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
-    term.draw(|f| sayso::tui::ui::draw(f, &app, Instant::now()))
-        .expect("draw");
+    term.draw(|f| {
+        sayso::tui::ui::draw(f, &app, Instant::now());
+    })
+    .expect("draw");
     black_box(saved.resumed.history.len());
     app
 }

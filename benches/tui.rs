@@ -67,8 +67,10 @@ fn terminal() -> Terminal<TestBackend> {
 }
 
 fn draw(term: &mut Terminal<TestBackend>, app: &App) {
-    term.draw(|f| ui::draw(f, app, Instant::now()))
-        .expect("draw");
+    term.draw(|f| {
+        ui::draw(f, app, Instant::now());
+    })
+    .expect("draw");
 }
 
 /// Types `text` and sends it, as a user would.

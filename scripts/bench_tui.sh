@@ -20,6 +20,14 @@
 #     transcript entry, extrapolated to 10,000 entries. The demo's later replies are short, so
 #     the in-process measurement of 10,000 realistic entries is in `cargo bench --bench tui`
 #     (printed before the benchmarks).
+# (d) streaming into the TUI, in tmux (120x40) against scripts/sse_server.py: ~1 MiB of text
+#     (~16 MiB of SSE) served as fast as sayso reads it, then a slow reply (SLOW_BYTES of text, default 20 KiB,
+#     at SLOW_RATE bytes/s, default 1000). For each: CPU time of the whole process from Enter
+#     to the idle footer (/proc/PID/stat utime+stime), peak RSS (VmHWM, reset before the reply
+#     through /proc/PID/clear_refs) and the bytes sayso wrote to the terminal meanwhile (tmux
+#     pipe-pane -O: what the program wrote to the pty), per byte of reply text.
+#     Goals: fast <= 0.5 s CPU and <= 30 MiB; slow <= 2 % of a core and <= 5 bytes per byte.
+#     STREAM=0 skips it; MESSAGES=0 skips (c).
 #
 # Needs: cargo, python3, tmux. Nothing leaves this machine (the demo endpoint is on 127.0.0.1).
 set -euo pipefail
@@ -28,6 +36,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RUNS="${RUNS:-10}"
 IDLE="${IDLE:-10}"
 MESSAGES="${MESSAGES:-200}"
+STREAM="${STREAM:-1}"
+SLOW_BYTES="${SLOW_BYTES:-20480}"
+SLOW_RATE="${SLOW_RATE:-1000}"
 
 if ! command -v tmux >/dev/null 2>&1; then
     echo "installing tmux with apt-get" >&2
@@ -44,8 +55,10 @@ SAYSO="$ROOT/target/release/sayso"
 # A clean environment: no user or project config, no API key, no proxy.
 TMP="$(mktemp -d)"
 SOCK="$TMP/tmux.sock"
+SERVER_PID=""
 cleanup() {
     tmux -S "$SOCK" kill-server 2>/dev/null || true
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -248,19 +261,13 @@ print(f"    VmRSS idle: {vm(pid, 'VmRSS') / 1024:.1f} MiB (VmHWM {vm(pid, 'VmHWM
 s.stop()
 PY
 
-python3 "$TMP/pty_bench.py" "$SAYSO" "$RUNS" "$IDLE"
+[ "$RUNS" -gt 0 ] && python3 "$TMP/pty_bench.py" "$SAYSO" "$RUNS" "$IDLE"
 
-# (c) memory while a conversation grows, in tmux.
-echo "(c) memory while the conversation grows (tmux 120x40, --demo --auto):"
-tmux -S "$SOCK" -f /dev/null new-session -d -x 120 -y 40 -s bench \
-    "exec env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' XDG_STATE_HOME='$XDG_STATE_HOME' XDG_DATA_HOME='$XDG_DATA_HOME' TERM=xterm-256color '$SAYSO' --demo --auto 2>/dev/null"
-PANE_PID="$(tmux -S "$SOCK" display-message -p -t bench '#{pane_pid}')"
 screen() { tmux -S "$SOCK" capture-pane -p -t bench; }
-rss() { awk '/^VmRSS:/ {print $2}' "/proc/$PANE_PID/status"; }
 # Idle = the footer shows the idle key hints again and no modal is open.
 wait_idle() {
     local want="$1" i
-    for i in $(seq 3000); do
+    for i in $(seq 6000); do
         local s
         s="$(screen)"
         if grep -q "Enter send" <<<"$s" && grep -qF -- "$want" <<<"$s"; then
@@ -272,10 +279,18 @@ wait_idle() {
     screen >&2
     return 1
 }
+calc() { awk "BEGIN { print $1 }"; }
+
+if [ "$MESSAGES" -gt 0 ]; then
+# (c) memory while a conversation grows, in tmux.
+echo "(c) memory while the conversation grows (tmux 120x40, --demo --auto):"
+tmux -S "$SOCK" -f /dev/null new-session -d -x 120 -y 40 -s bench \
+    "exec env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' XDG_STATE_HOME='$XDG_STATE_HOME' XDG_DATA_HOME='$XDG_DATA_HOME' TERM=xterm-256color '$SAYSO' --demo --auto 2>/dev/null"
+PANE_PID="$(tmux -S "$SOCK" display-message -p -t bench '#{pane_pid}')"
+rss() { awk '/^VmRSS:/ {print $2}' "/proc/$PANE_PID/status"; }
 wait_idle "Enter send"
 sleep 2 # the syntax highlighter loads in the background at startup
 RSS0="$(rss)"
-calc() { awk "BEGIN { print $1 }"; }
 printf '    idle, empty chat: VmRSS %.1f MiB\n' "$(calc "$RSS0 / 1024")"
 START="$(date +%s.%N)"
 # The first message gets the demo's tour (reasoning, Markdown, three tool calls in auto mode).
@@ -308,3 +323,61 @@ printf '    growth from message %d to %d: %.0f bytes per entry (user message + s
 printf '    extrapolated to 10,000 such entries: %.1f MiB over the idle RSS\n' \
     "$(calc "$PER_ENTRY * 10000 / 1048576")"
 tmux -S "$SOCK" kill-server 2>/dev/null || true
+fi
+
+[ "$STREAM" = 1 ] || exit 0
+# (d) streaming into the TUI.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+stream_case() { # NAME, then sse_server.py options
+    local name="$1" port
+    shift
+    port="$(free_port)"
+    python3 "$ROOT/scripts/sse_server.py" "$port" "$@" >"$TMP/server.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 100); do
+        grep -q serving "$TMP/server.log" && break
+        sleep 0.05
+    done
+    local content
+    content="$(sed -n 's/.*(\([0-9]*\) bytes of content).*/\1/p' "$TMP/server.log")"
+    rm -f "$TMP/pane.out"
+    tmux -S "$SOCK" -f /dev/null new-session -d -x 120 -y 40 -s bench \
+        "exec env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' XDG_STATE_HOME='$XDG_STATE_HOME' XDG_DATA_HOME='$XDG_DATA_HOME' TERM=xterm-256color '$SAYSO' --no-session --base-url http://127.0.0.1:$port/v1 -m bench-model 2>/dev/null"
+    tmux -S "$SOCK" pipe-pane -O -t bench "cat >> '$TMP/pane.out'"
+    PANE_PID="$(tmux -S "$SOCK" display-message -p -t bench '#{pane_pid}')"
+    wait_idle "bench-model"
+    sleep 1
+    echo 5 >"/proc/$PANE_PID/clear_refs" 2>/dev/null || true # resets VmHWM to the current RSS
+    local t0 b0 rss0 start
+    t0="$(cpu_ticks "$PANE_PID")"
+    b0="$(stat -c %s "$TMP/pane.out" 2>/dev/null || echo 0)"
+    rss0="$(awk '/^VmRSS:/ {print $2}' "/proc/$PANE_PID/status")"
+    start="$(date +%s.%N)"
+    tmux -S "$SOCK" send-keys -t bench -l "go"
+    tmux -S "$SOCK" send-keys -t bench Enter
+    sleep 0.5
+    wait_idle "bench-model"
+    local end t1 b1 hwm tick
+    end="$(date +%s.%N)"
+    t1="$(cpu_ticks "$PANE_PID")"
+    sleep 0.3
+    b1="$(stat -c %s "$TMP/pane.out")"
+    hwm="$(awk '/^VmHWM:/ {print $2}' "/proc/$PANE_PID/status")"
+    tick="$(getconf CLK_TCK)"
+    local wall cpu
+    wall="$(calc "$end - $start")"
+    cpu="$(calc "($t1 - $t0) / $tick")"
+    printf '    %s: %d bytes of reply text in %.2f s; CPU %.2f s (%.1f %% of a core); RSS %.1f MiB before, peak %.1f MiB;\n' \
+        "$name" "$content" "$wall" "$cpu" "$(calc "100 * $cpu / $wall")" \
+        "$(calc "$rss0 / 1024")" "$(calc "$hwm / 1024")"
+    printf '      %d bytes written to the terminal (%.1f per byte of reply)\n' \
+        "$((b1 - b0))" "$(calc "($b1 - $b0) / $content")"
+    tmux -S "$SOCK" kill-server 2>/dev/null || true
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+}
+echo "(d) a reply streamed into the TUI (tmux 120x40):"
+stream_case "fast, 1 MiB of reply text as fast as read" --content 1048576
+stream_case "slow, $SLOW_BYTES bytes at $SLOW_RATE bytes/s" --content "$SLOW_BYTES" --rate "$SLOW_RATE"

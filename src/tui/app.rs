@@ -49,6 +49,8 @@ pub enum AppEvent {
     Questions(QuestionRequest),
     /// Time passed (only sent while something shows a clock).
     Tick,
+    /// The syntax highlighter finished loading: code shown plain until now can be coloured.
+    HighlighterReady,
 }
 
 /// Work for the event loop.
@@ -219,6 +221,10 @@ impl App {
                 self.bell_effect()
             }
             AppEvent::Tick => Vec::new(),
+            AppEvent::HighlighterReady => {
+                self.chat.forget_from(0);
+                Vec::new()
+            }
         }
     }
 

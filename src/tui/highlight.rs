@@ -8,16 +8,20 @@
 //! See bat's `to_ansi_color` (`src/terminal.rs`). Other alphas would be true colours; the
 //! `ansi` theme has none, but they are mapped to RGB for safety. Backgrounds are ignored.
 //!
-//! The syntax set and theme are deserialized once, on first use (or by [`warm_up`]): ~2 ms in a
-//! release build (~60 ms in debug). Each syntax's regexes then compile lazily on first use —
-//! ~65 ms for the first Rust block — so [`warm_up`] also primes Rust, Python and Bash (~70 ms in
-//! all); call it from a background thread at startup. Throughput is roughly 250–300 KB/s of
+//! The syntax set and theme are deserialized once, on first use: ~2 ms in a release build
+//! (~60 ms in debug), and ~27 MiB of memory, so nothing loads them before the first code block.
+//! Each syntax's regexes then compile lazily on first use — ~65 ms for the first Rust block —
+//! so [`warm_up`] also primes Rust, Python and Bash (~70 ms in all). The TUI calls
+//! [`load_in_background`]: then the first code block starts the loading (and the warm-up) on
+//! another thread and is shown plain until it is done; elsewhere (tests, benches) the first
+//! call loads them on the spot. Throughput is roughly 250–300 KB/s of
 //! code (syntect on the pure-Rust fancy-regex engine), so while a code block streams in, the
 //! state after its last complete line is kept and the next call resumes from it.
 //!
 //! Limits (as in Codex): code over 512 KiB, over 10,000 lines, or with a line over 10,000
 //! bytes is not highlighted — regex-based highlighting of such input can take seconds.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use ratatui::style::{Color, Modifier, Style};
@@ -54,6 +58,33 @@ fn assets() -> &'static Assets {
     })
 }
 
+/// Set by [`load_in_background`]: what to call once the assets are loaded.
+static ON_READY: OnceLock<Box<dyn Fn() + Send + Sync>> = OnceLock::new();
+static LOADING: AtomicBool = AtomicBool::new(false);
+
+/// From now on the assets load off the calling thread, on the first code block (which is shown
+/// plain); `on_ready` is called when they are there. Once per process; later calls are ignored.
+pub fn load_in_background(on_ready: impl Fn() + Send + Sync + 'static) {
+    let _ = ON_READY.set(Box::new(on_ready));
+}
+
+/// The assets when they can be used now; `None` while they load in the background.
+fn ready_assets() -> Option<&'static Assets> {
+    if let Some(a) = ASSETS.get() {
+        return Some(a);
+    }
+    let Some(on_ready) = ON_READY.get() else {
+        return Some(assets());
+    };
+    if !LOADING.swap(true, Ordering::SeqCst) {
+        std::thread::spawn(move || {
+            warm_up();
+            on_ready();
+        });
+    }
+    None
+}
+
 /// Load the syntaxes and the theme now, and compile the regexes of a few common languages
 /// (they compile lazily, on first use: ~65 ms for Rust in a release build). Idempotent; meant
 /// for a background thread at startup.
@@ -82,8 +113,10 @@ pub fn highlight_code(code: &str, lang: &str) -> Vec<Line<'static>> {
     {
         return plain_lines(code);
     }
+    let Some(assets) = ready_assets() else {
+        return plain_lines(code);
+    };
     let highlighted = super::terminal::catching(|| {
-        let assets = assets();
         let syntax = find_syntax(&assets.syntaxes, lang)?;
         highlight_with(assets, syntax, lang, code)
     });

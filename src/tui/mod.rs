@@ -20,6 +20,7 @@ pub mod modal;
 pub mod picker;
 pub mod questions;
 pub mod run;
+pub mod screen;
 pub mod server_picker;
 pub mod strings;
 pub mod terminal;
@@ -30,6 +31,8 @@ pub mod wrap;
 
 #[cfg(test)]
 mod app_tests;
+#[cfg(test)]
+mod screen_tests;
 #[cfg(test)]
 mod snapshot_tests;
 #[cfg(test)]

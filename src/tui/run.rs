@@ -9,12 +9,11 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event, EventStream};
 use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use futures_util::StreamExt;
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::app::{App, AppEvent, Effect, Status};
+use super::screen::Screen;
 use super::terminal::{self, Guard};
 use super::theme::Theme;
 use super::ui;
@@ -108,10 +107,13 @@ pub async fn run(
     if let Ok(size) = term.size() {
         pending.push(AppEvent::Resize(size.width, size.height));
     }
-    // Load the syntax highlighter off the UI thread so the first code block does not stall.
-    std::thread::spawn(super::highlight::warm_up);
-
     let (app_tx, app_rx) = mpsc::unbounded_channel::<AppEvent>();
+    // The syntax highlighter (~27 MiB of tables) loads on the first code block, off the UI
+    // thread; that block is shown plain until then.
+    let ready = app_tx.clone();
+    super::highlight::load_in_background(move || {
+        let _ = ready.send(AppEvent::HighlighterReady);
+    });
     let (sink, events) = EventSink::channel();
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel::<Command>();
     let saving = Saving::new(opts.sessions, &agent);
@@ -141,16 +143,16 @@ pub async fn run(
     exit_code
 }
 
-fn open_terminal(mouse: bool) -> std::io::Result<Terminal<CrosstermBackend<std::io::Stdout>>> {
+fn open_terminal(mouse: bool) -> std::io::Result<Screen<std::io::Stdout>> {
     terminal::enter(mouse)?;
-    Terminal::new(CrosstermBackend::new(stdout()))
+    Screen::new(stdout())
 }
 
 /// Events in, `update`, effects out, a frame when something changed; until the user quits
 /// (exit code 0), a signal arrives (130) or the terminal goes away (1).
 async fn event_loop(
     app: &mut App,
-    term: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+    term: &mut Screen<std::io::Stdout>,
     mut app_rx: mpsc::UnboundedReceiver<AppEvent>,
     mut pending: Vec<AppEvent>,
     cmd_tx: &mpsc::UnboundedSender<Command>,

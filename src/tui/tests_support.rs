@@ -153,6 +153,9 @@ pub fn finished_tool(app: &mut App, id: &str, lines: usize) {
 pub fn render(app: &App, now: std::time::Instant) -> String {
     let mut term =
         Terminal::new(TestBackend::new(app.size().0, app.size().1)).expect("test backend");
-    term.draw(|f| super::ui::draw(f, app, now)).expect("draw");
+    term.draw(|f| {
+        super::ui::draw(f, app, now);
+    })
+    .expect("draw");
     format!("{:?}", term.backend().buffer())
 }

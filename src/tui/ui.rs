@@ -12,7 +12,8 @@ use super::strings;
 use super::widgets::{footer, modal, picker, questions, status_bar};
 use crate::events::format_delay;
 
-pub fn draw(f: &mut Frame, app: &App, now: Instant) {
+/// Draws the frame; returns the chat pane's area (its rows may scroll as a whole).
+pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     let screen = f.area();
     let input_h = app.input().line_count().min(6) as u16 + 2;
     let flash_h = u16::from(app.flash().is_some());
@@ -37,6 +38,7 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
     modal::draw(f, screen, app);
     questions::draw(f, screen, app);
     picker::draw(f, screen, app);
+    chat
 }
 
 fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {

@@ -28,3 +28,4 @@ mod sessions_e2e;
 mod sse_property;
 mod stream_quirks;
 mod tui_e2e;
+mod tui_footprint;

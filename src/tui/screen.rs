@@ -1,0 +1,182 @@
+//! Writes frames to the terminal: ratatui renders each frame into its buffer, and this module
+//! sends the terminal only what changed — letting the terminal itself scroll the chat pane when
+//! its content moved.
+//!
+//! ratatui diffs a frame against the last one cell by cell, so when a streamed reply pushes the
+//! chat up by one line, every cell of the pane differs and the whole pane is rewritten: ~60 bytes
+//! to the terminal per byte of reply. Instead, [`Screen`] keeps a copy of what the terminal shows,
+//! finds how far the pane's rows moved ([`scroll_amount`]), has the terminal move them (a scroll
+//! region, DECSTBM, and SU/SD: a few bytes), moves its copy the same way, and diffs the new frame
+//! against that. Whatever the amount, the diff is against what really is on screen, so a wrong
+//! guess costs bytes, never a wrong picture. Only full-width regions are scrolled (a scroll
+//! region spans whole rows). The changed cells are written by [`cells::Pen`].
+
+use std::hash::{Hash, Hasher};
+use std::io::{self, Write};
+
+mod cells;
+
+use ratatui::backend::{Backend, CrosstermBackend};
+use ratatui::buffer::{Buffer, Cell};
+use ratatui::layout::Rect;
+use ratatui::{Frame, Terminal};
+
+/// A terminal drawn frame by frame.
+pub struct Screen<W: Write> {
+    term: Terminal<CrosstermBackend<W>>,
+    /// What the terminal shows now.
+    shown: Buffer,
+    /// The frame being written (a copy of ratatui's current buffer).
+    next: Buffer,
+    pen: cells::Pen,
+}
+
+impl<W: Write> Screen<W> {
+    /// A screen on `out`, taken to be blank (a fresh alternate screen).
+    pub fn new(out: W) -> io::Result<Self> {
+        let term = Terminal::new(CrosstermBackend::new(out))?;
+        Ok(Self {
+            term,
+            shown: Buffer::default(),
+            next: Buffer::default(),
+            pen: cells::Pen::default(),
+        })
+    }
+
+    /// A screen of a fixed `area` on `out` (no terminal queries): for tests and benchmarks.
+    pub fn with_area(out: W, area: Rect) -> io::Result<Self> {
+        let options = ratatui::TerminalOptions {
+            viewport: ratatui::Viewport::Fixed(area),
+        };
+        let term = Terminal::with_options(CrosstermBackend::new(out), options)?;
+        Ok(Self {
+            term,
+            shown: Buffer::default(),
+            next: Buffer::default(),
+            pen: cells::Pen::default(),
+        })
+    }
+
+    /// The last frame drawn.
+    pub fn shown(&self) -> &Buffer {
+        &self.shown
+    }
+
+    pub fn size(&self) -> io::Result<ratatui::layout::Size> {
+        self.term.size()
+    }
+
+    /// Draws a frame. `render` draws it and returns the region whose rows may have scrolled
+    /// (the chat pane), or an empty `Rect`.
+    pub fn draw(&mut self, render: impl FnOnce(&mut Frame) -> Rect) -> io::Result<()> {
+        // A new size clears the terminal (and ratatui's buffers).
+        self.term.autoresize()?;
+        let mut frame = self.term.get_frame();
+        let region = render(&mut frame);
+        self.next.clone_from(self.term.current_buffer_mut());
+        if self.shown.area != self.next.area {
+            // A new size: the terminal was cleared.
+            self.shown = Buffer::empty(self.next.area);
+            self.pen.lost_cursor();
+        }
+        let amount = scroll_amount(&self.shown, &self.next, region);
+        let backend = self.term.backend_mut();
+        if amount != 0 {
+            // Between frames the pen is back to the default style, so the rows scrolled in are
+            // blank with the default background; `CSI r` moves the cursor home.
+            let (n, dir) = (amount.unsigned_abs(), if amount > 0 { 'S' } else { 'T' });
+            write!(
+                backend,
+                "\x1b[{};{}r\x1b[{n}{dir}\x1b[r",
+                region.top() + 1,
+                region.bottom()
+            )?;
+            self.pen.lost_cursor();
+            scroll(&mut self.shown, region, amount);
+        }
+        let width = self.next.area.width;
+        self.pen
+            .draw(backend, width, self.shown.diff_iter(&self.next))?;
+        Backend::flush(backend)?;
+        std::mem::swap(&mut self.shown, &mut self.next);
+        // ratatui's own diff is not used; this only gives the next frame a clean buffer.
+        self.term.swap_buffers();
+        Ok(())
+    }
+}
+
+/// How many rows the content of `region` moved up from `shown` to `next` (negative: down), when
+/// letting the terminal move them saves rewriting at least two rows; else 0.
+pub fn scroll_amount(shown: &Buffer, next: &Buffer, region: Rect) -> i32 {
+    let area = next.area;
+    if shown.area != area
+        || region.x != area.x
+        || region.width != area.width
+        || region.height < 3
+        || region.top() < area.top()
+        || region.bottom() > area.bottom()
+    {
+        return 0;
+    }
+    let old = row_hashes(shown, region);
+    let new = row_hashes(next, region);
+    let blank = row_hash(std::iter::repeat_n(&Cell::EMPTY, area.width as usize));
+    let h = new.len() as i32;
+    // Rows of the new frame (not blank) found in the old one `k` rows lower.
+    let score = |k: i32| {
+        (0..h)
+            .filter(|&y| {
+                let from = y + k;
+                (0..h).contains(&from)
+                    && new[y as usize] != blank
+                    && new[y as usize] == old[from as usize]
+            })
+            .count()
+    };
+    let stay = score(0);
+    let mut best = (0, stay);
+    for k in 1..h {
+        for k in [k, -k] {
+            let s = score(k);
+            if s > best.1 {
+                best = (k, s);
+            }
+        }
+    }
+    if best.1 >= stay + 2 { best.0 } else { 0 }
+}
+
+fn row_hashes(buf: &Buffer, region: Rect) -> Vec<u64> {
+    let w = buf.area.width as usize;
+    (region.top()..region.bottom())
+        .map(|y| {
+            let start = (y - buf.area.y) as usize * w;
+            row_hash(buf.content[start..start + w].iter())
+        })
+        .collect()
+}
+
+fn row_hash<'a>(cells: impl Iterator<Item = &'a Cell>) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    for c in cells {
+        c.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// What the terminal does to `region` on SU (`amount` > 0) or SD: rows move up (down) by
+/// `amount`, blank rows come in.
+pub fn scroll(buf: &mut Buffer, region: Rect, amount: i32) {
+    let w = buf.area.width as usize;
+    let start = (region.top() - buf.area.y) as usize * w;
+    let rows = &mut buf.content[start..start + region.height as usize * w];
+    let n = (amount.unsigned_abs() as usize).min(region.height as usize) * w;
+    if amount > 0 {
+        rows.rotate_left(n);
+        let len = rows.len();
+        rows[len - n..].fill(Cell::EMPTY);
+    } else {
+        rows.rotate_right(n);
+        rows[..n].fill(Cell::EMPTY);
+    }
+}

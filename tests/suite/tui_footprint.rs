@@ -1,0 +1,153 @@
+//! The TUI's footprint, end to end in tmux: the syntax tables load only with the first code block
+//! (and still colour it), and a reply streamed into a full pane reaches the terminal as scrolls
+//! plus new text — bytes counted on the pty with `pipe-pane`, the picture checked with
+//! `capture-pane`. No clock: the byte bound holds even if every delta gets its own frame.
+
+use std::time::Duration;
+
+use crate::support::fixture::{Fixture, Reply, Step, sse};
+use crate::support::tui::Tui;
+
+fn vm_kib(pid: u32, key: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with(key))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no {key} for {pid}"))
+}
+
+/// `s` without its SGR sequences (`ESC [ … m`).
+fn strip_sgr(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("\x1b[") {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        rest = rest.find('m').map_or("", |j| &rest[j + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_syntax_tables_load_with_the_first_code_block_and_colour_it() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&[
+        "No code here, just words.",
+    ])));
+    fx.push(Reply::Stream(sse::text_reply(&[
+        "Here:\n\n```rust\nfn main() {\n    let answer = 42;\n}\n```\n",
+    ])));
+    let tui = Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    tui.send("first").await;
+    tui.wait_for("just words.").await;
+    tui.wait_for("Ctrl+D quit").await;
+    let pid = tui.sayso_pid();
+    // Prose never needs the highlighter: nothing loaded it.
+    let before = vm_kib(pid, "VmRSS");
+
+    tui.send("second").await;
+    tui.wait_for("let answer = 42;").await;
+    // Once loaded (off the UI thread), the block is drawn again in colour: `fn` is styled.
+    let start = std::time::Instant::now();
+    let coloured = loop {
+        let out = tui.tmux(&["capture-pane", "-p", "-e", "-t", "e2e"]);
+        let screen = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = screen
+            .lines()
+            .find(|l| strip_sgr(l).contains("fn main() {"))
+            .unwrap_or_default()
+            .to_owned();
+        // Plain, the line is one run of one style; highlighted, `fn`, `main` and the
+        // punctuation each get theirs.
+        if line.matches("\x1b[").count() >= 3 {
+            break line;
+        }
+        assert!(
+            start.elapsed() < crate::support::tui::WAIT,
+            "the code block was never coloured:\n{screen}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(strip_sgr(&coloured).trim(), "fn main() {", "{coloured:?}");
+    let after = vm_kib(pid, "VmRSS");
+    assert!(
+        after > before + 10 * 1024,
+        "the syntax tables (~27 MiB) were already loaded before the first code block: \
+         {before} KiB before, {after} KiB after"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_streamed_into_a_full_pane_is_written_as_scrolls_and_new_text() {
+    let fx = Fixture::start().await;
+    // 300 numbered lines in 1,200 deltas, paced a little so that frames see partial lines.
+    let mut steps = vec![Step::Bytes(sse::data(&sse::chunk(
+        serde_json::json!({"role": "assistant", "content": ""}),
+        None,
+    )))];
+    let mut text_bytes = 0;
+    for i in 0..300 {
+        for part in [
+            format!("Line {i:03} "),
+            "of the ".into(),
+            "long ".into(),
+            "reply.\n\n".into(),
+        ] {
+            text_bytes += part.len();
+            steps.push(Step::Bytes(sse::text(&part)));
+            steps.push(Step::Sleep(Duration::from_millis(2)));
+        }
+    }
+    steps.push(Step::Bytes(sse::finish("stop")));
+    steps.push(Step::Bytes(sse::done()));
+    fx.push(Reply::Stream(steps));
+    let tui = Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    let log = tui.root_path().join("pane.out");
+    let pipe = format!("cat >> '{}'", log.display());
+    assert!(
+        tui.tmux(&["pipe-pane", "-O", "-t", "e2e", &pipe])
+            .status
+            .success()
+    );
+    tui.send("go").await;
+    let screen = tui.wait_for("Line 299 of the long reply.").await;
+    tui.wait_for("Ctrl+D quit").await;
+    // The pane shows the end of the reply in order, every line whole.
+    let shown: Vec<&str> = screen.lines().filter(|l| l.starts_with("Line ")).collect();
+    assert!(shown.len() >= 8, "{screen}");
+    for pair in shown.windows(2) {
+        let n = |l: &str| l[5..8].parse::<u32>().unwrap();
+        assert_eq!(n(pair[1]), n(pair[0]) + 1, "{screen}");
+        assert!(pair[0].ends_with("of the long reply."), "{screen}");
+    }
+    // Scrolled up, the earlier lines are there too (drawn by the terminal's scroll and by
+    // ratatui's diff together).
+    tui.keys(&["PageUp"]);
+    let up = tui
+        .wait_until("the view to scroll up", |s| !s.contains("Line 299"))
+        .await;
+    let earlier: Vec<&str> = up.lines().filter(|l| l.starts_with("Line ")).collect();
+    assert!(earlier.len() >= 8, "{up}");
+    assert!(
+        earlier.iter().all(|l| l.ends_with("of the long reply.")),
+        "{up}"
+    );
+
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let written = std::fs::read(&log).unwrap();
+    let scrolls = written.windows(2).filter(|w| w == b"S\x1b").count();
+    assert!(scrolls > 0, "the terminal was never asked to scroll");
+    // The whole session's output (first frame, the typed message, the reply, PageUp) against
+    // the reply's text: with every pane row rewritten per new line it would be ~30x.
+    let per_byte = written.len() as f64 / text_bytes as f64;
+    assert!(
+        per_byte < 6.0,
+        "{} bytes to the terminal for {text_bytes} bytes of reply ({per_byte:.1} per byte)",
+        written.len()
+    );
+}
