@@ -329,6 +329,7 @@ fi
 # (d) streaming into the TUI.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+ui_ticks() { awk '{print $14 + $15}' "/proc/$1/task/$1/stat"; }
 stream_case() { # NAME, then sse_server.py options
     local name="$1" port
     shift
@@ -349,8 +350,9 @@ stream_case() { # NAME, then sse_server.py options
     wait_idle "bench-model"
     sleep 1
     echo 5 >"/proc/$PANE_PID/clear_refs" 2>/dev/null || true # resets VmHWM to the current RSS
-    local t0 b0 rss0 start
+    local t0 u0 b0 rss0 start
     t0="$(cpu_ticks "$PANE_PID")"
+    u0="$(ui_ticks "$PANE_PID")"
     b0="$(stat -c %s "$TMP/pane.out" 2>/dev/null || echo 0)"
     rss0="$(awk '/^VmRSS:/ {print $2}' "/proc/$PANE_PID/status")"
     start="$(date +%s.%N)"
@@ -358,9 +360,10 @@ stream_case() { # NAME, then sse_server.py options
     tmux -S "$SOCK" send-keys -t bench Enter
     sleep 0.5
     wait_idle "bench-model"
-    local end t1 b1 hwm tick
+    local end t1 u1 b1 hwm tick
     end="$(date +%s.%N)"
     t1="$(cpu_ticks "$PANE_PID")"
+    u1="$(ui_ticks "$PANE_PID")"
     sleep 0.3
     b1="$(stat -c %s "$TMP/pane.out")"
     hwm="$(awk '/^VmHWM:/ {print $2}' "/proc/$PANE_PID/status")"
@@ -371,8 +374,8 @@ stream_case() { # NAME, then sse_server.py options
     printf '    %s: %d bytes of reply text in %.2f s; CPU %.2f s (%.1f %% of a core); RSS %.1f MiB before, peak %.1f MiB;\n' \
         "$name" "$content" "$wall" "$cpu" "$(calc "100 * $cpu / $wall")" \
         "$(calc "$rss0 / 1024")" "$(calc "$hwm / 1024")"
-    printf '      %d bytes written to the terminal (%.1f per byte of reply)\n' \
-        "$((b1 - b0))" "$(calc "($b1 - $b0) / $content")"
+    printf '      UI thread %.2f s of it; %d bytes written to the terminal (%.1f per byte of reply)\n' \
+        "$(calc "($u1 - $u0) / $tick")" "$((b1 - b0))" "$(calc "($b1 - $b0) / $content")"
     tmux -S "$SOCK" kill-server 2>/dev/null || true
     kill "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true

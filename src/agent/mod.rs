@@ -311,7 +311,7 @@ impl Agent {
                 Err(e) => return TurnEnd::Failed(e),
             };
             let request = window::request(self.model.get(), sent, tools.clone());
-            let reply = match self.stream(&request, sink, cancel).await {
+            let mut reply = match self.stream(&request, sink, cancel).await {
                 Ok(m) => m,
                 Err(TurnEnd::Failed(ProviderError::ContextOverflow { window, .. }))
                     if !overflow_retried =>
@@ -328,8 +328,9 @@ impl Agent {
             };
             self.usage(&reply, sink);
             sink.emit(Event::ReplyDone(reply.clone()));
+            // The text moves into the history (a long reply is not held twice).
             self.messages.push(ChatMessage::Assistant {
-                content: reply.content.clone(),
+                content: std::mem::take(&mut reply.content),
                 tool_calls: reply.tool_calls.clone(),
             });
             if reply.tool_calls.is_empty() {

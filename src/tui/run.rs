@@ -1,5 +1,6 @@
 //! The event loop: one stream of [`AppEvent`]s in, `update`, effects out, and at most one draw
-//! per ~16 ms — only when something changed. No timer runs while idle; a tick runs only while a
+//! per ~16 ms after input, per ~33 ms when only the agent's output changed — only when
+//! something changed. No timer runs while idle; a tick runs only while a
 //! clock is on screen (a running tool, a retry countdown). Frames are written inside
 //! synchronized-update markers.
 
@@ -26,7 +27,11 @@ use crate::signals::Signals;
 use crate::tools::context::QuestionRequest;
 use crate::tools::requests::ApprovalRequest;
 
+/// The shortest time between frames after a key, a paste, the mouse or a resize.
 const FRAME: Duration = Duration::from_millis(16);
+/// ... when only the agent's output changed: streamed text reads as smoothly at 30 frames a
+/// second, and each frame costs CPU and bytes to the terminal (a reply arrives in many deltas).
+const STREAM_FRAME: Duration = Duration::from_millis(33);
 
 pub struct TuiOptions {
     pub theme: Theme,
@@ -162,19 +167,23 @@ async fn event_loop(
     let mut signals = Signals::new();
     let mut last_draw: Option<Instant> = None;
     let mut dirty = true;
+    // Whether the change waiting to be drawn came from the user (drawn sooner).
+    let mut input = true;
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         // Draw when something changed and the last frame is old enough; otherwise wait.
         let now = Instant::now();
-        if dirty && last_draw.is_none_or(|t| now.duration_since(t) >= FRAME) {
+        let gap = if input { FRAME } else { STREAM_FRAME };
+        if dirty && last_draw.is_none_or(|t| now.duration_since(t) >= gap) {
             let _ = crossterm::execute!(stdout(), BeginSynchronizedUpdate);
             let _ = term.draw(|f| ui::draw(f, app, Instant::now()));
             let _ = crossterm::execute!(stdout(), EndSynchronizedUpdate);
             last_draw = Some(Instant::now());
             dirty = false;
+            input = false;
         }
-        let next_frame = last_draw.map_or(now, |t| t + FRAME);
+        let next_frame = last_draw.map_or(now, |t| t + gap);
         if pending.is_empty() {
             let event = tokio::select! {
                 ev = keys.next() => match ev {
@@ -189,11 +198,15 @@ async fn event_loop(
             pending.extend(event);
             // Take everything else already waiting before drawing again.
             while let Ok(ev) = app_rx.try_recv() {
-                pending.push(ev);
+                push_merged(&mut pending, ev);
             }
         }
         for ev in pending.drain(..) {
             dirty = true;
+            input |= matches!(
+                ev,
+                AppEvent::Key(_) | AppEvent::Paste(_) | AppEvent::Mouse(_) | AppEvent::Resize(..)
+            );
             for effect in app.update(ev) {
                 perform(effect, cmd_tx, current, app);
             }
@@ -201,7 +214,31 @@ async fn event_loop(
         if app.quit() {
             return exit::OK;
         }
+        // A fast stream can queue thousands of events between two frames: do not keep room
+        // for them all session long.
+        if pending.capacity() > 256 {
+            pending.shrink_to(16);
+        }
     }
+}
+
+/// Queues `ev`, appending streamed text to the text just before it: a reply served faster than
+/// frames are drawn becomes one event per frame, not one per delta (same result, less memory).
+fn push_merged(pending: &mut Vec<AppEvent>, ev: AppEvent) {
+    use crate::events::Event as AgentEvent;
+    use crate::provider::StreamDelta::{Reasoning, Text};
+    if let AppEvent::Agent(AgentEvent::Delta(next)) = &ev
+        && let Some(AppEvent::Agent(AgentEvent::Delta(last))) = pending.last_mut()
+    {
+        match (last, next) {
+            (Text(a), Text(b)) | (Reasoning(a), Reasoning(b)) => {
+                a.push_str(b);
+                return;
+            }
+            _ => {}
+        }
+    }
+    pending.push(ev);
 }
 
 /// Does what the app asked for.
@@ -240,5 +277,45 @@ fn perform(
             }
         }
         Effect::Quit => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::Event as AgentEvent;
+    use crate::provider::StreamDelta::{Reasoning, Text};
+
+    fn text(t: &str) -> AppEvent {
+        AppEvent::Agent(AgentEvent::Delta(Text(t.into())))
+    }
+
+    #[test]
+    fn adjacent_text_deltas_merge_and_nothing_else_does() {
+        let mut q = Vec::new();
+        for ev in [
+            text("a"),
+            text("b"),
+            AppEvent::Agent(AgentEvent::Delta(Reasoning("r".into()))),
+            AppEvent::Agent(AgentEvent::Delta(Reasoning("s".into()))),
+            text("c"),
+            AppEvent::Tick,
+            text("d"),
+        ] {
+            push_merged(&mut q, ev);
+        }
+        let shown: Vec<String> = q
+            .iter()
+            .map(|e| match e {
+                AppEvent::Agent(AgentEvent::Delta(Text(t))) => format!("text {t}"),
+                AppEvent::Agent(AgentEvent::Delta(Reasoning(t))) => format!("reasoning {t}"),
+                AppEvent::Tick => "tick".into(),
+                _ => "other".into(),
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            ["text ab", "reasoning rs", "text c", "tick", "text d"]
+        );
     }
 }

@@ -26,7 +26,7 @@ pub struct Screen<W: Write> {
     term: Terminal<CrosstermBackend<W>>,
     /// What the terminal shows now.
     shown: Buffer,
-    /// The frame being written (a copy of ratatui's current buffer).
+    /// The frame being written (taken from ratatui's current buffer).
     next: Buffer,
     pen: cells::Pen,
 }
@@ -73,13 +73,32 @@ impl<W: Write> Screen<W> {
         self.term.autoresize()?;
         let mut frame = self.term.get_frame();
         let region = render(&mut frame);
-        self.next.clone_from(self.term.current_buffer_mut());
+        // Take the frame out of ratatui's buffer in exchange for a spare of the same size (its
+        // diff is not used, so the spare is only ever reset and drawn into again).
+        let current = self.term.current_buffer_mut();
+        if self.next.area != current.area {
+            self.next = Buffer::empty(current.area);
+        }
+        std::mem::swap(&mut self.next, current);
         if self.shown.area != self.next.area {
             // A new size: the terminal was cleared.
             self.shown = Buffer::empty(self.next.area);
             self.pen.lost_cursor();
         }
-        let amount = scroll_amount(&self.shown, &self.next, region);
+        let mut updates = self.shown.diff(&self.next);
+        // Most frames change a row or two (the line being streamed): nothing to look for then.
+        // (The updates come row by row.)
+        let mut rows = updates
+            .iter()
+            .map(|&(_, y, _)| y)
+            .filter(|&y| y >= region.top() && y < region.bottom())
+            .collect::<Vec<_>>();
+        rows.dedup();
+        let amount = if rows.len() >= 3 {
+            scroll_amount(&self.shown, &self.next, region)
+        } else {
+            0
+        };
         let backend = self.term.backend_mut();
         if amount != 0 {
             // Between frames the pen is back to the default style, so the rows scrolled in are
@@ -93,10 +112,10 @@ impl<W: Write> Screen<W> {
             )?;
             self.pen.lost_cursor();
             scroll(&mut self.shown, region, amount);
+            updates = self.shown.diff(&self.next);
         }
         let width = self.next.area.width;
-        self.pen
-            .draw(backend, width, self.shown.diff_iter(&self.next))?;
+        self.pen.draw(backend, width, updates.into_iter())?;
         Backend::flush(backend)?;
         std::mem::swap(&mut self.shown, &mut self.next);
         // ratatui's own diff is not used; this only gives the next frame a clean buffer.
@@ -146,22 +165,71 @@ pub fn scroll_amount(shown: &Buffer, next: &Buffer, region: Rect) -> i32 {
     if best.1 >= stay + 2 { best.0 } else { 0 }
 }
 
-fn row_hashes(buf: &Buffer, region: Rect) -> Vec<u64> {
+fn row(buf: &Buffer, y: u16) -> &[Cell] {
     let w = buf.area.width as usize;
+    let start = (y - buf.area.y) as usize * w;
+    &buf.content[start..start + w]
+}
+
+fn row_hashes(buf: &Buffer, region: Rect) -> Vec<u64> {
     (region.top()..region.bottom())
-        .map(|y| {
-            let start = (y - buf.area.y) as usize * w;
-            row_hash(buf.content[start..start + w].iter())
-        })
+        .map(|y| row_hash(row(buf, y).iter()))
         .collect()
 }
 
 fn row_hash<'a>(cells: impl Iterator<Item = &'a Cell>) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
+    let mut h = FxHasher(0);
     for c in cells {
         c.hash(&mut h);
     }
     h.finish()
+}
+
+/// The rustc "Fx" hash: a multiply and a rotate per word. Row hashes only decide which rows look
+/// alike (a collision costs bytes, not correctness), so speed is what matters.
+struct FxHasher(u64);
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let mut last = [0u8; 8];
+        let rest = chunks.remainder();
+        last[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(last) ^ rest.len() as u64);
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u16(&mut self, n: u16) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// What the terminal does to `region` on SU (`amount` > 0) or SD: rows move up (down) by

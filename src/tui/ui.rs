@@ -54,7 +54,12 @@ fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
     let lines = app
         .chat()
         .visible(app.entries(), area.height as usize, &ctx);
-    f.render_widget(Paragraph::new(lines), area);
+    // The lines are wrapped to the width already: set them straight into the buffer (a
+    // `Paragraph` would lay each out again, and this runs for every frame of a stream).
+    let buf = f.buffer_mut();
+    for (y, line) in (area.y..area.bottom()).zip(&lines) {
+        buf.set_line(area.x, y, line, area.width);
+    }
     let t = &app.theme();
     if let Activity::Retrying {
         until,
