@@ -427,3 +427,37 @@ fn mode_switches_and_auto_returns_to_the_mode_before() {
     typed(&mut a, "/mode");
     assert!(a.update(key(KeyCode::Enter)).is_empty());
 }
+
+#[test]
+fn the_render_cache_keeps_a_few_screens_and_renders_forgotten_entries_again() {
+    let mut a = app();
+    a.update(AppEvent::Resize(100, 30));
+    for i in 0..3000 {
+        a.transcript_mut()
+            .push_user(&format!("message {i}\nsecond line of {i}"));
+    }
+    a.refresh();
+    let now = std::time::Instant::now();
+    render(&a, now);
+    // Scroll from the end to the top a page at a time: every entry is drawn once.
+    let mut pages = 0;
+    while !render(&a, now).contains("› message 0 ") {
+        a.update(key(KeyCode::PageUp));
+        pages += 1;
+        assert!(pages < 3000, "never reached the top");
+    }
+    let budget = (super::chat_view::CACHE_SCREENS * 30).max(2_000);
+    assert!(
+        a.chat().cached_lines() <= budget,
+        "{} lines cached after scrolling through 3,000 entries (budget {budget})",
+        a.chat().cached_lines()
+    );
+    // The end was forgotten on the way up; it is drawn again, the same.
+    let first = render(&a, now);
+    a.update(key(KeyCode::End));
+    let end = render(&a, now);
+    assert!(end.contains("message 2999"), "{end}");
+    assert!(end.contains("second line of 2999"), "{end}");
+    a.update(key(KeyCode::Home));
+    assert_eq!(render(&a, now), first);
+}

@@ -2,7 +2,9 @@
 //!
 //! The transcript is stored width-independently; lines are rendered per entry for the current
 //! width and cached, so a frame renders only the entries on screen (plus the one being
-//! streamed, and within that only its last Markdown block). The scroll position is an anchor —
+//! streamed, and within that only its last Markdown block). The cache is bounded: past
+//! [`CACHE_SCREENS`] screens of lines, the entries used longest ago are forgotten (and rendered
+//! again if they come back into view), so a long session does not keep every entry's lines. The scroll position is an anchor —
 //! an entry and a line within it — not an absolute line number, so nothing is ever computed for
 //! the whole conversation. While following the bottom, new output scrolls into view; while
 //! scrolled up, the view stays put and `new_output` says there is more below.
@@ -41,10 +43,18 @@ pub struct ViewCtx<'a> {
     pub elapsed: &'a dyn Fn(&str) -> Option<Duration>,
 }
 
+/// The render cache keeps about this many screens of lines (at least [`CACHE_MIN_LINES`]).
+pub const CACHE_SCREENS: usize = 8;
+const CACHE_MIN_LINES: usize = 2_000;
+
 #[derive(Default)]
 struct Cache {
     width: u16,
     entries: Vec<Slot>,
+    /// Lines held by `entries`.
+    lines: usize,
+    /// Counts frames: a slot's `used` says when it was last needed.
+    tick: u64,
     /// For assistant entries: how much of the text is finished blocks, and how many lines they
     /// rendered to. A block followed by a blank line (outside a code fence) never changes as
     /// more text streams in, so only what follows it is rendered again.
@@ -57,6 +67,7 @@ struct Slot {
     /// The entry changed since `lines` were rendered (they may still be reused in part).
     stale: bool,
     filled: bool,
+    used: u64,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -115,10 +126,53 @@ impl ChatView {
     /// Entries from `index` on were replaced (a retried reply): nothing of them may be reused.
     pub fn forget_from(&self, index: usize) {
         let mut c = self.cache.borrow_mut();
+        let mut freed = 0;
         for slot in c.entries.iter_mut().skip(index) {
+            freed += slot.lines.len();
             *slot = Slot::default();
         }
+        c.lines = c.lines.saturating_sub(freed);
         c.stable.retain(|&i, _| i < index);
+    }
+
+    /// Lines the cache holds now.
+    pub fn cached_lines(&self) -> usize {
+        self.cache.borrow().lines
+    }
+
+    /// Forgets the lines of the entries used longest ago (not in this frame) while the cache
+    /// holds more than its budget for a pane `height` rows high.
+    fn trim(&self, height: usize) {
+        let mut c = self.cache.borrow_mut();
+        let budget = (CACHE_SCREENS * height).max(CACHE_MIN_LINES);
+        if c.lines <= budget {
+            return;
+        }
+        let now = c.tick;
+        let mut old: Vec<(u64, usize)> = c
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.filled && s.used < now)
+            .map(|(i, s)| (s.used, i))
+            .collect();
+        old.sort_unstable();
+        // Down to three quarters, so that trimming is rare.
+        let target = budget * 3 / 4;
+        let mut gone = Vec::new();
+        for (_, i) in old {
+            if c.lines <= target {
+                break;
+            }
+            let slot = std::mem::take(&mut c.entries[i]);
+            c.lines = c.lines.saturating_sub(slot.lines.len());
+            c.stable.remove(&i);
+            gone.push(slot);
+        }
+        // Freeing many lines takes a while: not on the UI thread.
+        if gone.len() > 64 {
+            std::thread::spawn(move || drop(gone));
+        }
     }
 
     /// The transcript was replaced (a new chat).
@@ -197,10 +251,12 @@ impl ChatView {
             let mut c = self.cache.borrow_mut();
             if c.width != ctx.width {
                 // Freeing every cached line of a long chat takes a while: not on the UI thread.
+                let tick = c.tick;
                 let gone = std::mem::replace(
                     &mut *c,
                     Cache {
                         width: ctx.width,
+                        tick,
                         ..Cache::default()
                     },
                 );
@@ -209,11 +265,15 @@ impl ChatView {
             if c.entries.len() < entries.len() {
                 c.entries.resize(entries.len(), Slot::default());
             }
-            match c.entries.get_mut(i) {
-                Some(slot) if slot.filled && !slot.stale => return f(&slot.lines),
-                Some(slot) => std::mem::take(&mut slot.lines),
-                None => Vec::new(),
+            let now = c.tick;
+            let slot = &mut c.entries[i];
+            slot.used = now;
+            if slot.filled && !slot.stale {
+                return f(&slot.lines);
             }
+            let old = std::mem::take(&mut slot.lines);
+            c.lines = c.lines.saturating_sub(old.len());
+            old
         };
         let lines = match &entries[i] {
             Entry::Assistant {
@@ -225,12 +285,15 @@ impl ChatView {
         let r = f(&lines);
         if !is_live(&entries[i]) {
             let mut c = self.cache.borrow_mut();
+            let (n, now) = (lines.len(), c.tick);
             if let Some(slot) = c.entries.get_mut(i) {
                 *slot = Slot {
                     lines,
                     stale: false,
                     filled: true,
+                    used: now,
                 };
+                c.lines += n;
             }
         }
         r
@@ -269,6 +332,7 @@ impl ChatView {
         if entries.is_empty() || height == 0 {
             return out;
         }
+        self.cache.borrow_mut().tick += 1;
         let top = self.top(entries, height, ctx);
         let mut i = top.entry.min(entries.len() - 1);
         let mut skip = top.line;
@@ -279,6 +343,7 @@ impl ChatView {
             skip = 0;
             i += 1;
         }
+        self.trim(height);
         out
     }
 
