@@ -151,3 +151,70 @@ async fn a_reply_streamed_into_a_full_pane_is_written_as_scrolls_and_new_text() 
         written.len()
     );
 }
+
+/// The numbered lines on screen are whole and consecutive.
+fn assert_whole_and_in_order(screen: &str) -> Vec<u32> {
+    let shown: Vec<&str> = screen.lines().filter(|l| l.starts_with("Line ")).collect();
+    assert!(shown.len() >= 5, "{screen}");
+    let numbers: Vec<u32> = shown.iter().map(|l| l[5..8].parse().unwrap()).collect();
+    for (pair, line) in numbers.windows(2).zip(&shown) {
+        assert_eq!(pair[1], pair[0] + 1, "{screen}");
+        assert!(line.trim_end().ends_with("of the long reply."), "{screen}");
+    }
+    numbers
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resizing_while_a_reply_scrolls_in_leaves_a_whole_picture() {
+    let fx = Fixture::start().await;
+    let gate = std::sync::Arc::new(tokio::sync::Notify::new());
+    let mut steps = vec![Step::Bytes(sse::data(&sse::chunk(
+        serde_json::json!({"role": "assistant", "content": ""}),
+        None,
+    )))];
+    for i in 0..160 {
+        if i == 80 {
+            steps.push(Step::Gate(gate.clone()));
+        }
+        steps.push(Step::Bytes(sse::text(&format!(
+            "Line {i:03} of the long reply.\n\n"
+        ))));
+        steps.push(Step::Sleep(Duration::from_millis(3)));
+    }
+    steps.push(Step::Bytes(sse::finish("stop")));
+    steps.push(Step::Bytes(sse::done()));
+    fx.push(Reply::Stream(steps));
+    let tui = Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    tui.send("go").await;
+    let half = tui.wait_for("Line 079 of the long reply.").await;
+    assert_whole_and_in_order(&half);
+    // Narrower and shorter mid-stream, then the rest of the reply scrolls in.
+    assert!(
+        tui.tmux(&["resize-window", "-t", "e2e", "-x", "70", "-y", "20"])
+            .status
+            .success()
+    );
+    gate.notify_one();
+    tui.wait_for("Line 159 of the long reply.").await;
+    // The idle footer (narrow: its first hint).
+    let end = tui
+        .wait_until("the turn to end", |s| {
+            s.contains("Line 159") && s.contains("Enter send")
+        })
+        .await;
+    assert!(end.lines().count() <= 20, "{end}");
+    assert_eq!(assert_whole_and_in_order(&end).last(), Some(&159));
+    // Wider again: the same end, reflowed.
+    assert!(
+        tui.tmux(&["resize-window", "-t", "e2e", "-x", "100", "-y", "30"])
+            .status
+            .success()
+    );
+    let wide = tui
+        .wait_until("the wider frame", |s| {
+            s.lines().count() > 20 && s.contains("Ctrl+D quit")
+        })
+        .await;
+    assert_eq!(assert_whole_and_in_order(&wide).last(), Some(&159));
+}
