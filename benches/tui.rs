@@ -21,7 +21,8 @@
 //! Before the benchmarks, two reports are printed (`cargo bench --bench tui -- report` prints
 //! only them): the steady-state goal measured with the 10- and 10,000-entry frames interleaved
 //! (robust on a busy machine), and the memory of an `App` holding 10,000 entries (glibc's
-//! `mallinfo2` in-use bytes: the transcript alone, then with every entry's lines cached).
+//! `mallinfo2` in-use bytes: the transcript alone, with every entry's lines computed at once,
+//! and after the next frame trimmed the render cache to its budget).
 //!
 //! The transcript is a realistic mix, built through `App::update` with the agent's events:
 //! per exchange a user message, an assistant Markdown reply (heading, paragraph with inline
@@ -519,7 +520,10 @@ fn memory_report() {
     draw(&mut term, &app);
     let heap2 = heap_in_use();
     cache_everything(&mut app);
+    let heap_all = heap_in_use();
     draw(&mut term, &app);
+    // The frame trims the cache to its budget; the forgotten lines are freed off the UI thread.
+    std::thread::sleep(std::time::Duration::from_millis(500));
     let (heap3, rss3) = (heap_in_use(), rss_kib());
     eprintln!("memory of an App with {N} entries (glibc in-use heap bytes):");
     eprintln!(
@@ -537,9 +541,15 @@ fn memory_report() {
         mib(heap2 - heap0)
     );
     eprintln!(
-        "  + every entry's lines cached (as after a session): {:.1} MiB ({:.0} bytes/entry)",
-        mib(heap3 - heap0),
-        (heap3 - heap0) as f64 / N as f64
+        "  + every entry's lines computed at once (scrolling up {N} entries in one step): \
+         {:.1} MiB ({:.0} bytes/entry)",
+        mib(heap_all - heap0),
+        (heap_all - heap0) as f64 / N as f64
+    );
+    eprintln!(
+        "  + the next frame (the render cache trimmed to its budget, {} lines): {:.1} MiB",
+        app.chat().cached_lines(),
+        mib(heap3 - heap0)
     );
     eprintln!(
         "  for comparison, one copy of every entry's lines ({lines} lines): {:.1} MiB",
