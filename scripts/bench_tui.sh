@@ -3,7 +3,8 @@
 #
 # Usage: scripts/bench_tui.sh        (env: RUNS=launches, default 10; IDLE=idle seconds,
 #                                      default 10; MESSAGES=messages sent, default 200;
-#                                      SKIP_BUILD=1 to use the existing target/release/sayso)
+#                                      SKIP_BUILD=1 to use the existing target/release/sayso;
+#                                      SAYSO_BIN=path to measure another build)
 #
 # (a) launch to first frame: a small Python PTY harness (a 120x40 pseudo-terminal that answers
 #     the terminal queries a real terminal answers: primary device attributes, and nothing for
@@ -47,11 +48,15 @@ if ! command -v tmux >/dev/null 2>&1; then
         { apt-get update >/dev/null && apt-get install -y tmux >/dev/null; }
 fi
 
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    echo "== building sayso (release)" >&2
-    (cd "$ROOT" && cargo build --release --quiet --bin sayso)
+if [ -n "${SAYSO_BIN:-}" ]; then
+    SAYSO="$(cd "$(dirname "$SAYSO_BIN")" && pwd)/$(basename "$SAYSO_BIN")"
+else
+    if [ "${SKIP_BUILD:-0}" != 1 ]; then
+        echo "== building sayso (release)" >&2
+        (cd "$ROOT" && cargo build --release --quiet --bin sayso)
+    fi
+    SAYSO="$ROOT/target/release/sayso"
 fi
-SAYSO="$ROOT/target/release/sayso"
 
 # A clean environment: no user or project config, no API key, no proxy.
 TMP="$(mktemp -d)"
@@ -338,7 +343,7 @@ stream_case() { # NAME, then sse_server.py options
     python3 "$ROOT/scripts/sse_server.py" "$port" "$@" >"$TMP/server.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 100); do
-        grep -q serving "$TMP/server.log" && break
+        grep -qs serving "$TMP/server.log" && break
         sleep 0.05
     done
     local content

@@ -9,6 +9,7 @@ use sayso::cli::Cli;
 use sayso::exit;
 
 fn main() -> ExitCode {
+    sayso::provider::http::install_crypto_provider();
     let cli = Cli::parse();
     // Headless runs on one thread. The TUI keeps its own thread for input and drawing, and the
     // agent (streams, tools) on worker threads.

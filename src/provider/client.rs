@@ -126,7 +126,7 @@ impl Client {
             })?;
             headers.insert(name, value);
         }
-        let mut builder = reqwest::Client::builder()
+        let mut builder = crate::provider::http::client_builder()
             .connect_timeout(Duration::from_secs(10).min(settings.request_timeout))
             .user_agent(concat!("sayso/", env!("CARGO_PKG_VERSION")));
         if settings.base_url.starts_with("http://") {

@@ -78,7 +78,7 @@ pub async fn probe_local(budget: Duration) -> Vec<LocalServer> {
 /// The servers answering on these loopback ports, within `budget`, in the order given.
 pub async fn probe_ports(ports: &[(ServerKind, u16)], budget: Duration) -> Vec<LocalServer> {
     let deadline = Instant::now() + budget;
-    let Ok(http) = reqwest::Client::builder()
+    let Ok(http) = crate::provider::http::client_builder()
         .no_proxy()
         .connect_timeout(budget)
         .timeout(budget)

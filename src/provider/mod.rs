@@ -12,6 +12,7 @@ pub mod client;
 pub mod decode;
 pub mod discover;
 pub mod error;
+pub mod http;
 pub mod model;
 pub mod models;
 pub mod overflow;

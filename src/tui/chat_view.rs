@@ -326,25 +326,34 @@ impl ChatView {
         }
     }
 
-    /// The lines on screen, top to bottom (at most `height`).
-    pub fn visible(&self, entries: &[Entry], height: usize, ctx: &ViewCtx) -> Vec<Line<'static>> {
-        let mut out = Vec::with_capacity(height);
+    /// Calls `f` with each line on screen, top to bottom (at most `height`), straight from the
+    /// cache (no line is copied).
+    pub fn for_each_visible(
+        &self,
+        entries: &[Entry],
+        height: usize,
+        ctx: &ViewCtx,
+        mut f: impl FnMut(&Line<'static>),
+    ) {
         if entries.is_empty() || height == 0 {
-            return out;
+            return;
         }
         self.cache.borrow_mut().tick += 1;
         let top = self.top(entries, height, ctx);
         let mut i = top.entry.min(entries.len() - 1);
         let mut skip = top.line;
-        while out.len() < height && i < entries.len() {
+        let mut left = height;
+        while left > 0 && i < entries.len() {
             self.with_lines(i, entries, ctx, |lines| {
-                out.extend(lines.iter().skip(skip).take(height - out.len()).cloned());
+                for line in lines.iter().skip(skip).take(left) {
+                    f(line);
+                    left -= 1;
+                }
             });
             skip = 0;
             i += 1;
         }
         self.trim(height);
-        out
     }
 
     pub fn scroll_up(&mut self, n: usize, entries: &[Entry], height: usize, ctx: &ViewCtx) {

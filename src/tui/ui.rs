@@ -51,15 +51,15 @@ fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
         width: area.width,
         ..ctx
     };
-    let lines = app
-        .chat()
-        .visible(app.entries(), area.height as usize, &ctx);
-    // The lines are wrapped to the width already: set them straight into the buffer (a
-    // `Paragraph` would lay each out again, and this runs for every frame of a stream).
+    // The lines are wrapped to the width already: set them straight from the cache into the
+    // buffer (a `Paragraph` would copy and lay out each again, for every frame of a stream).
     let buf = f.buffer_mut();
-    for (y, line) in (area.y..area.bottom()).zip(&lines) {
-        buf.set_line(area.x, y, line, area.width);
-    }
+    let mut y = area.y;
+    app.chat()
+        .for_each_visible(app.entries(), area.height as usize, &ctx, |line| {
+            buf.set_line(area.x, y, line, area.width);
+            y += 1;
+        });
     let t = &app.theme();
     if let Activity::Retrying {
         until,

@@ -19,7 +19,9 @@ use crate::harness::{self, LLAMA_URL};
 const MODEL: &str = "tiny";
 
 async fn post(url: &str, body: &Value) -> (u16, Value) {
-    let resp = reqwest::Client::new()
+    let resp = sayso::provider::http::client_builder()
+        .build()
+        .unwrap()
         .post(url)
         .json(body)
         .send()
@@ -41,7 +43,11 @@ async fn count_tokens(root: &str, text: &str) -> u64 {
 
 /// The window of one slot (`/props`).
 async fn window(root: &str) -> u32 {
-    let props: Value = reqwest::get(format!("{root}/props"))
+    let props: Value = sayso::provider::http::client_builder()
+        .build()
+        .unwrap()
+        .get(format!("{root}/props"))
+        .send()
         .await
         .expect("llama-server answers")
         .json()

@@ -177,7 +177,11 @@ async fn llama_lists_models() {
         .expect("GET /models works");
     assert!(!ids.is_empty(), "no models listed");
     // Cross-check with the raw answer: the ids of its OpenAI-style `data` list, sorted.
-    let raw: Value = reqwest::get(format!("{url}/models"))
+    let raw: Value = sayso::provider::http::client_builder()
+        .build()
+        .unwrap()
+        .get(format!("{url}/models"))
+        .send()
         .await
         .unwrap()
         .json()

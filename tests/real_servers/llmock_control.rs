@@ -32,7 +32,7 @@ impl Mock {
         let mock = Mock {
             base_url: base_url.to_owned(),
             admin,
-            http: reqwest::Client::new(),
+            http: sayso::provider::http::client_builder().build().unwrap(),
             _exclusive: guard,
         };
         mock.post("reset", json!({})).await;

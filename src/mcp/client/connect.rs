@@ -200,7 +200,7 @@ fn http_transport(
         custom.insert(header, value);
     }
     // No redirects: a POST redirected elsewhere would carry the session and our headers along.
-    let client = reqwest::Client::builder()
+    let client = crate::provider::http::client_builder()
         .pool_max_idle_per_host(0)
         .redirect(reqwest::redirect::Policy::none())
         .build()

@@ -29,7 +29,7 @@ fn http_client() -> Result<&'static reqwest::Client, &'static str> {
     static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
     CLIENT
         .get_or_init(|| {
-            reqwest::Client::builder()
+            crate::provider::http::client_builder()
                 .connect_timeout(Duration::from_secs(10))
                 .timeout(TIMEOUT)
                 .user_agent(concat!("sayso/", env!("CARGO_PKG_VERSION")))
