@@ -342,12 +342,13 @@ stream_case() { # NAME, then sse_server.py options
     port="$(free_port)"
     python3 "$ROOT/scripts/sse_server.py" "$port" "$@" >"$TMP/server.log" 2>&1 &
     SERVER_PID=$!
-    for _ in $(seq 100); do
-        grep -qs serving "$TMP/server.log" && break
+    local content=""
+    for _ in $(seq 600); do
+        content="$(sed -n 's/.*(\([0-9]*\) bytes of content).*/\1/p' "$TMP/server.log" 2>/dev/null)"
+        [ -n "$content" ] && break
         sleep 0.05
     done
-    local content
-    content="$(sed -n 's/.*(\([0-9]*\) bytes of content).*/\1/p' "$TMP/server.log")"
+    [ -n "$content" ] || { echo "the SSE server did not start:" >&2; cat "$TMP/server.log" >&2; exit 1; }
     rm -f "$TMP/pane.out"
     tmux -S "$SOCK" -f /dev/null new-session -d -x 120 -y 40 -s bench \
         "exec env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' XDG_STATE_HOME='$XDG_STATE_HOME' XDG_DATA_HOME='$XDG_DATA_HOME' TERM=xterm-256color '$SAYSO' --no-session --base-url http://127.0.0.1:$port/v1 -m bench-model 2>/dev/null"

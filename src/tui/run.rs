@@ -1,5 +1,5 @@
 //! The event loop: one stream of [`AppEvent`]s in, `update`, effects out, and at most one draw
-//! per ~16 ms after input, per ~33 ms when only the agent's output changed — only when
+//! per ~16 ms after input, per ~40 ms when only the agent's output changed — only when
 //! something changed. No timer runs while idle; a tick runs only while a
 //! clock is on screen (a running tool, a retry countdown). Frames are written inside
 //! synchronized-update markers.
@@ -29,9 +29,9 @@ use crate::tools::requests::ApprovalRequest;
 
 /// The shortest time between frames after a key, a paste, the mouse or a resize.
 const FRAME: Duration = Duration::from_millis(16);
-/// ... when only the agent's output changed: streamed text reads as smoothly at 30 frames a
+/// ... when only the agent's output changed: streamed text reads as smoothly at 25 frames a
 /// second, and each frame costs CPU and bytes to the terminal (a reply arrives in many deltas).
-const STREAM_FRAME: Duration = Duration::from_millis(33);
+const STREAM_FRAME: Duration = Duration::from_millis(40);
 
 pub struct TuiOptions {
     pub theme: Theme,
