@@ -6,7 +6,7 @@
 //! chat up by one line, every cell of the pane differs and the whole pane is rewritten: ~60 bytes
 //! to the terminal per byte of reply. Instead, [`Screen`] keeps a copy of what the terminal shows,
 //! finds how far the pane's rows moved ([`scroll_amount`]), has the terminal move them (a scroll
-//! region, DECSTBM, and SU/SD: a few bytes), moves its copy the same way, and diffs the new frame
+//! region, DECSTBM, and DL/IL at its top: ~20 bytes), moves its copy the same way, and diffs the new frame
 //! against that. Whatever the amount, the diff is against what really is on screen, so a wrong
 //! guess costs bytes, never a wrong picture. Only full-width regions are scrolled (a scroll
 //! region spans whole rows). The changed cells are written by [`cells::Pen`].
@@ -101,13 +101,15 @@ impl<W: Write> Screen<W> {
         };
         let backend = self.term.backend_mut();
         if amount != 0 {
-            // Between frames the pen is back to the default style, so the rows scrolled in are
-            // blank with the default background; `CSI r` moves the cursor home.
-            let (n, dir) = (amount.unsigned_abs(), if amount > 0 { 'S' } else { 'T' });
+            // Inside the region's margins, delete (DL) or insert (IL) lines at its top row: the
+            // rows below move up (down) and blank rows come in at the other end — SU/SD, in the
+            // form every terminal has, the Linux console included. Between frames the pen is
+            // back to the default style, so the new rows have the default background.
+            let (n, op) = (amount.unsigned_abs(), if amount > 0 { 'M' } else { 'L' });
+            let top = region.top() + 1;
             write!(
                 backend,
-                "\x1b[{};{}r\x1b[{n}{dir}\x1b[r",
-                region.top() + 1,
+                "\x1b[{top};{}r\x1b[{top};1H\x1b[{n}{op}\x1b[r",
                 region.bottom()
             )?;
             self.pen.lost_cursor();
@@ -232,8 +234,8 @@ impl Hasher for FxHasher {
     }
 }
 
-/// What the terminal does to `region` on SU (`amount` > 0) or SD: rows move up (down) by
-/// `amount`, blank rows come in.
+/// What the terminal does to `region` when its rows are scrolled up (`amount` > 0) or down:
+/// rows move by `amount`, blank rows come in.
 pub fn scroll(buf: &mut Buffer, region: Rect, amount: i32) {
     let w = buf.area.width as usize;
     let start = (region.top() - buf.area.y) as usize * w;

@@ -196,7 +196,7 @@ fn a_streamed_reply_scrolls_the_pane_in_the_terminal_and_costs_a_few_bytes_per_b
         "{written} bytes for {text_bytes} bytes of text: {per_byte:.1} per byte"
     );
     let bytes = rig.out.0.borrow();
-    let scrolled = bytes.windows(4).filter(|w| w == b"\x1b[1S").count();
+    let scrolled = bytes.windows(4).filter(|w| w == b"\x1b[1M").count();
     assert_eq!(
         scrolled,
         100 - chat_h,
@@ -234,10 +234,7 @@ fn scrolling_up_and_down_a_modal_and_random_changes_always_leave_the_right_pictu
         rig.frame(&format!("frame {i}"), &lines, top, next() % 5 == 0);
         let bytes = rig.out.0.borrow();
         let new = &bytes[before..];
-        if new
-            .windows(3)
-            .any(|w| w[0] == b'[' && (w[2] == b'S' || w[2] == b'T'))
-        {
+        if new.windows(4).any(|w| w == b"M\x1b[r" || w == b"L\x1b[r") {
             up_or_down += 1;
         }
     }

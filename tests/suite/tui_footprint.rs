@@ -140,7 +140,7 @@ async fn a_reply_streamed_into_a_full_pane_is_written_as_scrolls_and_new_text() 
 
     tokio::time::sleep(Duration::from_millis(300)).await;
     let written = std::fs::read(&log).unwrap();
-    let scrolls = written.windows(2).filter(|w| w == b"S\x1b").count();
+    let scrolls = written.windows(4).filter(|w| w == b"M\x1b[r").count();
     assert!(scrolls > 0, "the terminal was never asked to scroll");
     // The whole session's output (first frame, the typed message, the reply, PageUp) against
     // the reply's text: with every pane row rewritten per new line it would be ~30x.
