@@ -190,7 +190,9 @@ async fn event_loop(
                     Some(Ok(e)) => to_app_event(e),
                     Some(Err(_)) | None => return exit::FAILED,
                 },
-                Some(ev) = app_rx.recv() => Some(ev),
+                // While a frame is due anyway, what the agent sends waits in the channel and
+                // is taken all at once below: one wake-up per frame, not one per delta.
+                Some(ev) = app_rx.recv(), if !dirty => Some(ev),
                 _ = tick.tick(), if app.needs_ticks() => Some(AppEvent::Tick),
                 () = tokio::time::sleep_until(next_frame.into()), if dirty => None,
                 () = signals.recv() => return exit::INTERRUPTED,
