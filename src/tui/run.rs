@@ -205,6 +205,9 @@ async fn event_loop(
         }
         for ev in pending.drain(..) {
             dirty = true;
+            if let AppEvent::Resize(w, h) = ev {
+                term.resized(w, h);
+            }
             input |= matches!(
                 ev,
                 AppEvent::Key(_) | AppEvent::Paste(_) | AppEvent::Mouse(_) | AppEvent::Resize(..)

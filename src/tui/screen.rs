@@ -29,6 +29,8 @@ pub struct Screen<W: Write> {
     /// The frame being written (taken from ratatui's current buffer).
     next: Buffer,
     pen: cells::Pen,
+    /// A size reported since the last frame.
+    new_size: Option<Rect>,
 }
 
 impl<W: Write> Screen<W> {
@@ -40,6 +42,7 @@ impl<W: Write> Screen<W> {
             shown: Buffer::default(),
             next: Buffer::default(),
             pen: cells::Pen::default(),
+            new_size: None,
         })
     }
 
@@ -54,6 +57,7 @@ impl<W: Write> Screen<W> {
             shown: Buffer::default(),
             next: Buffer::default(),
             pen: cells::Pen::default(),
+            new_size: None,
         })
     }
 
@@ -66,11 +70,22 @@ impl<W: Write> Screen<W> {
         self.term.size()
     }
 
+    /// The terminal reported a new size (crossterm's resize event): the next frame is drawn at
+    /// it, on a cleared screen. (Asking the terminal its size every frame would cost an
+    /// `open("/dev/tty")` and an ioctl per frame.)
+    pub fn resized(&mut self, width: u16, height: u16) {
+        self.new_size = Some(Rect::new(0, 0, width, height));
+    }
+
     /// Draws a frame. `render` draws it and returns the region whose rows may have scrolled
     /// (the chat pane), or an empty `Rect`.
     pub fn draw(&mut self, render: impl FnOnce(&mut Frame) -> Rect) -> io::Result<()> {
         // A new size clears the terminal (and ratatui's buffers).
-        self.term.autoresize()?;
+        if let Some(area) = self.new_size.take()
+            && area != self.shown.area
+        {
+            self.term.resize(area)?;
+        }
         let mut frame = self.term.get_frame();
         let region = render(&mut frame);
         // Take the frame out of ratatui's buffer in exchange for a spare of the same size (its
