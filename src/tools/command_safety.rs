@@ -66,7 +66,9 @@
 //!   `core.pager`, `core.fsmonitor` or `diff.external` — code git runs. After the subcommand:
 //!   `--output`, `--ext-diff`, `--textconv`, `--exec`, `--paginate`, `--open-files-in-pager`
 //!   (and `-O` for `git grep`), `--upload-pack`, `--receive-pack`, `--config`, `--config-env`,
-//!   `--template`. `git diff --no-index` is allowed: it only reads two files, which `cat` may
+//!   `--template`; and anything that can verify a signature (`--show-signature`, a `%G`
+//!   placeholder, a `pretty.<name>` alias, `verify-commit`, …: see `signatures.rs`).
+//!   `git diff --no-index` is allowed: it only reads two files, which `cat` may
 //!   do too. `git branch` is allowed only for listing (read-only flags; names only as patterns
 //!   with `--list`, `--contains`, `--merged`, …). With an entry such as `git status` the global
 //!   options cannot appear at all (they would break the argv prefix).
@@ -84,6 +86,7 @@ use std::fmt;
 
 mod lexer;
 mod options;
+mod signatures;
 use lexer::lex;
 use options::*;
 

@@ -18,7 +18,7 @@
 //! | `diff.external`, `diff.<driver>.command` | `--no-ext-diff` where sayso builds the command; a safe-list command is **not** auto-approved (an empty `diff.external=` does not turn it off: git then fails to run "") |
 //! | `diff.<driver>.textconv` | `--no-textconv` where sayso builds the command; a safe-list command is **not** auto-approved |
 //! | `filter.<driver>.clean/smudge/process` | every driver the repository defines is blanked by name (`filter.<driver>.process=` …, environment form, so names with `=` work) |
-//! | `log.showSignature` + `gpg.*program` | `log.showSignature=false` |
+//! | `gpg.program`, `gpg.openpgp.program`, `gpg.ssh.program`, `gpg.x509.program`, `gpg.ssh.defaultKeyCommand` (run by `--show-signature`, `%G` placeholders, `log.showSignature`, a `format.pretty` or `pretty.<name>` that uses `%G`, `verify-commit`…) | each set to `/dev/null` (git cannot execute it: the signature shows as unverified), and `log.showSignature=false`; a command that asks for a signature is also off the safe list (`command_safety/signatures.rs`) |
 //! | lazy fetch from a promisor remote (`core.sshCommand`, `core.gitProxy`, `credential.*`, `core.askPass`, `remote.<r>.uploadpack`, `protocol.*`) | `GIT_NO_LAZY_FETCH=1` (git ≥ 2.45), `protocol.allow=never`, `protocol.ext.allow=never`, `protocol.file.allow=never`, `credential.helper=`, `core.askPass=`, `core.sshCommand=false`, `core.gitProxy=`, `GIT_TERMINAL_PROMPT=0` |
 //! | submodules (their own config, hooks and filters) | `diff.ignoreSubmodules=all`, `diff.submodule=short`, `status.submoduleSummary=false`; `--ignore-submodules=all` where sayso builds the command. A per-submodule `submodule.<name>.ignore` beats the config default, so a repository with submodules is **not** auto-approved |
 //! | `core.worktree` (reads files outside the tree, no program) | **not** neutralisable: safe-list commands are not auto-approved and `get_changed_files` asks |
@@ -78,6 +78,14 @@ pub const NEUTRAL_CONFIG: &[(&str, &str)] = &[
     ("diff.ignoreSubmodules", "all"),
     ("status.submoduleSummary", "false"),
     ("log.showSignature", "false"),
+    // Every program signature verification can run (`--show-signature`, `%G?`, a
+    // `format.pretty` or `pretty.<name>` that uses `%G`): `/dev/null` cannot be executed, so
+    // git reports "cannot exec" on stderr, shows the signature as unverified, and goes on.
+    ("gpg.program", "/dev/null"),
+    ("gpg.openpgp.program", "/dev/null"),
+    ("gpg.ssh.program", "/dev/null"),
+    ("gpg.x509.program", "/dev/null"),
+    ("gpg.ssh.defaultKeyCommand", "/dev/null"),
     ("protocol.allow", "never"),
     ("protocol.ext.allow", "never"),
     ("protocol.file.allow", "never"),
@@ -462,3 +470,6 @@ pub fn version_refusal() -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod signature_tests;

@@ -192,6 +192,9 @@ pub(super) fn check_git(segment: &str, args: &[String]) -> Result<(), Unsafe> {
     if let Some(option) = GIT_SUBCOMMAND.find_dangerous(sub_args) {
         return Err(dangerous(option));
     }
+    if let Some(word) = super::signatures::signature_word(subcommand, sub_args) {
+        return Err(dangerous(word));
+    }
     match subcommand.as_str() {
         "grep" => match GIT_GREP.find_dangerous(sub_args) {
             Some(option) => Err(dangerous(option)),
