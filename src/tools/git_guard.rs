@@ -55,11 +55,14 @@
 //! is off the safe list, and the judge decides it); and it does not vet a git command the user
 //! approved by hand or remembered with "Always accept" (those run as the user asked).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use super::shell::ChildEnv;
+
+pub mod target;
+pub use target::{GitTarget, Target};
 
 /// The oldest git that honours `GIT_NO_LAZY_FETCH`.
 pub const MIN_VERSION: (u32, u32) = (2, 45);
@@ -234,16 +237,60 @@ impl Inspection {
     /// Lists the config as git sees it from `cwd` (nothing is executed by this listing).
     /// Outside a repository only the user's own config is listed: no repository keys.
     pub fn run(cwd: &Path) -> Result<Self, String> {
+        Self::run_target(&Target::at(cwd))
+    }
+
+    /// The same for the repository one git invocation will really use ([`target`]): git is
+    /// started in its directory, with its explicit git directory and work tree, and finds the
+    /// repository the way that git will (parent directories, `.git` files). A repository git
+    /// refuses with the guarded settings (an embedded bare repository, dubious ownership) or
+    /// a directory that does not exist is an error: sayso cannot see what git would read.
+    pub fn run_target(target: &Target) -> Result<Self, String> {
         let git = git_program().ok_or("git was not found")?;
         let env = guard_env(&[]);
-        let mut cmd = Command::new(git);
-        cmd.args(["config", "--list", "--show-origin", "--show-scope", "-z"])
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        env.apply_to(&mut cmd);
-        let out = cmd.output().map_err(|e| format!("cannot run git: {e}"))?;
+        let git_cmd = |args: &[&str]| {
+            let mut cmd = Command::new(git);
+            if let Some(d) = &target.git_dir {
+                cmd.arg("--git-dir").arg(d);
+            }
+            if let Some(w) = &target.work_tree {
+                cmd.arg("--work-tree").arg(w);
+            }
+            cmd.args(args)
+                .current_dir(&target.dir)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            env.apply_to(&mut cmd);
+            cmd
+        };
+        if !target.dir.is_dir() {
+            return Err(format!(
+                "git would run in `{}`, which is not a directory (yet): sayso cannot inspect its repository",
+                target.dir.display()
+            ));
+        }
+        let located = git_cmd(&["rev-parse", "--absolute-git-dir"])
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        let git_dir = if located.status.success() {
+            Some(PathBuf::from(
+                String::from_utf8_lossy(&located.stdout).trim(),
+            ))
+        } else {
+            let err = String::from_utf8_lossy(&located.stderr);
+            if !err.to_ascii_lowercase().contains("not a git repository") {
+                return Err(format!(
+                    "git refuses the repository at `{}`: {}",
+                    target.dir.display(),
+                    err.trim()
+                ));
+            }
+            None
+        };
+        let out = git_cmd(&["config", "--list", "--show-origin", "--show-scope", "-z"])
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
         if !out.status.success() {
             return Err(format!(
                 "git cannot read this repository's config: {}",
@@ -251,8 +298,17 @@ impl Inspection {
             ));
         }
         let mut inspection = Self::parse(&out.stdout);
-        inspection.submodules = has_submodules(cwd);
-        inspection.hooks = hooks(git, cwd, &env);
+        inspection.submodules = match (&target.git_dir, &git_dir) {
+            (Some(_), Some(d)) => {
+                d.join("modules").exists()
+                    || target
+                        .work_tree
+                        .as_ref()
+                        .is_some_and(|w| w.join(".gitmodules").exists())
+            }
+            _ => has_submodules(&target.dir),
+        };
+        inspection.hooks = git_dir.map(|d| hooks(&d)).unwrap_or_default();
         Ok(inspection)
     }
 
@@ -360,22 +416,8 @@ fn filter_name(key: &str) -> Option<String> {
 
 /// The executable hooks in the repository's default hooks directory (a `core.hooksPath` from
 /// the repository's config is reported as a key instead).
-fn hooks(git: &Path, cwd: &Path, env: &ChildEnv) -> Vec<String> {
-    let mut cmd = Command::new(git);
-    cmd.args(["rev-parse", "--absolute-git-dir"])
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    env.apply_to(&mut cmd);
-    let Ok(out) = cmd.output() else {
-        return Vec::new();
-    };
-    if !out.status.success() {
-        return Vec::new();
-    }
-    let dir = std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("hooks");
-    let Ok(entries) = std::fs::read_dir(dir) else {
+fn hooks(git_dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(git_dir.join("hooks")) else {
         return Vec::new();
     };
     let mut names: Vec<String> = entries

@@ -18,13 +18,48 @@ use std::path::Path;
 use crate::tools::builtin::paths::resolve;
 use crate::tools::builtin::protected::shell_arg_refusal;
 use crate::tools::command_safety::segment_argvs;
-use crate::tools::git_guard::{self, Inspection};
+use crate::tools::git_guard::{self, GitTarget, Inspection, Target};
 use crate::tools::shell::ChildEnv;
 
-fn runs_git(argvs: &[Vec<String>]) -> bool {
-    argvs
-        .iter()
-        .any(|a| a[0].rsplit('/').next().is_some_and(|p| p == "git"))
+/// Where each git of `command` runs ([`git_guard::target`]); empty when it runs none.
+fn git_targets(command: &str, cwd: &Path) -> Vec<GitTarget> {
+    let cdpath = std::env::var_os("CDPATH").is_some_and(|v| !v.is_empty());
+    git_guard::target::git_targets(command, git_guard::target::Context { cwd, cdpath })
+}
+
+/// The first refusal `why` finds over the repositories the gits of a command use; a target
+/// sayso cannot tell is one too.
+fn refusal_over(
+    targets: &[GitTarget],
+    cwd: &Path,
+    why: impl Fn(&Inspection) -> Option<String>,
+) -> Option<String> {
+    targets.iter().find_map(|t| match t {
+        GitTarget::Unknown(reason) => Some(format!(
+            "sayso cannot tell which repository git will use: {reason}"
+        )),
+        GitTarget::Known(target) => {
+            let found = match Inspection::run_target(target) {
+                Ok(i) => why(&i),
+                Err(e) => Some(e),
+            }?;
+            Some(if target.dir == cwd && target.git_dir.is_none() {
+                found
+            } else {
+                format!("git runs in `{}`: {found}", shown(cwd, target))
+            })
+        }
+    })
+}
+
+fn shown(cwd: &Path, target: &Target) -> String {
+    let dir = target.git_dir.as_ref().unwrap_or(&target.dir);
+    dir.strip_prefix(cwd)
+        .ok()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(dir)
+        .display()
+        .to_string()
 }
 
 /// The words of a command that may name a file: every argument, and the value of an
@@ -51,36 +86,24 @@ pub fn system_path_refusal(command: &str, cwd: &Path) -> Option<String> {
 /// Why a command that passed the text gate, and runs git, may not run unasked in `cwd` even
 /// with git's settings neutralised.
 pub fn safe_list_git_refusal(command: &str, cwd: &Path) -> Option<String> {
-    if !segment_argvs(command).is_ok_and(|a| runs_git(&a)) {
+    let targets = git_targets(command, cwd);
+    if targets.is_empty() {
         return None;
     }
     if let Some(why) = git_guard::version_refusal() {
         return Some(why);
     }
-    match Inspection::run(cwd) {
-        Ok(i) => i.auto_run_refusal(),
-        Err(e) => Some(e),
-    }
+    refusal_over(&targets, cwd, Inspection::auto_run_refusal)
 }
 
 /// Why a command that is not on the safe list, and runs git, may not be judged (the judge sees
 /// only the text; the repository decides what git runs).
 pub fn judged_git_refusal(command: &str, cwd: &Path) -> Option<String> {
-    let argvs = match segment_argvs(command) {
-        Ok(a) => a,
-        // Unparseable: whether it runs git cannot be told; the text mentions git, so ask.
-        Err(_) if command.contains("git") => {
-            return Some("the command mentions git in a form sayso cannot read".into());
-        }
-        Err(_) => return None,
-    };
-    if !runs_git(&argvs) {
-        return None;
-    }
-    match Inspection::run(cwd) {
-        Ok(i) => i.unattended_refusal(),
-        Err(e) => Some(e),
-    }
+    refusal_over(
+        &git_targets(command, cwd),
+        cwd,
+        Inspection::unattended_refusal,
+    )
 }
 
 /// The environment a safe-list command runs with: a clean `PATH`, and for git the guarded
@@ -97,8 +120,20 @@ pub fn safe_list_env(command: &str, cwd: &Path) -> ChildEnv {
                 .push(("PATH".into(), joined.to_string_lossy().into_owned()));
         }
     }
-    if segment_argvs(command).is_ok_and(|a| runs_git(&a)) {
-        let filters = Inspection::run(cwd).map(|i| i.filters).unwrap_or_default();
+    let targets = git_targets(command, cwd);
+    if !targets.is_empty() {
+        let mut filters: Vec<String> = Vec::new();
+        for t in &targets {
+            if let GitTarget::Known(t) = t
+                && let Ok(i) = Inspection::run_target(t)
+            {
+                for f in i.filters {
+                    if !filters.contains(&f) {
+                        filters.push(f);
+                    }
+                }
+            }
+        }
         env = env.and(&git_guard::guard_env(&filters));
     }
     env
