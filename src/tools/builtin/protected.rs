@@ -10,6 +10,9 @@
 //! - inside a `.sayso` directory (project configuration);
 //! - a `.gitattributes` or `.gitmodules` file anywhere (they select filters, diff drivers and
 //!   submodules);
+//! - a repository layout where no `.git` is: a file named `HEAD`, and git's own names
+//!   (`config`, `objects/`, `refs/`, `hooks/`, …) in a directory that holds a `HEAD` — a bare
+//!   repository whose config git would obey ([`repository_layout`]);
 //! - inside sayso's own configuration, data or state directories, or one of the config files it
 //!   read (this also keeps the session store out of the model's reach);
 //! - an existing file with more than one hard link (a write changes every linked name, and the
@@ -26,6 +29,8 @@
 //! reaches `/proc`, or a device) is not auto-approved ([`shell_arg_refusal`]).
 
 use std::path::{Component, Path, PathBuf};
+
+mod repository_layout;
 
 /// Whether `name` is `want` as a case-insensitive file system would see it.
 fn same_name(name: &str, want: &str) -> bool {
@@ -62,6 +67,9 @@ pub fn write_caution(cwd: &Path, path: &Path, inside: bool, own: &[PathBuf]) -> 
         return Some(format!(
             "`{shown}` is git's own data (.git): its config and hooks name programs that git runs"
         ));
+    }
+    if let Some(why) = repository_layout::caution(&root, &names, &shown) {
+        return Some(why);
     }
     if names.iter().any(|n| same_name(n, ".sayso")) {
         return Some(format!(
