@@ -34,7 +34,7 @@ use crate::support::{Output, run, sayso};
 
 const NO_JUDGE: &str = "[judge]\nenabled = false\n";
 
-fn tool_messages(body: &Value) -> Vec<(String, String)> {
+pub(crate) fn tool_messages(body: &Value) -> Vec<(String, String)> {
     body["messages"]
         .as_array()
         .unwrap()
@@ -50,7 +50,7 @@ fn tool_messages(body: &Value) -> Vec<(String, String)> {
 }
 
 /// The tool message for `id` in the last request.
-fn result_of(fx: &Fixture, id: &str) -> String {
+pub(crate) fn result_of(fx: &Fixture, id: &str) -> String {
     let reqs = fx.requests();
     let last = &reqs.last().unwrap().body;
     tool_messages(last)
@@ -61,7 +61,7 @@ fn result_of(fx: &Fixture, id: &str) -> String {
 }
 
 /// Runs `sayso -p` in `cwd` with `args` after pushing `calls` and a final text reply.
-async fn run_calls(
+pub(crate) async fn run_calls(
     fx: &Fixture,
     home: &Path,
     cwd: &Path,
@@ -75,7 +75,7 @@ async fn run_calls(
     run(cmd).await
 }
 
-fn git(repo: &Path, args: &[&str]) {
+pub(crate) fn git(repo: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args([
             "-c",
