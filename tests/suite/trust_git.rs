@@ -25,6 +25,17 @@ use crate::hostile::{git, result_of, run_calls};
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::home_with as home;
 
+/// Records a failed expectation for one form and goes on with the next, so that a run names
+/// every form that broke.
+macro_rules! expect {
+    ($failed:ident, $cond:expr, $($msg:tt)+) => {
+        if !$cond {
+            $failed.push(format!($($msg)+));
+            continue;
+        }
+    };
+}
+
 /// A canary script: creates `marker` when run, passes its input through, succeeds.
 struct Canary {
     dir: tempfile::TempDir,
@@ -121,6 +132,7 @@ fn judge_was_asked(fx: &Fixture) -> bool {
 
 #[tokio::test]
 async fn signature_forms_never_run_the_gpg_program_in_auto() {
+    let mut failed: Vec<String> = Vec::new();
     for cmd in [
         "git log -1 --show-signature",
         "git log -1 --pretty=%GG",
@@ -141,26 +153,40 @@ async fn signature_forms_never_run_the_gpg_program_in_auto() {
         )]));
         fx.push(judge_says_safe());
         fx.push(Reply::Stream(sse::text_reply(&["done"])));
-        let h = home(&fx.base_url(), "");
+        // `git show` is listed too, as a user may list it.
+        let h = home(
+            &fx.base_url(),
+            "[tools.run_command.opts]\nsafe_commands = [\"git log\", \"git show\"]\n",
+        );
         let mut sayso = crate::support::sayso(h.path());
         sayso.args(["-p", "go", "--auto", "-C"]).arg(&repo);
         let out = crate::support::run(sayso).await;
-        assert!(!c.ran(), "{cmd}: the repository's gpg.program ran");
+        expect!(failed, !c.ran(), "{cmd}: the repository's gpg.program ran");
         let content = result_of(&fx, "c1");
-        assert!(
+        expect!(
+            failed,
             content.starts_with(APPROVAL) && content.contains("gpg.program"),
             "{cmd}: {content}\n{}",
             out.stderr
         );
-        assert!(!judge_was_asked(&fx), "{cmd}: the judge saw only the text");
+        expect!(
+            failed,
+            !judge_was_asked(&fx),
+            "{cmd}: the judge saw only the text"
+        );
         // The control: the same command as the user would run it does verify.
         let ran = Command::new("sh")
             .args(["-c", cmd])
             .current_dir(&repo)
             .output()
             .unwrap();
-        assert!(c.ran(), "{cmd}: the planted program is live: {ran:?}");
+        expect!(
+            failed,
+            c.ran(),
+            "{cmd}: the planted program is live: {ran:?}"
+        );
     }
+    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[tokio::test]
@@ -229,6 +255,7 @@ const MOVES: &[&str] = &[
 
 #[tokio::test]
 async fn git_in_another_repository_asks_in_trust_mode() {
+    let mut failed: Vec<String> = Vec::new();
     for cmd in MOVES {
         let c = canary();
         let (project, sub) = project_with_hostile_sub(&c);
@@ -242,10 +269,11 @@ async fn git_in_another_repository_asks_in_trust_mode() {
             &[("c1", "run_command", json!({"cmd": cmd, "flag": null}))],
         )
         .await;
-        assert_eq!(out.code, 0, "{}", out.stderr);
-        assert!(!c.ran(), "{cmd}: sub's core.fsmonitor ran");
+        expect!(failed, out.code == 0, "{}", out.stderr);
+        expect!(failed, !c.ran(), "{cmd}: sub's core.fsmonitor ran");
         let content = result_of(&fx, "c1");
-        assert!(
+        expect!(
+            failed,
             content.starts_with(APPROVAL)
                 && content.contains("git runs in `sub")
                 && content.contains("core.fsmonitor"),
@@ -257,13 +285,15 @@ async fn git_in_another_repository_asks_in_trust_mode() {
             .current_dir(&project)
             .output()
             .unwrap();
-        assert!(c.ran(), "{cmd}: the planted config is live");
+        expect!(failed, c.ran(), "{cmd}: the planted config is live");
         drop(sub);
     }
+    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[tokio::test]
 async fn git_in_another_repository_is_never_judged_in_auto() {
+    let mut failed: Vec<String> = Vec::new();
     for cmd in MOVES {
         let c = canary();
         let (project, _sub) = project_with_hostile_sub(&c);
@@ -279,15 +309,17 @@ async fn git_in_another_repository_is_never_judged_in_auto() {
         let mut sayso = crate::support::sayso(h.path());
         sayso.args(["-p", "go", "--auto", "-C"]).arg(&project);
         let out = crate::support::run(sayso).await;
-        assert!(!c.ran(), "{cmd}: sub's core.fsmonitor ran");
-        assert!(!judge_was_asked(&fx), "{cmd}: the judge was asked");
+        expect!(failed, !c.ran(), "{cmd}: sub's core.fsmonitor ran");
+        expect!(failed, !judge_was_asked(&fx), "{cmd}: the judge was asked");
         let content = result_of(&fx, "c1");
-        assert!(
+        expect!(
+            failed,
             content.starts_with(APPROVAL) && content.contains("core.fsmonitor"),
             "{cmd}: {content}\n{}",
             out.stderr
         );
     }
+    assert!(failed.is_empty(), "{failed:#?}");
 }
 
 #[tokio::test]
