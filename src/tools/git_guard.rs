@@ -22,7 +22,8 @@
 //! | lazy fetch from a promisor remote (`core.sshCommand`, `core.gitProxy`, `credential.*`, `core.askPass`, `remote.<r>.uploadpack`, `protocol.*`) | `GIT_NO_LAZY_FETCH=1` (git ≥ 2.45), `protocol.allow=never`, `protocol.ext.allow=never`, `protocol.file.allow=never`, `credential.helper=`, `core.askPass=`, `core.sshCommand=false`, `core.gitProxy=`, `GIT_TERMINAL_PROMPT=0` |
 //! | submodules (their own config, hooks and filters) | `diff.ignoreSubmodules=all`, `diff.submodule=short`, `status.submoduleSummary=false`; `--ignore-submodules=all` where sayso builds the command. A per-submodule `submodule.<name>.ignore` beats the config default, so a repository with submodules is **not** auto-approved |
 //! | `core.worktree` (reads files outside the tree, no program) | **not** neutralisable: safe-list commands are not auto-approved and `get_changed_files` asks |
-//! | an embedded bare repository | `safe.bareRepository=explicit` (git refuses) |
+//! | an embedded bare repository | `safe.bareRepository=explicit` (git refuses); the inspection reports the refusal, so a command whose git would use one asks; creating one is a protected write |
+//! | another repository than the working directory's (`cd sub &&`, `-C`, `--git-dir`, `GIT_DIR`…) | the inspection runs on each repository git will use ([`target`]); where that cannot be told, the command asks |
 //! | `core.untrackedCache` (makes status write the index, which runs the hook) | `core.untrackedCache=false` |
 //! | inherited `GIT_*` variables, `PAGER`, `EDITOR`, `VISUAL`, `SSH_ASKPASS`, `GIT_SSH*`, `GIT_EXTERNAL_DIFF`… | removed from the child's environment |
 //! | `core.editor`, `sequence.editor`, `merge.<driver>.driver`, `alias.*` | not run by read-only commands (built-ins cannot be aliased) |
@@ -33,11 +34,17 @@
 //!
 //! # The inspection
 //!
-//! Before a git command runs unasked, [`Inspection::run`] lists the effective config
-//! (`git config --list --show-origin --show-scope -z`, which follows includes and runs nothing)
-//! and the repository's hooks directory. Only keys from the repository's own scopes (`local`,
-//! `worktree`, and files they include) count; the user's own (`global`, `system`) config is
-//! trusted. Then, in auto mode:
+//! Before a git command runs unasked, the inspection ([`Inspection::run_target`]) looks at the
+//! repository each git of the command will really use ([`target`]: after `cd DIR`, `-C DIR`,
+//! `--git-dir`, `--work-tree`, `GIT_DIR`/`GIT_WORK_TREE`, `env`, `export`, `sh -c`), found the
+//! way that git finds it (parent directories, `.git` files): it locates the git directory
+//! (`git rev-parse --absolute-git-dir`; a repository git refuses with the guarded settings,
+//! such as an embedded bare one, is an error), lists the effective config (`git config --list
+//! --show-origin --show-scope -z`, which follows includes and runs nothing) and the hooks
+//! directory. A git whose target cannot be told (a `cd` to a variable, git behind `sudo` or
+//! `xargs`, a substitution…) is not run unasked either. Only keys from the repository's own
+//! scopes (`local`, `worktree`, and files they include) count; the user's own (`global`,
+//! `system`) config is trusted. Then, in auto mode (and in trust mode for the second rule):
 //!
 //! - a command on the safe list runs with the guarded environment, unless the repository sets a
 //!   key the table marks "not auto-approved" or has submodules
@@ -47,13 +54,19 @@
 //!   submodules ([`Inspection::unattended_refusal`]).
 //!
 //! Either refusal asks the user (the judge sees only the command text, never the repository),
-//! with the keys and their origin in the modal. Git older than 2.45 cannot turn lazy fetching
-//! off, so with it no git command is auto-approved and `get_changed_files` asks.
+//! with the keys, their origin and the directory git runs in, in the modal. Git older than
+//! 2.45 cannot turn lazy fetching off, so with it no git command is auto-approved and
+//! `get_changed_files` asks.
 //!
-//! What this module does not do: it does not sandbox git; it inspects the repository of the
-//! working directory only (a command that moves git elsewhere — `cd sub && git …`, `git -C` —
-//! is off the safe list, and the judge decides it); and it does not vet a git command the user
-//! approved by hand or remembered with "Always accept" (those run as the user asked).
+//! Every git sayso starts itself (`get_changed_files`, the inspection) runs with the guarded
+//! environment, so with `safe.bareRepository=explicit`; the instructions' branch is read from
+//! `HEAD` without starting git. Laying out a repository where no `.git` is (`HEAD`, then
+//! `config`, `objects/`, `refs/`…) is a protected write (`builtin/protected`).
+//!
+//! What this module does not do: it does not sandbox git; it does not look inside scripts or
+//! programs that run git themselves (`make`, `./build.sh`), nor foresee what the same command
+//! writes before its git runs (`tar x && git status`); and it does not vet a git command the
+//! user approved by hand or remembered with "Always accept" (those run as the user asked).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -515,3 +528,6 @@ mod tests;
 
 #[cfg(test)]
 mod signature_tests;
+
+#[cfg(test)]
+mod target_inspection_tests;
