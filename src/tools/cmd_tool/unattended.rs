@@ -11,7 +11,9 @@
 //!   ([`crate::tools::git_guard`]);
 //! - a command that runs git is not run unasked where the repository could make git run its own
 //!   programs: a safe-list command when a setting cannot be neutralised, any other command (the
-//!   judge's) when the repository names any program or has hooks.
+//!   judge's, and in trust mode) when the repository names any program or has hooks. The
+//!   repository is the one each git of the command really uses (`cd sub &&`, `-C`, `GIT_DIR`…,
+//!   [`git_guard::target`]); when that cannot be told, the command asks.
 
 use std::path::Path;
 
