@@ -12,7 +12,7 @@
 //!   submodules);
 //! - a repository layout where no `.git` is: a file named `HEAD`, and git's own names
 //!   (`config`, `objects/`, `refs/`, `hooks/`, …) in a directory that holds a `HEAD` — a bare
-//!   repository whose config git would obey ([`repository_layout`]);
+//!   repository whose config git would obey (`protected/repository_layout.rs`);
 //! - inside sayso's own configuration, data or state directories, or one of the config files it
 //!   read (this also keeps the session store out of the model's reach);
 //! - an existing file with more than one hard link (a write changes every linked name, and the
