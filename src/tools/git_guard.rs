@@ -38,7 +38,7 @@
 //! repository each git of the command will really use ([`target`]: after `cd DIR`, `-C DIR`,
 //! `--git-dir`, `--work-tree`, `GIT_DIR`/`GIT_WORK_TREE`, `env`, `export`, `sh -c`), found the
 //! way that git finds it (parent directories, `.git` files): it locates the git directory
-//! (`git rev-parse --absolute-git-dir`; a repository git refuses with the guarded settings,
+//! (`git rev-parse --absolute-git-dir --git-common-dir`; a repository git refuses with the guarded settings,
 //! such as an embedded bare one, is an error), lists the effective config (`git config --list
 //! --show-origin --show-scope -z`, which follows includes and runs nothing) and the hooks
 //! directory. A git whose target cannot be told (a `cd` to a variable, git behind `sudo` or
@@ -283,13 +283,16 @@ impl Inspection {
                 target.dir.display()
             ));
         }
-        let located = git_cmd(&["rev-parse", "--absolute-git-dir"])
+        let located = git_cmd(&["rev-parse", "--absolute-git-dir", "--git-common-dir"])
             .output()
             .map_err(|e| format!("cannot run git: {e}"))?;
+        // The git directory, and the common one (a linked worktree's hooks live there).
         let git_dir = if located.status.success() {
-            Some(PathBuf::from(
-                String::from_utf8_lossy(&located.stdout).trim(),
-            ))
+            let text = String::from_utf8_lossy(&located.stdout);
+            let mut lines = text.lines().map(PathBuf::from);
+            let own = lines.next().unwrap_or_default();
+            let common = lines.next().map(|c| target.dir.join(c));
+            Some((own, common))
         } else {
             let err = String::from_utf8_lossy(&located.stderr);
             if !err.to_ascii_lowercase().contains("not a git repository") {
@@ -312,7 +315,7 @@ impl Inspection {
         }
         let mut inspection = Self::parse(&out.stdout);
         inspection.submodules = match (&target.git_dir, &git_dir) {
-            (Some(_), Some(d)) => {
+            (Some(_), Some((d, _))) => {
                 d.join("modules").exists()
                     || target
                         .work_tree
@@ -321,7 +324,9 @@ impl Inspection {
             }
             _ => has_submodules(&target.dir),
         };
-        inspection.hooks = git_dir.map(|d| hooks(&d)).unwrap_or_default();
+        inspection.hooks = git_dir
+            .map(|(own, common)| hooks(common.as_deref().unwrap_or(&own)))
+            .unwrap_or_default();
         Ok(inspection)
     }
 

@@ -109,3 +109,18 @@ fn every_git_sayso_starts_refuses_implicit_bare_repositories() {
         .collect();
     assert!(pairs.contains(&("safe.bareRepository".into(), "explicit".into())));
 }
+
+#[test]
+fn a_linked_worktree_reports_the_hooks_of_its_repository() {
+    let dir = project();
+    std::fs::write(dir.path().join("a"), "a").unwrap();
+    git(dir.path(), &["add", "a"]);
+    git(dir.path(), &["commit", "-qm", "a"]);
+    git(dir.path(), &["worktree", "add", "-q", "wt"]);
+    let hook = dir.path().join(".git/hooks/post-checkout");
+    std::fs::write(&hook, "#!/bin/sh\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let i = Inspection::run_target(&Target::at(&dir.path().join("wt"))).unwrap();
+    assert_eq!(i.hooks, ["post-checkout"]);
+}
