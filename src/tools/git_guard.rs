@@ -23,7 +23,7 @@
 //! | submodules (their own config, hooks and filters) | `diff.ignoreSubmodules=all`, `diff.submodule=short`, `status.submoduleSummary=false`; `--ignore-submodules=all` where sayso builds the command. A per-submodule `submodule.<name>.ignore` beats the config default, so a repository with submodules is **not** auto-approved |
 //! | `core.worktree` (reads files outside the tree, no program) | **not** neutralisable: safe-list commands are not auto-approved and `get_changed_files` asks |
 //! | an embedded bare repository | `safe.bareRepository=explicit` (git refuses); the inspection reports the refusal, so a command whose git would use one asks; creating one is a protected write |
-//! | another repository than the working directory's (`cd sub &&`, `-C`, `--git-dir`, `GIT_DIR`…) | the inspection runs on each repository git will use ([`target`]); where that cannot be told, the command asks |
+//! | another repository than the working directory's (`cd sub &&`, `-C`, `--git-dir`, `GIT_DIR`…) | the inspection runs on each repository git will use ([`targets`]); where that cannot be told, the command asks |
 //! | `core.untrackedCache` (makes status write the index, which runs the hook) | `core.untrackedCache=false` |
 //! | inherited `GIT_*` variables, `PAGER`, `EDITOR`, `VISUAL`, `SSH_ASKPASS`, `GIT_SSH*`, `GIT_EXTERNAL_DIFF`… | removed from the child's environment |
 //! | `core.editor`, `sequence.editor`, `merge.<driver>.driver`, `alias.*` | not run by read-only commands (built-ins cannot be aliased) |
@@ -35,7 +35,7 @@
 //! # The inspection
 //!
 //! Before a git command runs unasked, the inspection ([`Inspection::run_target`]) looks at the
-//! repository each git of the command will really use ([`target`]: after `cd DIR`, `-C DIR`,
+//! repository each git of the command will really use ([`targets`]: after `cd DIR`, `-C DIR`,
 //! `--git-dir`, `--work-tree`, `GIT_DIR`/`GIT_WORK_TREE`, `env`, `export`, `sh -c`), found the
 //! way that git finds it (parent directories, `.git` files): it locates the git directory
 //! (`git rev-parse --absolute-git-dir --git-common-dir`; a repository git refuses with the guarded settings,
@@ -74,8 +74,8 @@ use std::sync::OnceLock;
 
 use super::shell::ChildEnv;
 
-pub mod target;
-pub use target::{GitTarget, Target};
+pub mod targets;
+pub use targets::{GitTarget, Target};
 
 /// The oldest git that honours `GIT_NO_LAZY_FETCH`.
 pub const MIN_VERSION: (u32, u32) = (2, 45);
@@ -253,7 +253,7 @@ impl Inspection {
         Self::run_target(&Target::at(cwd))
     }
 
-    /// The same for the repository one git invocation will really use ([`target`]): git is
+    /// The same for the repository one git invocation will really use ([`targets`]): git is
     /// started in its directory, with its explicit git directory and work tree, and finds the
     /// repository the way that git will (parent directories, `.git` files). A repository git
     /// refuses with the guarded settings (an embedded bare repository, dubious ownership) or

@@ -16,7 +16,7 @@
 //! - [`approval`]: the approval decision as a pure function of settings, mode, memory and gates.
 //! - [`command_safety`]: the deterministic `is_safe` gate for shell commands.
 //! - [`git_guard`]: git in a hostile working tree: settings neutralised, the repository each
-//!   git of a command really uses found (`git_guard::target`) and its config inspected.
+//!   git of a command really uses found (`git_guard::targets`) and its config inspected.
 //! - [`judge`]: the LLM judge that vets calls in auto mode.
 //! - [`requests`]: approval requests (what the modal shows, with a reply channel).
 //! - [`output_cap`]: the head-and-tail cap on what a tool sends to the model.

@@ -13,7 +13,7 @@
 //!   programs: a safe-list command when a setting cannot be neutralised, any other command (the
 //!   judge's, and in trust mode) when the repository names any program or has hooks. The
 //!   repository is the one each git of the command really uses (`cd sub &&`, `-C`, `GIT_DIR`…,
-//!   [`git_guard::target`]); when that cannot be told, the command asks.
+//!   [`git_guard::targets`]); when that cannot be told, the command asks.
 
 use std::path::Path;
 
@@ -23,10 +23,10 @@ use crate::tools::command_safety::segment_argvs;
 use crate::tools::git_guard::{self, GitTarget, Inspection, Target};
 use crate::tools::shell::ChildEnv;
 
-/// Where each git of `command` runs ([`git_guard::target`]); empty when it runs none.
+/// Where each git of `command` runs ([`git_guard::targets`]); empty when it runs none.
 fn git_targets(command: &str, cwd: &Path) -> Vec<GitTarget> {
     let cdpath = std::env::var_os("CDPATH").is_some_and(|v| !v.is_empty());
-    git_guard::target::git_targets(command, git_guard::target::Context { cwd, cdpath })
+    git_guard::targets::git_targets(command, git_guard::targets::Context { cwd, cdpath })
 }
 
 /// The first refusal `why` finds over the repositories the gits of a command use; a target
