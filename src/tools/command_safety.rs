@@ -83,7 +83,9 @@
 use std::fmt;
 
 mod lexer;
+pub mod normalize;
 mod options;
+mod symlinks;
 use lexer::lex;
 use options::*;
 
@@ -116,6 +118,8 @@ pub enum Unsafe {
     Wrapper { segment: String, program: String },
     /// A segment that uses an option known to write, execute or reach out.
     DangerousOption { segment: String, option: String },
+    /// A recursive search that follows symlinks, which can lead out of the project.
+    FollowsSymlinks { segment: String, option: String },
     /// A command allowed only in a restricted form (`sed`, `git branch`).
     RestrictedForm {
         segment: String,
@@ -147,6 +151,10 @@ impl fmt::Display for Unsafe {
             Unsafe::DangerousOption { segment, option } => write!(
                 f,
                 "`{segment}` uses `{option}`, which can write files, run programs or reach the network"
+            ),
+            Unsafe::FollowsSymlinks { segment, option } => write!(
+                f,
+                "`{segment}` uses `{option}`, which follows symlinks out of the project"
             ),
             Unsafe::RestrictedForm { segment, allowed } => {
                 write!(f, "`{segment}` is only auto-approved as {allowed}")
@@ -262,7 +270,28 @@ fn check_segment(segment: &str, entries: &[Vec<String>]) -> Result<(), Unsafe> {
             segment: segment.to_string(),
         });
     }
-    let program = argv[0].rsplit('/').next().unwrap_or_default();
+    check_argv(segment, &argv)
+}
+
+/// What the safe list knows about one simple command's words, without asking whether it is
+/// listed: a wrapper, an option that writes, executes, reaches out or follows symlinks out of
+/// the project, a form allowed only restricted. An `allow` rule never covers what this refuses.
+pub fn argv_refusal(argv: &[String]) -> Option<Unsafe> {
+    let segment = shell_words::join(argv);
+    check_argv(&segment, argv).err()
+}
+
+fn check_argv(segment: &str, argv: &[String]) -> Result<(), Unsafe> {
+    let Some(first) = argv.first() else {
+        return Err(Unsafe::Empty);
+    };
+    let program = first.rsplit('/').next().unwrap_or_default();
+    if let Some(option) = symlinks::following_option(program, &argv[1..]) {
+        return Err(Unsafe::FollowsSymlinks {
+            segment: segment.to_string(),
+            option: option.to_string(),
+        });
+    }
     if WRAPPERS.contains(&program) {
         return Err(Unsafe::Wrapper {
             segment: segment.to_string(),
