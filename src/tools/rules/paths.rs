@@ -65,9 +65,18 @@ impl PathGlob {
     }
 }
 
-/// A file under `dir` (absolute, resolved) that `glob` covers: `Ok(Some(shown))`, `Ok(None)`,
-/// or `Err` when the walk reached [`WALK_LIMIT`] first.
-pub fn holding(root: &Path, dir: &Path, glob: &PathGlob) -> Result<Option<String>, ()> {
+/// What a [`holding`] walk found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Held {
+    Nothing,
+    /// A covered file, as path rules see it.
+    File(String),
+    /// The walk reached [`WALK_LIMIT`] first.
+    TooMany,
+}
+
+/// A file under `dir` (absolute, resolved) that `glob` covers.
+pub fn holding(root: &Path, dir: &Path, glob: &PathGlob) -> Held {
     let start = if dir.starts_with(root) {
         let from_glob = root.join(glob.literal_dir());
         if from_glob.starts_with(dir) {
@@ -75,7 +84,7 @@ pub fn holding(root: &Path, dir: &Path, glob: &PathGlob) -> Result<Option<String
         } else if dir.starts_with(&from_glob) {
             dir.to_path_buf()
         } else {
-            return Ok(None);
+            return Held::Nothing;
         }
     } else {
         dir.to_path_buf()
@@ -89,12 +98,12 @@ pub fn holding(root: &Path, dir: &Path, glob: &PathGlob) -> Result<Option<String
         for entry in entries.flatten() {
             seen += 1;
             if seen > WALK_LIMIT {
-                return Err(());
+                return Held::TooMany;
             }
             let path = entry.path();
             let shown = shown(root, &path);
             if glob.matcher.is_match(&shown) {
-                return Ok(Some(shown));
+                return Held::File(shown);
             }
             let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
             if is_dir && entry.file_name() != ".git" {
@@ -102,7 +111,7 @@ pub fn holding(root: &Path, dir: &Path, glob: &PathGlob) -> Result<Option<String
             }
         }
     }
-    Ok(None)
+    Held::Nothing
 }
 
 /// Whether `argv` (a normalised run) reads the files of its working directory when it names

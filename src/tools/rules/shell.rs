@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::matching::{certainly, possibly, words_match};
-use super::paths::{Bases, holding, path_words, reads_implicitly, shown};
+use super::paths::{Bases, Held, holding, path_words, reads_implicitly, shown};
 use super::{Compiled, Found, Rules, Target, best};
 use crate::config::approvals::RuleDecision;
 use crate::tools::builtin::protected::shell_arg_refusal;
@@ -51,14 +51,20 @@ impl Rules {
             let certain = best(mine().filter(|r| match &r.target {
                 Target::Any => true,
                 Target::Words(p) => certainly(p, run),
-                Target::Path(g) => {
-                    r.spec.decision != RuleDecision::Allow
-                        && shown_paths.iter().any(|s| g.matcher.is_match(s))
-                }
+                Target::Path(_) => false,
             }));
             if let Some(c) = certain.filter(|c| c.spec.decision != RuleDecision::Allow) {
                 found = Found::stricter(found, Some(Found::plain(c)));
             }
+            // A path rule is about the file, not the command: no command rule outranks it.
+            let named = path_rules
+                .iter()
+                .filter(|r| match &r.target {
+                    Target::Path(g) => shown_paths.iter().any(|s| g.matcher.is_match(s)),
+                    _ => false,
+                })
+                .max_by_key(|r| r.spec.decision);
+            found = Found::stricter(found, named.map(|r| Found::plain(r)));
             found = Found::stricter(found, maybe(mine(), run));
             if let Some(rule) = path_rules.first()
                 && (run.open || run.wild.iter().any(|w| *w))
@@ -131,7 +137,7 @@ impl Rules {
                     let denied = denials
                         .globs
                         .iter()
-                        .any(|g| g.matcher.is_match(&shown(&bases.root, &path)));
+                        .any(|g| g.matcher.is_match(shown(&bases.root, &path)));
                     if own || denied || shell_arg_refusal(&path).is_some() {
                         return None;
                     }
@@ -183,11 +189,11 @@ fn reads_held<'a>(
                 &shown_dir
             };
             let why = match holding(&bases.root, dir, glob) {
-                Ok(None) => continue,
-                Ok(Some(file)) => {
+                Held::Nothing => continue,
+                Held::File(file) => {
                     format!("which covers `{file}` in `{shown_dir}`, which `{program}` may read")
                 }
-                Err(()) => format!(
+                Held::TooMany => format!(
                     "which may cover a file in `{shown_dir}` (too many files to tell), which `{program}` may read"
                 ),
             };

@@ -299,3 +299,5 @@ proptest! {
         prop_assert_ne!(shell(&rules, &command), Some(Allow), "{}", command);
     }
 }
+
+mod forms;
