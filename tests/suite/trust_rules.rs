@@ -16,8 +16,8 @@
 //!    `sh -c 'rm x'`, `$(echo rm) x`, `find . -name x -delete` (and `xargs rm`, nested shells)
 //!    deleted the file.
 //! 10. A `tool = "*"` path deny on `.env` / `secrets/**` stopped only `filepath` tools:
-//!    `grep_search` (also with `include_pattern`), `get_changed_files` (a tracked `.env`) and
-//!    in `--auto` the safe-listed `cat .env` / `grep -r X secrets` read it.
+//!     `grep_search` (also with `include_pattern`), `get_changed_files` (a tracked `.env`) and
+//!     in `--auto` the safe-listed `cat .env` / `grep -r X secrets` read it.
 //!
 //! (The normaliser's table of shell forms and the modal's offers are unit-tested beside their
 //! code: `tools/command_safety/normalize/tests.rs`, `tools/rules/tests/forms.rs`.)
