@@ -76,6 +76,14 @@
 //! - `sort`: `-o`, `--output`, `--compress-program` (runs a program);
 //! - `base64`: `-o`, `--output`;
 //! - `tail`: `-f`, `-F`, `--follow` (it never ends by itself, so it would hang until the timeout).
+//! - recursive searches that follow symlinks (`grep -R`/`--dereference-recursive`, `rg
+//!   -L`/`--follow`, `find -L`/`-follow`): a committed link such as `procfs -> /proc` would take
+//!   them out of the project, and only the paths on the command line are resolved and checked
+//!   (see `symlinks.rs`). `grep -r` follows only links named on the command line.
+//!
+//! The same per-program knowledge, without the list membership, is [`argv_refusal`]: what an
+//! `allow` rule never covers. [`normalize`] reads a command line into the programs it really
+//! runs (through `/bin/rm`, `env`, `sh -c`, `find -exec` …) for `deny` rules.
 //!
 //! The gate assumes the command runs under a POSIX `sh` or bash (`sh -c`); zsh-only syntax such
 //! as `=cmd` is not modelled.

@@ -55,6 +55,20 @@ mod tests {
     }
 
     #[test]
+    fn the_safe_list_refuses_a_following_search() {
+        let list: Vec<String> = ["grep", "rg", "find"].map(String::from).to_vec();
+        assert!(!super::super::is_safe("grep -R KEY .", &list));
+        assert!(!super::super::is_safe("rg --follow KEY", &list));
+        assert!(!super::super::is_safe("find -L . -name x", &list));
+        assert!(super::super::is_safe("grep -r KEY .", &list));
+        let why = super::super::check("grep -R KEY .", &list).unwrap_err();
+        assert_eq!(
+            why.to_string(),
+            "`grep -R KEY .` uses `-R`, which follows symlinks out of the project"
+        );
+    }
+
+    #[test]
     fn following_forms_are_found_and_plain_recursion_is_not() {
         for (p, c) in [
             ("grep", "-R x ."),
