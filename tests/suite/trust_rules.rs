@@ -19,6 +19,8 @@
 //!     `grep_search` (also with `include_pattern`), `get_changed_files` (a tracked `.env`) and
 //!     in `--auto` the safe-listed `cat .env` / `grep -r X secrets` read it.
 //!
+//! 5 and 6 read `/proc`, so they are built on Linux only (there is no `/proc` to leak elsewhere).
+//!
 //! (The normaliser's table of shell forms and the modal's offers are unit-tested beside their
 //! code: `tools/command_safety/normalize/tests.rs`, `tools/rules/tests/forms.rs`.)
 

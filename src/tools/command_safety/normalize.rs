@@ -199,6 +199,8 @@ fn simple(words: &[String], loose: bool, open: bool, depth: usize, n: &mut Norma
         "parallel" | "strace" | "ltrace" | "script" | "runuser" => n.hide(format!(
             "`{program}` runs commands in a syntax that sayso does not read"
         )),
+        // `command -v NAME` only says where NAME is.
+        "command" if rest.first().is_some_and(|a| a == "-v" || a == "-V") => {}
         "command" | "builtin" => simple(skip_flags(rest, &[]), loose, open, depth, n),
         "nohup" | "setsid" | "busybox" | "unbuffer" => {
             simple(skip_flags(rest, &[]), loose, open, depth, n)

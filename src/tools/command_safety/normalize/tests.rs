@@ -32,6 +32,7 @@ fn wrappers_and_paths_are_seen_through() {
         ("command rm x", &["rm x"]),
         ("command -p rm x", &["rm x"]),
         ("builtin rm x", &["rm x"]),
+        ("command -v rm", &[]),
         ("exec rm x", &["rm x"]),
         ("exec -a name rm x", &["rm x"]),
         ("env rm x", &["rm x"]),
