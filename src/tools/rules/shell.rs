@@ -31,6 +31,13 @@ impl Rules {
             .filter(|r| r.spec.decision != RuleDecision::Allow)
             .filter(|r| matches!(r.target, Target::Path(_)))
             .collect();
+        // Only a deny reaches past the paths a command names: an `ask` on `*.lock` is about
+        // the file, and must not make every `git diff` ask.
+        let deny_paths: Vec<&Compiled> = path_rules
+            .iter()
+            .copied()
+            .filter(|r| r.spec.decision == RuleDecision::Deny)
+            .collect();
         let normalized = normalize(command);
         let mut bases = Bases::new(&inv.cwd);
         let mut found = None;
@@ -66,7 +73,7 @@ impl Rules {
                 .max_by_key(|r| r.spec.decision);
             found = Found::stricter(found, named.map(|r| Found::plain(r)));
             found = Found::stricter(found, maybe(mine(), run));
-            if let Some(rule) = path_rules.first()
+            if let Some(rule) = deny_paths.first()
                 && (run.open || run.wild.iter().any(|w| *w))
             {
                 let why = format!(
@@ -75,7 +82,7 @@ impl Rules {
                 );
                 found = Found::stricter(found, Some(Found::asks(rule, why)));
             }
-            found = Found::stricter(found, reads_held(&path_rules, &bases, run, &paths));
+            found = Found::stricter(found, reads_held(&deny_paths, &bases, run, &paths));
         }
         if let Some(why) = &normalized.opaque
             && let Some(deny) = mine().find(|r| r.spec.decision == RuleDecision::Deny)
@@ -162,7 +169,7 @@ fn maybe<'a>(rules: impl Iterator<Item = &'a Compiled>, run: &Run) -> Option<Fou
 }
 
 /// `ask` when `run` reads a directory (named, or its working directory for a recursive search
-/// that names no existing path) holding a path a deny or ask path rule covers.
+/// that names no existing path) holding a path a deny path rule covers.
 fn reads_held<'a>(
     path_rules: &[&'a Compiled],
     bases: &Bases,

@@ -230,6 +230,17 @@ fn a_path_deny_rule_decides_the_commands_that_name_or_search_it() {
 }
 
 #[test]
+fn an_ask_path_rule_asks_for_a_named_path_only() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Cargo.lock"), "x").unwrap();
+    let rules = Rules::new(&[rule("*", RuleTarget::Path("*.lock".into()), Ask, false)]);
+    assert_eq!(shell_in(&rules, "cat Cargo.lock", dir.path()), Some(Ask));
+    assert_eq!(shell_in(&rules, "git diff", dir.path()), None);
+    assert_eq!(shell_in(&rules, "grep -r x .", dir.path()), None);
+    assert_eq!(shell_in(&rules, "echo $HOME", dir.path()), None);
+}
+
+#[test]
 fn the_modal_offers_nothing_for_a_command_no_allow_would_cover() {
     let offered = |c: &str| {
         candidates_in(
