@@ -2,7 +2,8 @@
 //! `procfs -> /proc` takes them out of the project (to `/proc/<pid>/environ`, the user's
 //! home…), and only the paths named on the command line are resolved and checked.
 //!
-//! Refused: `grep -R` / `--dereference-recursive` (also `egrep`, `fgrep`), `rg -L` /
+//! Refused: `grep -R` / `--dereference-recursive` (also `egrep`, `fgrep`; and `-S`, with which
+//! BSD grep follows every link), `rg -L` /
 //! `--follow`, `find -L` / `-follow`. Allowed: `grep -r` (GNU grep follows only links named on
 //! the command line, which are resolved and checked), `rg` and `find` without those options,
 //! `find -H` (the same, for its starting points).
@@ -12,7 +13,9 @@ pub(super) fn following_option<'a>(program: &str, args: &'a [String]) -> Option<
     let found = |pred: &dyn Fn(&str) -> bool| args.iter().find(|a| pred(a)).map(String::as_str);
     match program {
         "grep" | "egrep" | "fgrep" | "ggrep" => found(&|a| {
-            long_prefix(a, "dereference-recursive", 3) || short_in_cluster(a, 'R', "ABCDdefm")
+            long_prefix(a, "dereference-recursive", 3)
+                || short_in_cluster(a, 'R', "ABCDdefm")
+                || short_in_cluster(a, 'S', "ABCDdefm")
         }),
         "rg" => {
             found(&|a| long_prefix(a, "follow", 3) || short_in_cluster(a, 'L', "ABCEMTdefgjmrt"))
@@ -73,6 +76,7 @@ mod tests {
         for (p, c) in [
             ("grep", "-R x ."),
             ("grep", "-iR x ."),
+            ("grep", "-rS x ."),
             ("grep", "--dereference-recursive x ."),
             ("grep", "--derefer x ."),
             ("egrep", "-nR x"),
