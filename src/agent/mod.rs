@@ -131,6 +131,8 @@ pub fn build(
             memory_dir: config.dirs.data.join("memories"),
             own_paths: config.own_paths(),
             secret_env: config.secret_env.clone(),
+            // The engine puts its rules here (one set for the decisions and the tools).
+            rules: Default::default(),
         }),
     });
     let today = crate::session::live::rfc3339(std::time::SystemTime::now());

@@ -78,6 +78,14 @@
 //! - `sort`: `-o`, `--output`, `--compress-program` (runs a program);
 //! - `base64`: `-o`, `--output`;
 //! - `tail`: `-f`, `-F`, `--follow` (it never ends by itself, so it would hang until the timeout).
+//! - recursive searches that follow symlinks (`grep -R`/`--dereference-recursive`, `rg
+//!   -L`/`--follow`, `find -L`/`-follow`): a committed link such as `procfs -> /proc` would take
+//!   them out of the project, and only the paths on the command line are resolved and checked
+//!   (see `symlinks.rs`). `grep -r` follows only links named on the command line.
+//!
+//! The same per-program knowledge, without the list membership, is [`argv_refusal`]: what an
+//! `allow` rule never covers. [`normalize`] reads a command line into the programs it really
+//! runs (through `/bin/rm`, `env`, `sh -c`, `find -exec` …) for `deny` rules.
 //!
 //! The gate assumes the command runs under a POSIX `sh` or bash (`sh -c`); zsh-only syntax such
 //! as `=cmd` is not modelled.
@@ -85,8 +93,10 @@
 use std::fmt;
 
 mod lexer;
+pub mod normalize;
 mod options;
 mod signatures;
+mod symlinks;
 use lexer::lex;
 use options::*;
 
@@ -119,6 +129,8 @@ pub enum Unsafe {
     Wrapper { segment: String, program: String },
     /// A segment that uses an option known to write, execute or reach out.
     DangerousOption { segment: String, option: String },
+    /// A recursive search that follows symlinks, which can lead out of the project.
+    FollowsSymlinks { segment: String, option: String },
     /// A command allowed only in a restricted form (`sed`, `git branch`).
     RestrictedForm {
         segment: String,
@@ -150,6 +162,10 @@ impl fmt::Display for Unsafe {
             Unsafe::DangerousOption { segment, option } => write!(
                 f,
                 "`{segment}` uses `{option}`, which can write files, run programs or reach the network"
+            ),
+            Unsafe::FollowsSymlinks { segment, option } => write!(
+                f,
+                "`{segment}` uses `{option}`, which follows symlinks out of the project"
             ),
             Unsafe::RestrictedForm { segment, allowed } => {
                 write!(f, "`{segment}` is only auto-approved as {allowed}")
@@ -265,7 +281,28 @@ fn check_segment(segment: &str, entries: &[Vec<String>]) -> Result<(), Unsafe> {
             segment: segment.to_string(),
         });
     }
-    let program = argv[0].rsplit('/').next().unwrap_or_default();
+    check_argv(segment, &argv)
+}
+
+/// What the safe list knows about one simple command's words, without asking whether it is
+/// listed: a wrapper, an option that writes, executes, reaches out or follows symlinks out of
+/// the project, a form allowed only restricted. An `allow` rule never covers what this refuses.
+pub fn argv_refusal(argv: &[String]) -> Option<Unsafe> {
+    let segment = shell_words::join(argv);
+    check_argv(&segment, argv).err()
+}
+
+fn check_argv(segment: &str, argv: &[String]) -> Result<(), Unsafe> {
+    let Some(first) = argv.first() else {
+        return Err(Unsafe::Empty);
+    };
+    let program = first.rsplit('/').next().unwrap_or_default();
+    if let Some(option) = symlinks::following_option(program, &argv[1..]) {
+        return Err(Unsafe::FollowsSymlinks {
+            segment: segment.to_string(),
+            option: option.to_string(),
+        });
+    }
     if WRAPPERS.contains(&program) {
         return Err(Unsafe::Wrapper {
             segment: segment.to_string(),

@@ -1,7 +1,9 @@
 //! What a call can reach besides its arguments: the chat's file ledger (the content each file
 //! had when the model last read or wrote it, so an edit can refuse a file that changed since),
 //! the question channel used by `ask_questions`, the memory directory, sayso's own paths (which
-//! file tools may not write unasked) and the secret variables tool commands must not inherit.
+//! file tools may not write unasked), the secret variables tool commands must not inherit, and
+//! the chat's approval rules (the same [`SharedRules`] the engine decides with), from which
+//! search tools and diffs learn the paths a deny rule keeps out of their results.
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -9,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
+
+use super::rules::SharedRules;
 use tokio::sync::{mpsc, oneshot};
 
 /// Per-chat record of file contents the model has seen.
@@ -115,4 +119,7 @@ pub struct ToolContext {
     pub own_paths: Vec<PathBuf>,
     /// Environment variables no tool command may see (the provider keys).
     pub secret_env: Vec<String>,
+    /// The approval rules in force: [`crate::tools::orchestrator::Engine::new`] puts its own
+    /// here, so a rule saved during the chat reaches the tools too.
+    pub rules: SharedRules,
 }

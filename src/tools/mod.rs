@@ -14,13 +14,16 @@
 //! - [`shell`], [`ansi`]: process groups, timeouts, output decoding.
 //! - [`function`]: what function commands receive (`output_cb`, `register_job`).
 //! - [`approval`]: the approval decision as a pure function of settings, mode, memory and gates.
-//! - [`command_safety`]: the deterministic `is_safe` gate for shell commands.
+//! - [`command_safety`]: the deterministic `is_safe` gate for shell commands, and the
+//!   normaliser that reads a command line into the programs it really runs (for rules).
+//! - [`rules`]: `[[approvals.rules]]` matched against a call (deny/ask through wrappers, what
+//!   allow never covers, path rules for every tool that reads).
 //! - [`git_guard`]: git in a hostile working tree: settings neutralised, the repository each
 //!   git of a command really uses found (`git_guard::targets`) and its config inspected.
 //! - [`judge`]: the LLM judge that vets calls in auto mode.
 //! - [`requests`]: approval requests (what the modal shows, with a reply channel).
 //! - [`output_cap`]: the head-and-tail cap on what a tool sends to the model.
-//! - [`context`]: what calls share (file ledger, questions, memory directory).
+//! - [`context`]: what calls share (file ledger, questions, memory directory, the rules).
 
 pub mod ansi;
 pub mod approval;

@@ -77,8 +77,12 @@ impl Engine {
             judge: s.judge,
             cwd: s.cwd,
             approver: s.approver,
+            // One set of rules: the tools read the engine's (path denials in results).
+            ctx: Arc::new(ToolContext {
+                rules: s.rules.clone(),
+                ..(*s.ctx).clone()
+            }),
             rules: s.rules,
-            ctx: s.ctx,
         }
     }
 

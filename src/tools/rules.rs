@@ -3,34 +3,60 @@
 //! - **Which rule.** Of the rules naming the call's tool (or `*`), the most specific decides: a
 //!   rule with `match`/`path` beats one without, a longer literal pattern beats a shorter, a named
 //!   tool beats `*`; at equal specificity the stricter (`deny` > `ask` > `allow`).
-//! - **Commands.** For shell tools every simple command of a compound one is matched on its own
-//!   (the `is_safe` lexer splits on `;`, `&&`, `||`, `|`, newlines): any part denied → denied;
-//!   any part asked → asked; allowed only when *every* part is allowed and the command has no
-//!   redirection, substitution, expansion, globbing, background or grouping. So
-//!   `git diff && rm -rf x` is not allowed by `git diff *`, and `rm -rf *` denies `ls; rm -rf x`.
-//!   A pattern is words: `*` alone is any number of words (`git diff *` also matches `git
-//!   diff`), inside a word any characters (`--format=*`).
-//! - **Paths.** `path` globs match a file tool's `filepath`, relative to the project (an
-//!   outside path as it resolves): `*` within a directory, `**` across.
+//! - **Deny and ask see what runs** ([`shell`]). A shell command is read by the normaliser
+//!   ([`crate::tools::command_safety::normalize`]) into the programs it really runs — through
+//!   `/bin/rm`, `command`, `env`, `sh -c '…'`, `xargs`, `find -exec`/`-delete` and the rest — and
+//!   every one of them is matched: any denied → denied; any asked → asked. A pattern that only
+//!   *may* match (a word an expansion may change, `xargs`' extra arguments) asks. A command the
+//!   normaliser cannot read (substitution, `eval`, a variable as the command word, `sh FILE`)
+//!   asks wherever the tool has a `deny` rule, in every mode.
+//! - **Allow covers only what it says.** A pattern allows a command only when *every* simple
+//!   command is allowed, the command has no redirection, substitution, expansion, globbing,
+//!   background or grouping, and no part uses what the safe list refuses in a listed command
+//!   ([`crate::tools::command_safety::argv_refusal`]: wrappers, options that write, execute,
+//!   reach out or follow symlinks — `git diff --output=F`, `find -exec`, `rg --pre`). No allow
+//!   rule (a tool-wide one neither) covers a command that names per-process data under `/proc`,
+//!   a device, `/`, sayso's own files, or a path a deny rule covers. So `git diff && rm -rf x`
+//!   is not allowed by `git diff *`, nor is `cat /proc/1/environ` by `cat *`. A pattern is
+//!   words: `*` alone is any number of words (`git diff *` also matches `git diff`), inside a
+//!   word any characters (`--format=*`).
+//! - **Paths** ([`paths`]). `path` globs match a file tool's `filepath`, relative to the project
+//!   (an outside path as it resolves): `*` within a directory, `**` across. A deny or ask path
+//!   rule (the tool's or `*`'s) also decides a shell command that names such a path (resolved
+//!   after symlinks, also after a `cd`), and a command that reads a directory holding one asks
+//!   (`grep -r X secrets`, `rg X`, `git diff`). Search tools and diffs leave denied paths out
+//!   ([`Rules::path_denials`]).
 //! - **Project rules never loosen.** The user's rules and the project's are decided apart and
 //!   the stricter result is taken.
+//! - **What a rule cannot promise.** Text is all a rule sees: an interpreter (`python -c`,
+//!   `perl -e`, `awk`), a build tool, or a script the model wrote runs whatever it likes, and no
+//!   rule on `rm` sees its `unlink()`. A deny rule stops a model's slips and the common
+//!   rewrites; only a mode that asks for every command (`balanced`, `strict`) stops an
+//!   arbitrary one.
 
 use std::cmp::Ordering;
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::GlobBuilder;
 
 use super::approval::RuleMatch;
 use super::builtin::paths::{display, resolve};
-use super::command_safety::rule_segments;
-use super::requests::Remember;
 use super::tool::{Invocation, Kind, Tool};
 use crate::config::approvals::{RuleDecision, RuleSpec, RuleTarget};
+use matching::words_match;
+use paths::{PathDenials, PathGlob};
+
+mod candidates;
+mod matching;
+pub mod paths;
+mod shell;
+
+pub use candidates::{candidates, candidates_in};
 
 #[derive(Debug, Clone)]
 enum Target {
     Any,
     Words(Vec<String>),
-    Path(GlobMatcher),
+    Path(PathGlob),
 }
 
 #[derive(Debug, Clone)]
@@ -57,10 +83,11 @@ fn compile(spec: &RuleSpec) -> Option<Compiled> {
         }
         RuleTarget::Path(p) => {
             let glob = GlobBuilder::new(p).literal_separator(true).build().ok()?;
-            (
-                Target::Path(glob.compile_matcher()),
-                p.replace('*', "").len(),
-            )
+            let glob = PathGlob {
+                text: p.clone(),
+                matcher: glob.compile_matcher(),
+            };
+            (Target::Path(glob), p.replace('*', "").len())
         }
     };
     Some(Compiled {
@@ -68,37 +95,6 @@ fn compile(spec: &RuleSpec) -> Option<Compiled> {
         spec: spec.clone(),
         target,
     })
-}
-
-/// `word` against a pattern word where `*` is any characters.
-fn word_matches(pattern: &str, word: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == word;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !word.starts_with(first) || word.len() < first.len() + last.len() || !word.ends_with(last) {
-        return false;
-    }
-    let mut rest = &word[first.len()..word.len() - last.len()];
-    for middle in &parts[1..parts.len() - 1] {
-        match rest.find(middle) {
-            Some(i) => rest = &rest[i + middle.len()..],
-            None => return false,
-        }
-    }
-    true
-}
-
-/// `argv` against pattern words where a lone `*` is any number of words.
-fn words_match(pattern: &[String], argv: &[String]) -> bool {
-    match pattern.split_first() {
-        None => argv.is_empty(),
-        Some((p, rest)) if p == "*" => (0..=argv.len()).any(|k| words_match(rest, &argv[k..])),
-        Some((p, rest)) => {
-            !argv.is_empty() && word_matches(p, &argv[0]) && words_match(rest, &argv[1..])
-        }
-    }
 }
 
 /// The more specific rule, or at equal specificity the stricter.
@@ -144,16 +140,31 @@ impl Rules {
         let user = self.decide(inv, cmd_string, shell, false);
         let project = self.decide(inv, cmd_string, shell, true);
         let chosen = match (user, project) {
-            (Some(u), Some(p)) => Some(if p.spec.decision > u.spec.decision {
-                p
-            } else {
-                u
-            }),
+            (Some(u), Some(p)) => Some(if p.decision > u.decision { p } else { u }),
             (u, p) => u.or(p),
         }?;
+        let mut rule = format!(
+            "{} ({})",
+            chosen.rule.spec.describe(),
+            chosen.rule.spec.source
+        );
+        if let Some(note) = chosen.note {
+            rule.push_str(&format!(", {note},"));
+        }
         Some(RuleMatch {
-            decision: chosen.spec.decision,
-            rule: format!("{} ({})", chosen.spec.describe(), chosen.spec.source),
+            decision: chosen.decision,
+            rule,
+        })
+    }
+
+    /// The rules of one side (the user's, `project` false, or the project's) for `tool`.
+    fn mine<'a, 't>(
+        &'a self,
+        tool: &'t str,
+        project: bool,
+    ) -> impl Iterator<Item = &'a Compiled> + use<'a, 't> {
+        self.rules.iter().filter(move |r| {
+            r.spec.project == project && (r.spec.tool == "*" || r.spec.tool == tool)
         })
     }
 
@@ -164,101 +175,77 @@ impl Rules {
         cmd_string: &str,
         shell: bool,
         project: bool,
-    ) -> Option<&Compiled> {
-        let mine = || {
-            self.rules.iter().filter(move |r| {
-                r.spec.project == project && (r.spec.tool == "*" || r.spec.tool == inv.name)
-            })
-        };
-        if !shell {
-            let words = shell_words::split(cmd_string)
-                .unwrap_or_else(|_| cmd_string.split_whitespace().map(Into::into).collect());
-            let path = inv
+    ) -> Option<Found<'_>> {
+        if shell {
+            let command = inv
                 .args
-                .get("filepath")
-                .and_then(|p| p.as_str())
-                .filter(|p| !p.is_empty())
-                .map(|p| display(&inv.cwd, &resolve(&inv.cwd, p).path));
-            return best(mine().filter(|r| match &r.target {
-                Target::Any => true,
-                Target::Words(pattern) => words_match(pattern, &words),
-                Target::Path(glob) => path.as_ref().is_some_and(|p| glob.is_match(p)),
-            }));
+                .get("cmd")
+                .and_then(|c| c.as_str())
+                .unwrap_or(cmd_string);
+            return self.decide_shell(inv, command, project);
         }
-        let command = inv
+        let words = shell_words::split(cmd_string)
+            .unwrap_or_else(|_| cmd_string.split_whitespace().map(Into::into).collect());
+        let path = inv
             .args
-            .get("cmd")
-            .and_then(|c| c.as_str())
-            .unwrap_or(cmd_string);
-        let (segments, plain) = match rule_segments(command) {
-            Ok((segments, hazard)) if !segments.is_empty() => (segments, hazard.is_none()),
-            _ => (
-                vec![command.split_whitespace().map(Into::into).collect()],
-                false,
-            ),
-        };
-        let per_segment: Vec<Option<&Compiled>> = segments
-            .iter()
-            .map(|argv| {
-                best(mine().filter(|r| match &r.target {
-                    Target::Any => true,
-                    Target::Words(pattern) => words_match(pattern, argv),
-                    Target::Path(_) => false,
-                }))
+            .get("filepath")
+            .and_then(|p| p.as_str())
+            .filter(|p| !p.is_empty())
+            .map(|p| display(&inv.cwd, &resolve(&inv.cwd, p).path));
+        best(self.mine(&inv.name, project).filter(|r| match &r.target {
+            Target::Any => true,
+            Target::Words(pattern) => words_match(pattern, &words),
+            Target::Path(glob) => path.as_ref().is_some_and(|p| glob.matcher.is_match(p)),
+        }))
+        .map(Found::plain)
+    }
+
+    /// The `deny` path rules of `tool` (its own and `*`'s), which its results leave out.
+    pub fn path_denials(&self, tool: &str) -> PathDenials {
+        let globs = [false, true]
+            .into_iter()
+            .flat_map(|project| self.mine(tool, project))
+            .filter(|r| r.spec.decision == RuleDecision::Deny)
+            .filter_map(|r| match &r.target {
+                Target::Path(g) => Some(g.clone()),
+                _ => None,
             })
             .collect();
-        let strictest = per_segment
-            .iter()
-            .flatten()
-            .copied()
-            .max_by_key(|r| r.spec.decision)?;
-        // A pattern allows only plain commands; a tool-wide rule allows whatever the tool runs.
-        let patterned = per_segment
-            .iter()
-            .flatten()
-            .any(|r| matches!(r.target, Target::Words(_)));
-        match strictest.spec.decision {
-            RuleDecision::Deny | RuleDecision::Ask => Some(strictest),
-            RuleDecision::Allow => ((plain || !patterned)
-                && per_segment.iter().all(Option::is_some))
-            .then_some(strictest),
-        }
+        PathDenials { globs }
     }
 }
 
-/// The `allow` rules the approval modal can offer to save for a call: for a command (a single
-/// plain one), exactly it and its prefix (`git diff *`); for a tool remembered whole, the
-/// tool. Nothing for a call that must always ask.
-pub fn candidates(tool: &str, remember: &Remember) -> Vec<RuleSpec> {
-    let rule = |target| RuleSpec {
-        tool: tool.to_owned(),
-        target,
-        decision: RuleDecision::Allow,
-        source: String::new(),
-        project: false,
-    };
-    match remember {
-        Remember::Nothing => Vec::new(),
-        Remember::Tool(_) => vec![rule(RuleTarget::Any)],
-        Remember::Command(c) => {
-            let argv = match rule_segments(c) {
-                Ok((mut segments, None)) if segments.len() == 1 => segments.remove(0),
-                _ => return Vec::new(),
-            };
-            if argv.is_empty() || argv.iter().any(|w| w.contains('*')) {
-                return Vec::new();
-            }
-            let exact = shell_words::join(&argv);
-            let stem = match argv.get(1) {
-                Some(sub) if !sub.starts_with('-') && argv.len() > 2 => 2,
-                _ => 1,
-            };
-            let prefix = format!("{} *", shell_words::join(&argv[..stem]));
-            let mut out = vec![rule(RuleTarget::Command(exact.clone()))];
-            if prefix != exact {
-                out.push(rule(RuleTarget::Command(prefix)));
-            }
-            out
+/// A rule that decided, the decision it led to (an `allow` or `deny` rule can also make a call
+/// ask), and why when that differs from the rule's own word.
+#[derive(Debug, Clone)]
+struct Found<'a> {
+    rule: &'a Compiled,
+    decision: RuleDecision,
+    note: Option<String>,
+}
+
+impl<'a> Found<'a> {
+    fn plain(rule: &'a Compiled) -> Self {
+        Found {
+            rule,
+            decision: rule.spec.decision,
+            note: None,
+        }
+    }
+
+    fn asks(rule: &'a Compiled, note: String) -> Self {
+        Found {
+            rule,
+            decision: RuleDecision::Ask,
+            note: Some(note),
+        }
+    }
+
+    /// The stricter of two (the first at a tie).
+    fn stricter(a: Option<Self>, b: Option<Self>) -> Option<Self> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(if b.decision > a.decision { b } else { a }),
+            (a, b) => a.or(b),
         }
     }
 }
@@ -287,6 +274,14 @@ impl SharedRules {
 
     pub fn check(&self, inv: &Invocation, cmd_string: &str, tool: &dyn Tool) -> Option<RuleMatch> {
         self.0.read().ok()?.check(inv, cmd_string, tool)
+    }
+
+    /// The `deny` path rules of `tool` in force (see [`Rules::path_denials`]).
+    pub fn path_denials(&self, tool: &str) -> PathDenials {
+        self.0
+            .read()
+            .map(|r| r.path_denials(tool))
+            .unwrap_or_default()
     }
 }
 

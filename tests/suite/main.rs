@@ -28,5 +28,6 @@ mod sessions_e2e;
 mod sse_property;
 mod stream_quirks;
 mod trust_git;
+mod trust_rules;
 mod tui_e2e;
 mod tui_footprint;

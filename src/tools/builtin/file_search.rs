@@ -15,7 +15,8 @@
 //! The walk honours `.gitignore` (even outside a git repository), `.ignore`, `.git/info/exclude`
 //! and the global git excludes, skips hidden files and directories unless the glob names one
 //! (a segment starting with `.`, e.g. `.github/**` or `**/.env`), never enters `.git`, and does
-//! not follow symlinks.
+//! not follow symlinks. Files a `deny` path rule covers (the tool's or `*`'s, see
+//! [`crate::tools::rules`]) are left out, and the result says how many.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +27,7 @@ use ignore::{WalkBuilder, WalkState};
 use serde_json::{Value, json};
 
 use crate::provider::ToolSpec;
+use crate::tools::rules::paths::PathDenials;
 use crate::tools::tool::{
     CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
 };
@@ -146,6 +148,17 @@ pub fn shown(rel: &Path) -> String {
 /// Every file under `root` matching `glob`, relative and sorted (component by component).
 /// Stops early, with what it has, when `cancel` is set.
 pub fn find_files(root: &Path, glob: &PathGlob, cancel: &AtomicBool) -> Vec<PathBuf> {
+    find_files_excluding(root, glob, &PathDenials::default(), cancel).0
+}
+
+/// [`find_files`] without the files `denied` covers, and how many those were.
+pub fn find_files_excluding(
+    root: &Path,
+    glob: &PathGlob,
+    denied: &PathDenials,
+    cancel: &AtomicBool,
+) -> (Vec<PathBuf>, usize) {
+    let left_out = std::sync::atomic::AtomicUsize::new(0);
     let found: Mutex<Vec<PathBuf>> = Mutex::default();
     walker(root, glob.wants_hidden()).run(|| {
         // Owned by this thread's closure: its matches move into `found` when the thread ends.
@@ -153,6 +166,7 @@ pub fn find_files(root: &Path, glob: &PathGlob, cancel: &AtomicBool) -> Vec<Path
             files: Vec::new(),
             into: &found,
         };
+        let left_out = &left_out;
         Box::new(move |entry| {
             if cancel.load(Ordering::Relaxed) {
                 return WalkState::Quit;
@@ -166,7 +180,11 @@ pub fn find_files(root: &Path, glob: &PathGlob, cancel: &AtomicBool) -> Vec<Path
             if is_file {
                 let rel = relative(root, entry.path());
                 if glob.is_match(&rel) {
-                    local.files.push(rel);
+                    if denied.denies(root, entry.path()) {
+                        left_out.fetch_add(1, Ordering::Relaxed);
+                    } else {
+                        local.files.push(rel);
+                    }
                 }
             }
             WalkState::Continue
@@ -174,7 +192,7 @@ pub fn find_files(root: &Path, glob: &PathGlob, cancel: &AtomicBool) -> Vec<Path
     });
     let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
     files.sort();
-    files
+    (files, left_out.into_inner())
 }
 
 struct Flush<'a> {
@@ -234,9 +252,32 @@ pub fn run(
     args: &FileSearchArgs,
     cancel: &AtomicBool,
 ) -> Result<(String, String), String> {
+    run_excluding(root, args, &PathDenials::default(), cancel)
+}
+
+/// [`run`], leaving out the files `denied` covers (and saying so).
+pub fn run_excluding(
+    root: &Path,
+    args: &FileSearchArgs,
+    denied: &PathDenials,
+    cancel: &AtomicBool,
+) -> Result<(String, String), String> {
+    let (content, display, left_out) = listing(root, args, denied, cancel)?;
+    Ok(match denied.note(left_out) {
+        Some(note) => (format!("{content}\n{note}"), display),
+        None => (content, display),
+    })
+}
+
+fn listing(
+    root: &Path,
+    args: &FileSearchArgs,
+    denied: &PathDenials,
+    cancel: &AtomicBool,
+) -> Result<(String, String, usize), String> {
     let q = &args.query;
     let glob = PathGlob::new(q, root).map_err(|e| format!("Invalid glob pattern `{q}`: {e}"))?;
-    let files = find_files(root, &glob, cancel);
+    let (files, left_out) = find_files_excluding(root, &glob, denied, cancel);
     if files.is_empty() {
         let mut msg = format!("No files match `{q}`");
         let as_dir = glob.normalised().trim_end_matches("/**");
@@ -245,7 +286,7 @@ pub fn run(
                 " (`{as_dir}` is a directory: use `{as_dir}/**` to list the files under it)"
             ));
         }
-        return Ok((msg.clone(), msg));
+        return Ok((msg.clone(), msg, left_out));
     }
     let n = files.len();
     let noun = if n == 1 { "file" } else { "files" };
@@ -270,7 +311,7 @@ pub fn run(
             content.push_str("; narrow the query");
         }
     }
-    Ok((content, display))
+    Ok((content, display, left_out))
 }
 
 /// Sets the flag when dropped: a call whose future is dropped (the user stopped) stops its walk.
@@ -346,7 +387,13 @@ impl Tool for FileSearch {
                     Err(e) => return Some(CmdResult::Error(e)),
                 };
                 let root = inv.cwd.clone();
-                Some(search_blocking("file search", move |cancel| run(&root, &args, cancel)).await)
+                let denied = inv.ctx.rules.path_denials(&inv.name);
+                Some(
+                    search_blocking("file search", move |cancel| {
+                        run_excluding(&root, &args, &denied, cancel)
+                    })
+                    .await,
+                )
             })
         }))]
     }

@@ -6,6 +6,9 @@
 //! --ignore-submodules=all --submodule=short`, in its own process group through the shell
 //! runner. What cannot be neutralised — a repository `core.worktree` (git would read another
 //! directory), or a git too old to turn lazy fetching off — makes the call ask the user.
+//!
+//! A change to a path a `deny` path rule covers (the tool's or `*`'s) is left out of every
+//! diff (git `:(exclude,glob)` pathspecs), and the result says how many files were.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -98,14 +101,27 @@ async fn changed(inv: &Invocation) -> Result<(String, String), String> {
         .map_err(|e| format!("get_changed_files stopped: {e}"))??
         .filters;
     let env = inv.ctx.child_env().and(&git_guard::guard_env(&filters));
-    let git = |args: Vec<&'static str>| {
+    let denied = inv.ctx.rules.path_denials(&inv.name);
+    let excludes = exclude_pathspecs(&denied.patterns());
+    let run_git = |args: Vec<&'static str>, excluding: bool| {
         let env = env.clone();
         let cwd = inv.cwd.clone();
+        let excludes = if excluding {
+            excludes.clone()
+        } else {
+            Vec::new()
+        };
         async move {
-            let args: Vec<&str> = DIFF.iter().copied().chain(args).collect();
+            let mut args: Vec<&str> = DIFF.iter().copied().chain(args).collect();
+            if !excludes.is_empty() {
+                args.push("--");
+                args.extend(excludes.iter().map(String::as_str));
+            }
             git(&cwd, &env, &args).await
         }
     };
+    let git = |args: Vec<&'static str>| run_git(args, true);
+    let mut left_out = 0;
     let mut blocks = Vec::new();
     let mut counts = Vec::new();
     for state in states {
@@ -126,6 +142,15 @@ async fn changed(inv: &Invocation) -> Result<(String, String), String> {
                 (names.lines().map(|l| format!("- {l}\n")).collect(), n)
             }
         };
+        if !excludes.is_empty() {
+            let mut all = vec!["--name-only"];
+            if state == "staged" {
+                all.push("--cached");
+            } else if state == "merge-conflicts" {
+                all.push("--diff-filter=U");
+            }
+            left_out += run_git(all, false).await?.lines().count().saturating_sub(n);
+        }
         if n > 0 {
             counts.push(format!("{n} {state}"));
             let fence = if state == "merge-conflicts" {
@@ -139,13 +164,31 @@ async fn changed(inv: &Invocation) -> Result<(String, String), String> {
             ));
         }
     }
+    let note = denied.note(left_out);
     if blocks.is_empty() {
-        return Ok(("No changed files found.".into(), "No changed files".into()));
+        let text = match &note {
+            Some(n) => format!("No changed files found. {n}"),
+            None => "No changed files found.".into(),
+        };
+        return Ok((text, "No changed files".into()));
+    }
+    if let Some(n) = note {
+        blocks.push(n);
     }
     Ok((
         blocks.join("\n\n"),
         format!("Changed files: {}", counts.join(", ")),
     ))
+}
+
+/// Git pathspecs that leave out what the deny path rules cover (relative ones: the rules'
+/// globs are relative to the working directory, where git runs).
+fn exclude_pathspecs(patterns: &[&str]) -> Vec<String> {
+    patterns
+        .iter()
+        .filter(|p| !p.starts_with('/'))
+        .map(|p| format!(":(exclude,glob){p}"))
+        .collect()
 }
 
 impl Tool for GetChangedFiles {

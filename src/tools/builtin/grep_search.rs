@@ -10,6 +10,9 @@
 //! file and [`MAX_MATCHES`] in all, with a count of the rest. Each worker keeps only the first
 //! `MAX_MATCHES` lines in path order it has seen, so memory stays bounded whatever the query
 //! matches, and the lines of a file that cannot make the cut are counted but not copied.
+//!
+//! Files a `deny` path rule covers (the tool's or `*`'s, see [`crate::tools::rules`]) are not
+//! searched, and the result says how many were left out.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,6 +27,7 @@ use serde_json::{Value, json};
 
 use super::file_search::{PathGlob, relative, search_blocking, shown, walker};
 use crate::provider::ToolSpec;
+use crate::tools::rules::paths::PathDenials;
 use crate::tools::tool::{
     CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content,
 };
@@ -97,6 +101,8 @@ pub struct GrepResults {
     pub files_matched: u64,
     /// Files searched (after the include pattern).
     pub files_searched: u64,
+    /// Files a path deny rule kept out of the search.
+    pub files_left_out: u64,
 }
 
 /// The matcher for a query: literal or regex, smart case, one line at a time.
@@ -121,12 +127,13 @@ pub fn matcher(query: &str, is_regexp: bool) -> Result<RegexMatcher, String> {
         })
 }
 
-/// Searches every file under `root` (matching `include`, when given). Stops early, with what it
-/// has, when `cancel` is set.
+/// Searches every file under `root` (matching `include`, when given), but those `denied`
+/// covers. Stops early, with what it has, when `cancel` is set.
 pub fn search(
     root: &Path,
     matcher: &RegexMatcher,
     include: Option<&PathGlob>,
+    denied: &PathDenials,
     cancel: &AtomicBool,
 ) -> GrepResults {
     let shared = Mutex::new(Collector::default());
@@ -135,6 +142,7 @@ pub fn search(
         root,
         matcher,
         include,
+        denied,
         cancel,
         shared: &shared,
     });
@@ -154,6 +162,7 @@ pub fn search(
         total_matches: c.total_matches,
         files_matched: c.files_matched,
         files_searched: c.files_searched,
+        files_left_out: c.files_left_out,
     }
 }
 
@@ -166,6 +175,7 @@ struct Collector {
     total_matches: u64,
     files_matched: u64,
     files_searched: u64,
+    files_left_out: u64,
 }
 
 impl Collector {
@@ -204,6 +214,7 @@ impl Collector {
         self.total_matches += other.total_matches;
         self.files_matched += other.files_matched;
         self.files_searched += other.files_searched;
+        self.files_left_out += other.files_left_out;
         for (path, lines) in other.files {
             self.store(path, lines);
         }
@@ -214,6 +225,7 @@ struct Workers<'a> {
     root: &'a Path,
     matcher: &'a RegexMatcher,
     include: Option<&'a PathGlob>,
+    denied: &'a PathDenials,
     cancel: &'a AtomicBool,
     shared: &'a Mutex<Collector>,
 }
@@ -224,6 +236,7 @@ impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
             root: self.root,
             matcher: self.matcher.clone(),
             include: self.include,
+            denied: self.denied,
             cancel: self.cancel,
             shared: self.shared,
             searcher: SearcherBuilder::new()
@@ -242,6 +255,7 @@ struct Worker<'a> {
     root: &'a Path,
     matcher: RegexMatcher,
     include: Option<&'a PathGlob>,
+    denied: &'a PathDenials,
     cancel: &'a AtomicBool,
     shared: &'a Mutex<Collector>,
     searcher: Searcher,
@@ -261,6 +275,10 @@ impl ParallelVisitor for Worker<'_> {
         }
         let rel = relative(self.root, entry.path());
         if self.include.is_some_and(|g| !g.is_match(&rel)) {
+            return WalkState::Continue;
+        }
+        if self.denied.denies(self.root, entry.path()) {
+            self.local.files_left_out += 1;
             return WalkState::Continue;
         }
         self.local.files_searched += 1;
@@ -395,6 +413,16 @@ pub fn render(args: &GrepArgs, r: &GrepResults) -> (String, String) {
 
 /// Runs one call: `(content, display)`, or the error text.
 pub fn run(root: &Path, args: &GrepArgs, cancel: &AtomicBool) -> Result<(String, String), String> {
+    run_excluding(root, args, &PathDenials::default(), cancel)
+}
+
+/// [`run`], leaving out the files `denied` covers (and saying so).
+pub fn run_excluding(
+    root: &Path,
+    args: &GrepArgs,
+    denied: &PathDenials,
+    cancel: &AtomicBool,
+) -> Result<(String, String), String> {
     let m = matcher(&args.query, args.is_regexp)?;
     let include = match &args.include_pattern {
         Some(p) => Some(
@@ -402,8 +430,12 @@ pub fn run(root: &Path, args: &GrepArgs, cancel: &AtomicBool) -> Result<(String,
         ),
         None => None,
     };
-    let results = search(root, &m, include.as_ref(), cancel);
-    Ok(render(args, &results))
+    let results = search(root, &m, include.as_ref(), denied, cancel);
+    let (mut content, display) = render(args, &results);
+    if let Some(note) = denied.note(results.files_left_out as usize) {
+        content.push_str(&format!("\n{note}"));
+    }
+    Ok((content, display))
 }
 
 pub struct GrepSearch;
@@ -453,7 +485,13 @@ impl Tool for GrepSearch {
                     Err(e) => return Some(CmdResult::Error(e)),
                 };
                 let root = inv.cwd.clone();
-                Some(search_blocking("search", move |cancel| run(&root, &args, cancel)).await)
+                let denied = inv.ctx.rules.path_denials(&inv.name);
+                Some(
+                    search_blocking("search", move |cancel| {
+                        run_excluding(&root, &args, &denied, cancel)
+                    })
+                    .await,
+                )
             })
         }))]
     }

@@ -5,9 +5,11 @@ use std::path::Path;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
+use super::matching::{word_matches, words_match};
 use super::*;
 use crate::config::opts::Opts;
 use crate::provider::{ToolCall, ToolSpec};
+use crate::tools::requests::Remember;
 use crate::tools::tool::Command;
 
 struct Fake(&'static str, Kind);
@@ -134,15 +136,26 @@ fn compound_commands_are_allowed_only_when_every_part_is() {
     );
     assert_eq!(shell(&rules, "ls | rm -rf /"), Some(Deny));
     assert_eq!(shell(&rules, "git diff > out.txt"), None, "a redirection");
+    // What the deny rule cannot be checked against asks; no allow covers it.
     assert_eq!(
         shell(&rules, "git diff $(rm -rf x)"),
-        None,
+        Some(Ask),
         "a substitution"
     );
-    assert_eq!(shell(&rules, "git diff `touch x`"), None, "backticks");
+    assert_eq!(shell(&rules, "git diff `touch x`"), Some(Ask), "backticks");
     assert_eq!(shell(&rules, "ls $HOME"), None, "an expansion");
     assert_eq!(shell(&rules, "git diff & rm -rf x"), Some(Deny));
-    assert_eq!(shell(&rules, "git diff 'unterminated"), None, "unparseable");
+    assert_eq!(
+        shell(&rules, "git diff 'unterminated"),
+        Some(Ask),
+        "unparseable"
+    );
+    let allow_only = Rules::new(&[rule("run_command", cmd("git diff *"), Allow, false)]);
+    assert_eq!(
+        shell(&allow_only, "git diff $(rm -rf x)"),
+        None,
+        "without a deny rule an opaque command is the mode's to decide"
+    );
 }
 
 #[test]
@@ -286,3 +299,5 @@ proptest! {
         prop_assert_ne!(shell(&rules, &command), Some(Allow), "{}", command);
     }
 }
+
+mod forms;

@@ -269,8 +269,36 @@ fn crlf_files_match_anchors_and_show_clean_text() {
 fn a_cancelled_search_stops() {
     let d = project();
     let m = matcher("answer", false).unwrap();
-    let r = search(d.path(), &m, None, &AtomicBool::new(true));
+    let r = search(
+        d.path(),
+        &m,
+        None,
+        &PathDenials::default(),
+        &AtomicBool::new(true),
+    );
     assert_eq!(r, GrepResults::default());
+}
+
+#[test]
+fn files_a_deny_rule_covers_are_not_searched_and_the_result_says_so() {
+    use crate::config::approvals::{RuleDecision, RuleSpec, RuleTarget};
+    let d = project();
+    let rules = crate::tools::rules::Rules::new(&[RuleSpec {
+        tool: "*".into(),
+        target: RuleTarget::Path("src/lib.rs".into()),
+        decision: RuleDecision::Deny,
+        source: "user:1".into(),
+        project: false,
+    }]);
+    let args = GrepArgs::parse(&json!({"query": "answer"})).unwrap();
+    let denied = rules.path_denials("grep_search");
+    let (content, _) = run_excluding(d.path(), &args, &denied, &AtomicBool::new(false)).unwrap();
+    assert!(!content.contains("src/lib.rs:"), "{content}");
+    assert!(content.contains("src/main.rs"), "{content}");
+    assert!(
+        content.ends_with("(1 file left out: a deny rule covers `src/lib.rs`)"),
+        "{content}"
+    );
 }
 
 #[test]
