@@ -14,7 +14,11 @@ pub use crate::events::UserChoice;
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum Remember {
     Tool(String),
+    /// A shell command, exactly (the whole command).
     Command(String),
+    /// One call of another tool, by its exact arguments (`approval::call_key`): too long and
+    /// too structured to offer as a rule, so `s` offers none.
+    Call(String),
     /// Nothing: this call asks every time (a protected path), so Always accept is Accept.
     Nothing,
 }

@@ -238,7 +238,7 @@ pub fn candidates(tool: &str, remember: &Remember) -> Vec<RuleSpec> {
         project: false,
     };
     match remember {
-        Remember::Nothing => Vec::new(),
+        Remember::Nothing | Remember::Call(_) => Vec::new(),
         Remember::Tool(_) => vec![rule(RuleTarget::Any)],
         Remember::Command(c) => {
             let argv = match rule_segments(c) {
