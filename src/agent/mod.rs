@@ -10,6 +10,7 @@
 //! [`Agent`] keeps its state private: front-ends drive it with [`task::Command`]s (or call
 //! [`Agent::send`] directly, headless) and learn everything from events.
 //!
+//! - [`call_ids`]: every call id unique for the whole chat (also across resume).
 //! - [`task`]: the agent as a task — commands in, events out (the TUI's side of it).
 //! - [`saving`]: the chat's session file: written while it happens, continued on resume.
 //! - [`context`]: the window budget, estimates and pruning; [`compaction`]: the summary that
@@ -22,6 +23,7 @@
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
 //! - [`transcript`]: the width-independent transcript, built from events in one place.
 
+pub mod call_ids;
 pub mod compaction;
 pub mod context;
 pub mod context_report;
@@ -90,6 +92,8 @@ pub struct Agent {
     window: window::WindowState,
     /// The MCP servers, and what of them the engine and the user know.
     mcp: mcp_sync::McpState,
+    /// Every call id of the chat so far: a new call never gets one of them.
+    call_ids: call_ids::CallIds,
 }
 
 /// An agent for a new chat, configured from `config`.
@@ -167,6 +171,7 @@ impl Agent {
             messages: Vec::new(),
             window: Default::default(),
             mcp: Default::default(),
+            call_ids: Default::default(),
         };
         agent.reset();
         agent
@@ -223,6 +228,7 @@ impl Agent {
         self.engine.reset();
         self.reset_window_counts();
         self.messages.clear();
+        self.call_ids.clear();
         let system = self.system_message();
         if !system.is_empty() {
             self.messages.push(ChatMessage::System { content: system });
@@ -248,6 +254,17 @@ impl Agent {
                     ];
                 }
                 Step::Message(m) => self.messages.push(m.clone()),
+            }
+        }
+        // Also the ids a compaction took out of the history: the replay still has them.
+        for m in &self.messages {
+            if let ChatMessage::Assistant { tool_calls, .. } = m {
+                tool_calls.iter().for_each(|c| self.call_ids.seen(&c.id));
+            }
+        }
+        for e in &saved.events {
+            if let Event::ReplyDone(m) = e {
+                m.tool_calls.iter().for_each(|c| self.call_ids.seen(&c.id));
             }
         }
         self.engine.restore_approvals(saved.remembered.clone());
@@ -326,6 +343,8 @@ impl Agent {
                 }
                 Err(end) => return end,
             };
+            // Before anyone sees the calls: the ids they are known by from here on are unique.
+            self.call_ids.assign(&mut reply.tool_calls);
             self.usage(&reply, sink);
             sink.emit(Event::ReplyDone(reply.clone()));
             // The text moves into the history (a long reply is not held twice).
