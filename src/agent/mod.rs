@@ -11,6 +11,7 @@
 //! [`Agent::send`] directly, headless) and learn everything from events.
 //!
 //! - [`call_ids`]: every call id unique for the whole chat (also across resume).
+//! - [`resume_mode`]: the mode a resumed chat continues in (resuming never loosens).
 //! - [`task`]: the agent as a task — commands in, events out (the TUI's side of it).
 //! - [`saving`]: the chat's session file: written while it happens, continued on resume.
 //! - [`context`]: the window budget, estimates and pruning; [`compaction`]: the summary that
@@ -31,6 +32,7 @@ pub mod instructions;
 pub mod loop_guard;
 pub mod mcp_sync;
 pub mod mentions;
+pub mod resume_mode;
 pub mod saving;
 pub mod task;
 pub mod transcript;
@@ -94,6 +96,8 @@ pub struct Agent {
     mcp: mcp_sync::McpState,
     /// Every call id of the chat so far: a new call never gets one of them.
     call_ids: call_ids::CallIds,
+    /// The mode the chat started in and whether the command line chose it (for resume).
+    start_mode: resume_mode::StartMode,
 }
 
 /// An agent for a new chat, configured from `config`.
@@ -151,7 +155,12 @@ pub fn build(
         default_tools_chosen: config.tools.default_tools_chosen,
         user_config: config.user_file.clone(),
     };
-    Agent::new(client, engine, model, settings, setup.groups)
+    let mut agent = Agent::new(client, engine, model, settings, setup.groups);
+    agent.start_mode = resume_mode::StartMode {
+        mode: config.tools.approval_mode,
+        explicit: config.tools.approval_mode_explicit,
+    };
+    agent
 }
 
 impl Agent {
@@ -162,7 +171,12 @@ impl Agent {
         settings: AgentSettings,
         groups: BTreeMap<String, Group>,
     ) -> Self {
+        let start_mode = resume_mode::StartMode {
+            mode: engine.mode().get(),
+            explicit: false,
+        };
         let mut agent = Self {
+            start_mode,
             client,
             engine,
             settings,
@@ -236,8 +250,10 @@ impl Agent {
     }
 
     /// Continues a saved chat: its history (with the system prompts of the tools it added, at
-    /// the point they were added), its remembered approvals, mode and model.
-    pub fn restore(&mut self, saved: &crate::session::resume::Resumed) {
+    /// the point they were added), its remembered approvals, mode and model. The saved mode
+    /// never loosens the one this run starts in ([`resume_mode`]); when it is not restored
+    /// for that reason, the returned notice says so and how to switch.
+    pub fn restore(&mut self, saved: &crate::session::resume::Resumed) -> Option<String> {
         use crate::session::resume::Step;
         self.reset();
         for step in &saved.history {
@@ -271,12 +287,12 @@ impl Agent {
         if let Some(ratio) = saved.ratio.filter(|r| r.is_finite()) {
             self.window.ratio = ratio.clamp(1.0, 8.0);
         }
-        if let Some(mode) = saved.mode {
-            self.engine.mode().set(mode);
-        }
+        let (mode, notice) = resume_mode::resumed_mode(saved.mode, self.start_mode);
+        self.engine.mode().set(mode);
         if let Some(model) = &saved.model {
             self.model.set(model.clone());
         }
+        notice
     }
 
     /// The system prompt, the environment block, the project's instructions, and each active

@@ -56,7 +56,8 @@ impl Saving {
     }
 
     /// Continues the saved session `id` (`None`: the latest of this directory): the agent
-    /// takes its history and state, and `front` gets its events to redraw it.
+    /// takes its history and state, and `front` gets its events to redraw it, then the
+    /// notice when the saved mode was not restored (it is also in [`Saved::notice`]).
     pub async fn resume(
         &mut self,
         agent: &mut Agent,
@@ -67,7 +68,7 @@ impl Saving {
             return Err("sessions are off (--no-session)".into());
         }
         let mut saved = open_saved(&self.data_dir, id, agent.cwd())?;
-        agent.restore(&saved.resumed);
+        saved.notice = agent.restore(&saved.resumed);
         if let Some(old) = self.live.take() {
             old.close().await;
         }
@@ -82,6 +83,9 @@ impl Saving {
         }
         if saved.skipped > 0 {
             front.emit(Event::Info(Err(skipped_note(saved.skipped))));
+        }
+        if let Some(notice) = &saved.notice {
+            front.emit(Event::Info(Ok(notice.clone())));
         }
         Ok(saved)
     }
