@@ -22,7 +22,9 @@
 //!    resumed in trust even with `--approval-mode strict` or `balanced`. Now the flag wins, and
 //!    without one a looser saved mode is not restored (the chat says so):
 //!    [`an_explicit_mode_wins_over_the_saved_trust`],
-//!    [`a_saved_trust_is_not_restored_under_a_balanced_config_and_the_chat_says_so`].
+//!    [`a_saved_trust_is_not_restored_under_a_balanced_config_and_the_chat_says_so`], and in
+//!    the TUI (tmux)
+//!    [`the_tui_continues_a_trust_session_in_the_configs_mode_and_says_how_to_switch`].
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -472,4 +474,21 @@ async fn a_saved_trust_is_not_restored_under_a_balanced_config_and_the_chat_says
         "{}",
         out.stderr
     );
+}
+
+#[tokio::test]
+async fn the_tui_continues_a_trust_session_in_the_configs_mode_and_says_how_to_switch() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["Hello from before."])));
+    let tui = crate::support::tui::Tui::start(&fx.base_url(), &["--approval-mode", "trust"]);
+    tui.ready().await;
+    tui.send("hi").await;
+    tui.wait_for("Hello from before.").await;
+    assert!(tui.screen().contains(" TRUST "), "{}", tui.screen());
+    // The config names no mode: it starts balanced.
+    let tui = tui.restart(&["--continue"]);
+    let screen = tui.wait_for("saved in trust mode").await;
+    assert!(screen.contains("Hello from before."), "{screen}");
+    assert!(screen.contains(" BALANCED "), "{screen}");
+    assert!(screen.contains("/mode trust"), "{screen}");
 }
