@@ -73,6 +73,13 @@ impl Saving {
             old.close().await;
         }
         self.live = Some(LiveSession::resumed(&self.data_dir, &saved.id));
+        // The file says which mode the chat goes on in, when it is not the saved one (the
+        // command line's, or the config's instead of a looser saved mode).
+        let mode = agent.mode().get();
+        if saved.resumed.mode.is_some_and(|m| m != mode) {
+            let (quiet, _) = EventSink::channel();
+            self.sink(&quiet, agent).emit(Event::ModeChanged { mode });
+        }
         front.emit(Event::Resumed {
             id: saved.id.clone(),
             mode: agent.mode().get(),

@@ -22,7 +22,9 @@
 //!    resumed in trust even with `--approval-mode strict` or `balanced`. Now the flag wins, and
 //!    without one a looser saved mode is not restored (the chat says so):
 //!    [`an_explicit_mode_wins_over_the_saved_trust`],
-//!    [`a_saved_trust_is_not_restored_under_a_balanced_config_and_the_chat_says_so`], and in
+//!    [`a_saved_trust_is_not_restored_under_a_balanced_config_and_the_chat_says_so`],
+//!    [`text_mode_says_on_stderr_that_a_saved_trust_was_not_restored`],
+//!    [`a_session_resumed_in_strict_goes_on_in_strict`] (the file records the mode in force), and in
 //!    the TUI (tmux)
 //!    [`the_tui_continues_a_trust_session_in_the_configs_mode_and_says_how_to_switch`].
 
@@ -461,7 +463,7 @@ async fn a_saved_trust_is_not_restored_under_a_balanced_config_and_the_chat_says
         "{notice}"
     );
 
-    // Text mode says it on stderr.
+    // The session file now says balanced: the next resume goes on in it, with nothing to say.
     resumed_turn_runs_a_command(&fx);
     let mut cmd = sayso(h.path());
     cmd.args(["-p", "--continue", "and again"]);
@@ -469,11 +471,54 @@ async fn a_saved_trust_is_not_restored_under_a_balanced_config_and_the_chat_says
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(!h.path().join("made").exists());
     assert!(
-        out.stderr
-            .contains("sayso: this session was saved in trust mode"),
+        !out.stderr.contains("saved in trust mode"),
         "{}",
         out.stderr
     );
+}
+
+#[tokio::test]
+async fn text_mode_says_on_stderr_that_a_saved_trust_was_not_restored() {
+    let fx = Fixture::start().await;
+    let h = session_saved_in_trust(&fx).await;
+    resumed_turn_runs_a_command(&fx);
+    let mut cmd = sayso(h.path());
+    cmd.args(["-p", "--continue", "again"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!h.path().join("made").exists());
+    assert!(
+        out.stderr
+            .contains("sayso: this session was saved in trust mode, which asks less than balanced"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_session_resumed_in_strict_goes_on_in_strict() {
+    let fx = Fixture::start().await;
+    let h = session_saved_in_trust(&fx).await;
+    fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    let mut cmd = sayso(h.path());
+    cmd.args([
+        "-p",
+        "--continue",
+        "--approval-mode",
+        "strict",
+        "be careful",
+    ]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // No flag now: the file says strict, which asks more than the config's balanced.
+    resumed_turn_runs_a_command(&fx);
+    let mut cmd = sayso(h.path());
+    cmd.args(["-p", "--json", "--continue", "again"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!h.path().join("made").exists());
+    let started: Value = serde_json::from_str(out.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(started["approval_mode"], "strict");
 }
 
 #[tokio::test]
