@@ -16,9 +16,13 @@ pub enum Remember {
     Tool(String),
     /// A shell command, exactly (the whole command).
     Command(String),
-    /// One call of another tool, by its exact arguments (`approval::call_key`): too long and
-    /// too structured to offer as a rule, so `s` offers none.
-    Call(String),
+    /// One call of another tool: remembered by `key`, its exact arguments
+    /// (`approval::call_key`); the rules `s` offers are built from `display`, the call's
+    /// `cmd_string`, which approval rules match (none for an MCP call, whose arguments are JSON).
+    Call {
+        key: String,
+        display: String,
+    },
     /// Nothing: this call asks every time (a protected path), so Always accept is Accept.
     Nothing,
 }

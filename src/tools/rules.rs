@@ -238,9 +238,9 @@ pub fn candidates(tool: &str, remember: &Remember) -> Vec<RuleSpec> {
         project: false,
     };
     match remember {
-        Remember::Nothing | Remember::Call(_) => Vec::new(),
+        Remember::Nothing => Vec::new(),
         Remember::Tool(_) => vec![rule(RuleTarget::Any)],
-        Remember::Command(c) => {
+        Remember::Command(c) | Remember::Call { display: c, .. } => {
             let argv = match rule_segments(c) {
                 Ok((mut segments, None)) if segments.len() == 1 => segments.remove(0),
                 _ => return Vec::new(),

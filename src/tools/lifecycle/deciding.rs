@@ -157,7 +157,10 @@ impl Batch {
         } else if facts.kind == Kind::Shell {
             Remember::Command(facts.call_key.clone())
         } else {
-            Remember::Call(facts.call_key.clone())
+            Remember::Call {
+                key: facts.call_key.clone(),
+                display: facts.cmd_string.clone(),
+            }
         };
         Ask {
             call_id: inv.function_call.id.clone(),
