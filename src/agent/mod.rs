@@ -10,6 +10,8 @@
 //! [`Agent`] keeps its state private: front-ends drive it with [`task::Command`]s (or call
 //! [`Agent::send`] directly, headless) and learn everything from events.
 //!
+//! - [`call_ids`]: every call id unique for the whole chat (also across resume).
+//! - [`resume_mode`]: the mode a resumed chat continues in (resuming never loosens).
 //! - [`task`]: the agent as a task — commands in, events out (the TUI's side of it).
 //! - [`saving`]: the chat's session file: written while it happens, continued on resume.
 //! - [`context`]: the window budget, estimates and pruning; [`compaction`]: the summary that
@@ -22,6 +24,7 @@
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
 //! - [`transcript`]: the width-independent transcript, built from events in one place.
 
+pub mod call_ids;
 pub mod compaction;
 pub mod context;
 pub mod context_report;
@@ -29,6 +32,7 @@ pub mod instructions;
 pub mod loop_guard;
 pub mod mcp_sync;
 pub mod mentions;
+pub mod resume_mode;
 pub mod saving;
 pub mod task;
 pub mod transcript;
@@ -90,6 +94,10 @@ pub struct Agent {
     window: window::WindowState,
     /// The MCP servers, and what of them the engine and the user know.
     mcp: mcp_sync::McpState,
+    /// Every call id of the chat so far: a new call never gets one of them.
+    call_ids: call_ids::CallIds,
+    /// The mode the chat started in and whether the command line chose it (for resume).
+    start_mode: resume_mode::StartMode,
 }
 
 /// An agent for a new chat, configured from `config`.
@@ -149,7 +157,12 @@ pub fn build(
         default_tools_chosen: config.tools.default_tools_chosen,
         user_config: config.user_file.clone(),
     };
-    Agent::new(client, engine, model, settings, setup.groups)
+    let mut agent = Agent::new(client, engine, model, settings, setup.groups);
+    agent.start_mode = resume_mode::StartMode {
+        mode: config.tools.approval_mode,
+        explicit: config.tools.approval_mode_explicit,
+    };
+    agent
 }
 
 impl Agent {
@@ -160,7 +173,12 @@ impl Agent {
         settings: AgentSettings,
         groups: BTreeMap<String, Group>,
     ) -> Self {
+        let start_mode = resume_mode::StartMode {
+            mode: engine.mode().get(),
+            explicit: false,
+        };
         let mut agent = Self {
+            start_mode,
             client,
             engine,
             settings,
@@ -169,6 +187,7 @@ impl Agent {
             messages: Vec::new(),
             window: Default::default(),
             mcp: Default::default(),
+            call_ids: Default::default(),
         };
         agent.reset();
         agent
@@ -225,6 +244,7 @@ impl Agent {
         self.engine.reset();
         self.reset_window_counts();
         self.messages.clear();
+        self.call_ids.clear();
         let system = self.system_message();
         if !system.is_empty() {
             self.messages.push(ChatMessage::System { content: system });
@@ -232,8 +252,10 @@ impl Agent {
     }
 
     /// Continues a saved chat: its history (with the system prompts of the tools it added, at
-    /// the point they were added), its remembered approvals, mode and model.
-    pub fn restore(&mut self, saved: &crate::session::resume::Resumed) {
+    /// the point they were added), its remembered approvals, mode and model. The saved mode
+    /// never loosens the one this run starts in ([`resume_mode`]); when it is not restored
+    /// for that reason, the returned notice says so and how to switch.
+    pub fn restore(&mut self, saved: &crate::session::resume::Resumed) -> Option<String> {
         use crate::session::resume::Step;
         self.reset();
         for step in &saved.history {
@@ -252,16 +274,27 @@ impl Agent {
                 Step::Message(m) => self.messages.push(m.clone()),
             }
         }
+        // Also the ids a compaction took out of the history: the replay still has them.
+        for m in &self.messages {
+            if let ChatMessage::Assistant { tool_calls, .. } = m {
+                tool_calls.iter().for_each(|c| self.call_ids.seen(&c.id));
+            }
+        }
+        for e in &saved.events {
+            if let Event::ReplyDone(m) = e {
+                m.tool_calls.iter().for_each(|c| self.call_ids.seen(&c.id));
+            }
+        }
         self.engine.restore_approvals(saved.remembered.clone());
         if let Some(ratio) = saved.ratio.filter(|r| r.is_finite()) {
             self.window.ratio = ratio.clamp(1.0, 8.0);
         }
-        if let Some(mode) = saved.mode {
-            self.engine.mode().set(mode);
-        }
+        let (mode, notice) = resume_mode::resumed_mode(saved.mode, self.start_mode);
+        self.engine.mode().set(mode);
         if let Some(model) = &saved.model {
             self.model.set(model.clone());
         }
+        notice
     }
 
     /// The system prompt, the environment block, the project's instructions, and each active
@@ -328,6 +361,8 @@ impl Agent {
                 }
                 Err(end) => return end,
             };
+            // Before anyone sees the calls: the ids they are known by from here on are unique.
+            self.call_ids.assign(&mut reply.tool_calls);
             self.usage(&reply, sink);
             sink.emit(Event::ReplyDone(reply.clone()));
             // The text moves into the history (a long reply is not held twice).

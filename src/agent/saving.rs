@@ -56,7 +56,8 @@ impl Saving {
     }
 
     /// Continues the saved session `id` (`None`: the latest of this directory): the agent
-    /// takes its history and state, and `front` gets its events to redraw it.
+    /// takes its history and state, and `front` gets its events to redraw it, then the
+    /// notice when the saved mode was not restored (it is also in [`Saved::notice`]).
     pub async fn resume(
         &mut self,
         agent: &mut Agent,
@@ -67,11 +68,18 @@ impl Saving {
             return Err("sessions are off (--no-session)".into());
         }
         let mut saved = open_saved(&self.data_dir, id, agent.cwd())?;
-        agent.restore(&saved.resumed);
+        saved.notice = agent.restore(&saved.resumed);
         if let Some(old) = self.live.take() {
             old.close().await;
         }
         self.live = Some(LiveSession::resumed(&self.data_dir, &saved.id));
+        // The file says which mode the chat goes on in, when it is not the saved one (the
+        // command line's, or the config's instead of a looser saved mode).
+        let mode = agent.mode().get();
+        if saved.resumed.mode.is_some_and(|m| m != mode) {
+            let (quiet, _) = EventSink::channel();
+            self.sink(&quiet, agent).emit(Event::ModeChanged { mode });
+        }
         front.emit(Event::Resumed {
             id: saved.id.clone(),
             mode: agent.mode().get(),
@@ -82,6 +90,9 @@ impl Saving {
         }
         if saved.skipped > 0 {
             front.emit(Event::Info(Err(skipped_note(saved.skipped))));
+        }
+        if let Some(notice) = &saved.notice {
+            front.emit(Event::Info(Ok(notice.clone())));
         }
         Ok(saved)
     }

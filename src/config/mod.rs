@@ -106,6 +106,9 @@ pub struct ToolSettings {
     /// The approval mode: `--auto` or `--approval-mode`, else `chat.approval_mode` (or the
     /// older `chat.auto = true`), else balanced.
     pub approval_mode: mode::Mode,
+    /// The mode was given on the command line (`--auto`, `--approval-mode`): it also wins over
+    /// a resumed session's.
+    pub approval_mode_explicit: bool,
     /// `[[approvals.rules]]` of the user's file, then the project's (`ask`/`deny` only).
     pub rules: Vec<approvals::RuleSpec>,
     /// `[mcp_servers.*]` (not from a project file).

@@ -31,6 +31,12 @@ impl Mode {
         Mode::Strict,
     ];
 
+    /// How much the mode asks, in the order of [`Mode::ALL`]: `trust` 0 (least) … `strict` 4
+    /// (most). Each mode asks at least whenever the one before it does.
+    pub fn strictness(self) -> usize {
+        Mode::ALL.iter().position(|m| *m == self).unwrap_or(2)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Trust => "trust",

@@ -233,6 +233,7 @@ pub(super) fn tool_settings(
         auto_submit_errors: chat.auto_submit_errors.unwrap_or(true),
         max_turns,
         approval_mode: approval_mode(o, &chat, origins)?,
+        approval_mode_explicit: o.auto || o.approval_mode.is_some(),
         rules: Vec::new(),
         mcp_servers: Vec::new(),
         entries: merged.tools.clone(),

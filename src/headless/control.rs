@@ -6,7 +6,12 @@
 //!   remember); `deny` rejects it with `message` as the reason the model reads; `ask` means
 //!   "no one here decides": rejected as a run without a person would be, and the model is told.
 //! - An answer may come before its request, for a call of the reply being handled (its
-//!   `request_id` is `apr-` and the call id the `tool_use_end` event showed).
+//!   `request_id` is `apr-` and the call id the `tool_use_end` event showed). Call ids are
+//!   unique for the whole chat (`agent::call_ids`), so a request id names one request: should
+//!   a call id ever come twice, its second request gets `apr-ID.2`.
+//! - An answer is used once: an answer for a request already decided, rejected or timed out
+//!   is refused with a message on stderr and applied to nothing — a late `allow` never
+//!   approves a later call.
 //! - Never a hang, never a run: a line that is not a control response, an answer for no call
 //!   of this reply, a closed stdin, or no answer within the timeout each print a message on
 //!   stderr and reject the pending call (with the reason for the model).
@@ -131,6 +136,10 @@ pub struct Control {
     early: HashMap<String, UserChoice>,
     /// Calls the event stream has shown asking for approval (this reply).
     announced: HashSet<String>,
+    /// Every request id given out in this run.
+    issued: HashSet<String>,
+    /// Requests that are over, and how (answered, timed out…): their answers are refused.
+    over: HashMap<String, String>,
     closed: bool,
 }
 
@@ -158,8 +167,23 @@ impl Control {
             tools: HashMap::new(),
             early: HashMap::new(),
             announced: HashSet::new(),
+            issued: HashSet::new(),
+            over: HashMap::new(),
             closed: false,
         }
+    }
+
+    /// A request id for `call_id` that no earlier request of this run had.
+    fn new_id(&mut self, call_id: &str) -> String {
+        let base = request_id(call_id);
+        let mut id = base.clone();
+        let mut n = 1;
+        while self.issued.contains(&id) {
+            n += 1;
+            id = format!("{base}.{n}");
+        }
+        self.issued.insert(id.clone());
+        id
     }
 
     /// A reply with these calls (id, tool) is being handled: answers for them may come.
@@ -194,16 +218,19 @@ impl Control {
     /// The engine asks about a call.
     pub fn request(&mut self, req: ApprovalRequest, now: Instant) -> Out {
         let mut out = Out::default();
-        let id = request_id(&req.ask.call_id);
+        let id = self.new_id(&req.ask.call_id);
         if let Some(p) = self.pending.take() {
             // One at a time: the engine waits for each answer; a second means the first is moot.
+            self.over.insert(p.id, "superseded".into());
             let _ = p.reply.send(rejection("superseded"));
         }
         if let Some(choice) = self.early.remove(&id) {
+            self.over.insert(id, "answered".into());
             let _ = req.reply.send(choice);
             return out;
         }
         if self.closed {
+            self.over.insert(id, "rejected: stdin is closed".into());
             out.notes.push(format!(
                 "control: stdin is closed: rejecting {} ({})",
                 req.ask.tool, req.ask.cmd_string
@@ -238,6 +265,7 @@ impl Control {
                 "control: {what}: rejecting {} (request {})",
                 p.tool, p.id
             ));
+            self.over.insert(p.id, format!("rejected: {what}"));
             let _ = p.reply.send(rejection(what));
         }
     }
@@ -259,11 +287,26 @@ impl Control {
                 return out;
             }
         };
+        if let Some(how) = self.over.get(&answer.request_id) {
+            // Late or twice: whatever waits now is another call, which this answer never saw.
+            out.notes.push(format!(
+                "control: request `{}` is over ({how}): this answer is refused and applies to no other call",
+                answer.request_id
+            ));
+            return out;
+        }
         match &self.pending {
             Some(p) if p.id == answer.request_id => {
                 if let Some(p) = self.pending.take() {
+                    self.over.insert(p.id, "answered".into());
                     let _ = p.reply.send(answer.choice);
                 }
+            }
+            _ if self.early.contains_key(&answer.request_id) => {
+                out.notes.push(format!(
+                    "control: request `{}` was already answered: this second answer is refused",
+                    answer.request_id
+                ));
             }
             _ if self.batch.contains(&answer.request_id) => {
                 self.early.insert(answer.request_id, answer.choice);

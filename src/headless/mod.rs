@@ -41,7 +41,8 @@ pub trait Printer {
 
 /// Runs one prompt to the end of its turn, reporting through `printer`. `interrupt` resolves
 /// when the user asks to stop. With a `controller` (`--approvals stdio`), approval requests
-/// go to stdout as `control_request`s and are answered from stdin.
+/// go to stdout as `control_request`s and are answered from stdin. `notices` (from resuming)
+/// follow `session_started`: on stderr, or as `notice` events with `--json`.
 pub async fn run(
     agent: &mut Agent,
     prompt: &str,
@@ -49,6 +50,7 @@ pub async fn run(
     saving: &mut Saving,
     interrupt: impl std::future::Future<Output = ()>,
     controller: Option<Controller>,
+    notices: &[String],
 ) -> TurnEnd {
     printer.session_started(
         &agent.model(),
@@ -56,6 +58,9 @@ pub async fn run(
         agent.mode().get(),
         saving.id(),
     );
+    for n in notices {
+        printer.event(&Event::Info(Ok(n.clone())));
+    }
     let (front, mut rx) = EventSink::channel();
     let sink = saving.sink(&front, agent);
     drop(front);

@@ -257,14 +257,17 @@ async fn headless_chat(
         Err(e) => return fail(exit::USAGE, e),
     };
     let mut saving = Saving::new(sessions, &agent);
+    let mut notices = Vec::new();
     if let Some(id) = cli.resume_choice() {
         // The saved transcript is not printed again: only the new turn is.
         let (quiet, _) = EventSink::channel();
         match saving.resume(&mut agent, id.as_deref(), &quiet).await {
-            Ok(saved) if saved.skipped > 0 => {
-                eprintln!("sayso: warning: {}", skipped_note(saved.skipped));
+            Ok(saved) => {
+                if saved.skipped > 0 {
+                    eprintln!("sayso: warning: {}", skipped_note(saved.skipped));
+                }
+                notices.extend(saved.notice);
             }
-            Ok(_) => {}
             Err(e) => return fail(exit::USAGE, e),
         }
     }
@@ -297,6 +300,7 @@ async fn headless_chat(
         &mut saving,
         signals.recv(),
         controller,
+        &notices,
     )
     .await;
     drop(printer);

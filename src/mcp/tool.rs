@@ -6,7 +6,10 @@
 //!
 //! In auto mode a tool that is not read-only goes through the gates (`require_cmd_approval`):
 //! it has no safe list, so the judge vets it (when allowed) or the user is asked; "Always
-//! accept" remembers the exact call.
+//! accept" and the judge's safe verdict remember the exact call — its name and every argument
+//! (`approval::call_key`), never the display line, which is cut at 200 characters. The judge
+//! reads every argument too; a call whose arguments are too long to show it is not judged
+//! (it asks).
 
 use std::sync::Arc;
 
@@ -54,7 +57,11 @@ impl McpTool {
     }
 }
 
-/// The arguments as a short line: `{"path":"src"}`, cut at 200 characters.
+/// Arguments longer than this are not sent to the judge: the call asks instead.
+const JUDGE_ARGS_MAX: usize = 16 * 1024;
+
+/// The arguments as a short line for display: `{"path":"src"}`, cut at 200 characters. Never
+/// what is approved or judged.
 fn short_args(args: &Value) -> String {
     let s = args.to_string();
     if s.chars().count() > 200 {
@@ -98,12 +105,17 @@ impl Tool for McpTool {
     }
 
     fn judge_context(&self, inv: &Invocation) -> Option<String> {
+        // The judge sees every argument it vouches for, or it is not asked.
+        let args = inv.args.to_string();
+        if args.len() > JUDGE_ARGS_MAX {
+            return None;
+        }
         Some(format!(
             "The tool `{}` of the MCP server `{}` ({}), called with the arguments {}.{}",
             self.info.name,
             self.server,
             self.info.description.chars().take(300).collect::<String>(),
-            short_args(&inv.args),
+            args,
             match self.info.destructive {
                 Some(true) => " The server marks it destructive.",
                 _ => "",

@@ -2,7 +2,9 @@
 //!
 //! Tool-call fragments are matched to a call by `index`, then by `id`, then — when a fragment
 //! carries neither — appended to the last call. A new `id` at an index whose call already has a
-//! different id starts a new call (Ollama sends `index: 0` for every call). The first name and
+//! different id starts a new call (Ollama sends `index: 0` for every call), and so does a known
+//! `id` at another index (a server repeating one id for several calls; the agent makes such
+//! ids unique, `agent::call_ids`). The first name and
 //! id seen win: servers that repeat the name on every fragment do not get it doubled. Calls
 //! that never got a name are dropped; calls without an id get `call_<n>`.
 //!
@@ -157,7 +159,11 @@ impl Assembler {
     fn locate(&mut self, d: &ToolCallDelta) -> usize {
         let id = d.id.as_deref().filter(|s| !s.is_empty());
         if let Some(id) = id {
-            if let Some(i) = self.calls.iter().position(|c| c.id.as_deref() == Some(id)) {
+            // The same id at another index is another call (a server that repeats ids).
+            if let Some(i) = self.calls.iter().position(|c| {
+                c.id.as_deref() == Some(id)
+                    && !matches!((c.wire_index, d.index), (Some(a), Some(b)) if a != b)
+            }) {
                 return i;
             }
             if let Some(idx) = d.index
@@ -267,6 +273,16 @@ mod tests {
             r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":":2}"}}]}}]}"#,
         ]);
         assert_eq!(calls(&m), [("a", "f", "{}"), ("b", "g", r#"{"y":2}"#)]);
+    }
+
+    #[test]
+    fn one_id_at_two_indexes_is_two_calls() {
+        let m = assemble(&[
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"dup","function":{"name":"f","arguments":"{\"a\""}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"dup","function":{"arguments":":1}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"dup","function":{"name":"g","arguments":"{}"}}]}}]}"#,
+        ]);
+        assert_eq!(calls(&m), [("dup", "f", r#"{"a":1}"#), ("dup", "g", "{}")]);
     }
 
     #[test]

@@ -25,6 +25,8 @@ pub struct Saved {
     pub id: String,
     pub resumed: resume::Resumed,
     pub skipped: usize,
+    /// What the chat said on taking it up (a saved mode looser than this run's, not restored).
+    pub notice: Option<String>,
 }
 
 /// Opens the session `id` (or a unique prefix of it), or with `None` the latest one started
@@ -49,5 +51,6 @@ pub fn open_saved(data_dir: &Path, id: Option<&str>, cwd: &Path) -> Result<Saved
         id: summary.id,
         resumed: resume::resume(records),
         skipped,
+        notice: None,
     })
 }

@@ -306,4 +306,20 @@ mod tests {
             Some(Event::ReplyInterrupted { partial }) if partial == "Hello, wo"
         ));
     }
+
+    #[test]
+    fn remembered_calls_come_back_by_their_whole_key() {
+        let long = format!(
+            r#"notes__write {{"content":"{}","path":"a"}}"#,
+            "A".repeat(300)
+        );
+        let r = resume(vec![Record::Remembered {
+            tool: "notes__write".into(),
+            command: Some(long.clone()),
+        }]);
+        assert!(r.remembered.is_approved("notes__write", &long, true));
+        let other = long.replace(r#""path":"a""#, r#""path":"b""#);
+        assert!(!r.remembered.is_approved("notes__write", &other, true));
+        assert!(!r.remembered.is_approved("notes__write", "", false));
+    }
 }

@@ -8,6 +8,8 @@
 
 use std::collections::BTreeSet;
 
+use serde_json::Value;
+
 use super::tool::Kind;
 
 pub use crate::events::Mode;
@@ -69,6 +71,9 @@ pub struct RuleMatch {
 pub struct CallFacts {
     pub tool: String,
     pub cmd_string: String,
+    /// What "Always accept" remembers and memory is checked against for a call remembered per
+    /// call ([`call_key`]): exact, never the (possibly cut) display string.
+    pub call_key: String,
     /// What the tool does: the approval mode's table is by kind.
     pub kind: Kind,
     /// `require_approval_before`, after its predicate or `prompt_condition` was evaluated.
@@ -105,7 +110,7 @@ pub struct CallFacts {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     Run,
-    /// Run, and remember the call's `cmd_string` (the judge found it safe).
+    /// Run, and remember the call's [`call_key`] (the judge found it safe).
     RunAndRemember,
     /// Ask the LLM judge, then call [`after_judge`].
     Judge,
@@ -124,7 +129,52 @@ pub enum Decision {
     },
 }
 
-/// "Always accept" memory for one chat.
+/// What is remembered for one call of a tool remembered per call (`require_cmd_approval`):
+/// a shell tool's whole command (its `cmd_string` is exactly what runs, uncut), any other
+/// tool's name and its arguments as canonical JSON (keys sorted, no spaces, nothing cut). Two
+/// calls share a key only when they would do the same thing; a display string (an MCP call's
+/// is cut at 200 characters) is never a key.
+pub fn call_key(tool: &str, kind: Kind, cmd_string: &str, args: &Value) -> String {
+    if kind == Kind::Shell {
+        return cmd_string.to_owned();
+    }
+    let mut key = format!("{tool} ");
+    canonical_json(args, &mut key);
+    key
+}
+
+/// `v` as compact JSON with every object's keys sorted, whatever order it was parsed in.
+fn canonical_json(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                canonical_json(v, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical_json(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// "Always accept" memory for one chat: whole tools, and single calls by their [`call_key`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Approvals {
     tools: BTreeSet<String>,
@@ -132,20 +182,21 @@ pub struct Approvals {
 }
 
 impl Approvals {
-    pub fn is_approved(&self, tool: &str, cmd_string: &str, require_cmd_approval: bool) -> bool {
+    /// Whether the call with `key` ([`call_key`]) was remembered — the key exactly, when the
+    /// tool is remembered per call, else the whole tool.
+    pub fn is_approved(&self, tool: &str, key: &str, require_cmd_approval: bool) -> bool {
         if require_cmd_approval {
-            self.commands
-                .contains(&(tool.to_owned(), cmd_string.to_owned()))
+            self.commands.contains(&(tool.to_owned(), key.to_owned()))
         } else {
             self.tools.contains(tool)
         }
     }
 
-    /// Remembers the exact command when `require_cmd_approval`, else the whole tool.
-    pub fn always(&mut self, tool: &str, cmd_string: &str, require_cmd_approval: bool) {
+    /// Remembers the call's exact `key` ([`call_key`]) when `require_cmd_approval`, else the
+    /// whole tool.
+    pub fn always(&mut self, tool: &str, key: &str, require_cmd_approval: bool) {
         if require_cmd_approval {
-            self.commands
-                .insert((tool.to_owned(), cmd_string.to_owned()));
+            self.commands.insert((tool.to_owned(), key.to_owned()));
         } else {
             self.tools.insert(tool.to_owned());
         }
@@ -255,7 +306,7 @@ pub fn decide(
         Mode::Suggest => facts.kind != Kind::FileEdit,
         _ => true,
     };
-    if remembers && memory.is_approved(&facts.tool, &facts.cmd_string, facts.require_cmd_approval) {
+    if remembers && memory.is_approved(&facts.tool, &facts.call_key, facts.require_cmd_approval) {
         return Decision::Run;
     }
     by_mode(facts, mode, interaction)

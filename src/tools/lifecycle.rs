@@ -151,6 +151,8 @@ enum Phase {
     AwaitUser {
         forced: bool,
         cmd_string: String,
+        /// What "Always accept" remembers ([`approval::call_key`]).
+        call_key: String,
     },
     Running {
         commands: Vec<Command>,
@@ -275,8 +277,15 @@ impl Batch {
                 let decision = approval::after_judge(&facts, &v, self.interaction);
                 self.apply(decision, &facts, cmd_string, &mut fx);
             }
-            (Phase::AwaitUser { forced, cmd_string }, Input::Choice(choice)) => {
-                self.chosen(choice, forced, cmd_string, &mut fx);
+            (
+                Phase::AwaitUser {
+                    forced,
+                    cmd_string,
+                    call_key,
+                },
+                Input::Choice(choice),
+            ) => {
+                self.chosen(choice, forced, cmd_string, call_key, &mut fx);
             }
             (
                 Phase::Running {

@@ -14,7 +14,15 @@ pub use crate::events::UserChoice;
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum Remember {
     Tool(String),
+    /// A shell command, exactly (the whole command).
     Command(String),
+    /// One call of another tool: remembered by `key`, its exact arguments
+    /// (`approval::call_key`); the rules `s` offers are built from `display`, the call's
+    /// `cmd_string`, which approval rules match (none for an MCP call, whose arguments are JSON).
+    Call {
+        key: String,
+        display: String,
+    },
     /// Nothing: this call asks every time (a protected path), so Always accept is Accept.
     Nothing,
 }

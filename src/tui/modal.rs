@@ -103,6 +103,10 @@ impl ApprovalModal {
             Remember::Command(c) => {
                 format!("[a] remembers exactly `{c}`: it will not ask again for this command")
             }
+            Remember::Call { .. } => format!(
+                "[a] remembers this call of `{}` with exactly these arguments: it will not ask again for the same call",
+                self.tool
+            ),
         }
     }
 

@@ -29,5 +29,6 @@ mod sse_property;
 mod stream_quirks;
 mod trust_git;
 mod trust_rules;
+mod trust_approvals;
 mod tui_e2e;
 mod tui_footprint;

@@ -190,3 +190,57 @@ async fn a_request_waits_for_its_approval_requested_event() {
     c.line(&answer("apr-c1", "allow", json!({})));
     assert_eq!(rx.try_recv().unwrap(), UserChoice::Accept);
 }
+
+#[tokio::test]
+async fn a_late_answer_is_refused_and_never_reaches_the_next_call() {
+    let mut c = Control::new(DEFAULT_TIMEOUT);
+    c.new_batch([("call_0", "run_command")]);
+    let (_, mut first) = request(&mut c, "call_0", "run_command");
+    let out = c.timed_out();
+    assert!(out.notes[0].contains("no answer within"), "{:?}", out.notes);
+    assert!(matches!(first.try_recv().unwrap(), UserChoice::Reject(_)));
+    // The next reply: the same call id, should a server send it again.
+    c.new_batch([("call_0", "run_command")]);
+    let (out, mut second) = request(&mut c, "call_0", "run_command");
+    let id = out.request.unwrap()["request_id"].clone();
+    assert_ne!(id, "apr-call_0", "a request id is never given out twice");
+    let out = c.line(&answer("apr-call_0", "allow", json!({})));
+    assert_eq!(out.notes.len(), 1, "{:?}", out.notes);
+    assert!(
+        out.notes[0]
+            .starts_with("control: request `apr-call_0` is over (rejected: no answer within"),
+        "{:?}",
+        out.notes
+    );
+    assert!(
+        second.try_recv().is_err(),
+        "the late allow approved another call"
+    );
+    // Its own answer still decides it.
+    c.line(&answer(id.as_str().unwrap(), "deny", json!({})));
+    assert_eq!(second.try_recv().unwrap(), UserChoice::Reject(None));
+}
+
+#[tokio::test]
+async fn an_answer_counts_once() {
+    let mut c = Control::new(DEFAULT_TIMEOUT);
+    c.new_batch([("c1", "run_command"), ("c2", "run_command")]);
+    let (_, mut rx) = request(&mut c, "c1", "run_command");
+    c.line(&answer("apr-c1", "deny", json!({})));
+    assert_eq!(rx.try_recv().unwrap(), UserChoice::Reject(None));
+    let (_, mut rx2) = request(&mut c, "c2", "run_command");
+    let out = c.line(&answer("apr-c1", "allow", json!({})));
+    assert!(
+        out.notes[0].contains("is over (answered)"),
+        "{:?}",
+        out.notes
+    );
+    assert!(rx2.try_recv().is_err());
+    // Two early answers for one call: the first stands.
+    c.new_batch([("c3", "run_command")]);
+    c.line(&answer("apr-c3", "deny", json!({})));
+    let out = c.line(&answer("apr-c3", "allow", json!({})));
+    assert!(out.notes[0].contains("already answered"), "{:?}", out.notes);
+    let (_, mut rx3) = request(&mut c, "c3", "run_command");
+    assert_eq!(rx3.try_recv().unwrap(), UserChoice::Reject(None));
+}

@@ -9,6 +9,7 @@ fn run_command(cmd: &str, is_safe: bool) -> CallFacts {
     CallFacts {
         tool: "run_command".into(),
         cmd_string: cmd.into(),
+        call_key: cmd.into(),
         requires_approval: true,
         require_cmd_approval: true,
         protect: false,
@@ -28,6 +29,7 @@ fn delete_file() -> CallFacts {
     CallFacts {
         tool: "delete_file".into(),
         cmd_string: "delete_file".into(),
+        call_key: "delete_file".into(),
         kind: Kind::FileEdit,
         requires_approval: true,
         protect: true,
@@ -39,6 +41,7 @@ fn create_file() -> CallFacts {
     CallFacts {
         tool: "create_file".into(),
         cmd_string: "create_file".into(),
+        call_key: "create_file".into(),
         kind: Kind::FileEdit,
         requires_approval: true,
         ..CallFacts::default()
@@ -49,6 +52,7 @@ fn read_file() -> CallFacts {
     CallFacts {
         tool: "read_file".into(),
         cmd_string: "read_file".into(),
+        call_key: "read_file".into(),
         kind: Kind::ReadOnly,
         ..CallFacts::default()
     }
@@ -101,6 +105,7 @@ fn fetch() -> CallFacts {
     CallFacts {
         tool: "fetch_webpage".into(),
         cmd_string: "fetch_webpage https://example.com".into(),
+        call_key: "fetch_webpage https://example.com".into(),
         kind: Kind::Network,
         requires_approval: true,
         judge_allowed: true,
@@ -112,6 +117,7 @@ fn memory_tool() -> CallFacts {
     CallFacts {
         tool: "memory".into(),
         cmd_string: "memory view".into(),
+        call_key: "memory view".into(),
         kind: Kind::Other,
         requires_approval: true,
         ..CallFacts::default()
@@ -122,6 +128,7 @@ fn question() -> CallFacts {
     CallFacts {
         tool: "ask_questions".into(),
         cmd_string: "ask_questions".into(),
+        call_key: "ask_questions".into(),
         kind: Kind::Other,
         is_question: true,
         ..CallFacts::default()
@@ -300,4 +307,39 @@ fn memory_is_per_tool_or_per_exact_command() {
     );
     a.clear();
     assert!(!a.is_approved("create_file", "x", false));
+}
+
+#[test]
+fn a_call_key_is_the_whole_command_or_the_tool_and_its_sorted_arguments() {
+    let args =
+        serde_json::json!({"path": "a", "content": "x", "opts": {"z": 1, "a": [true, null]}});
+    assert_eq!(
+        call_key("fs__write", Kind::Other, "fs__write {…cut", &args),
+        r#"fs__write {"content":"x","opts":{"a":[true,null],"z":1},"path":"a"}"#
+    );
+    let long = "y".repeat(5000);
+    assert_eq!(
+        call_key("run_command", Kind::Shell, &format!("echo {long}"), &args),
+        format!("echo {long}"),
+        "a shell tool's key is its whole command"
+    );
+}
+
+#[test]
+fn two_calls_alike_for_200_characters_have_different_keys() {
+    let common = "A".repeat(250);
+    let first = serde_json::json!({"content": common, "path": "first.txt"});
+    let second = serde_json::json!({"content": common, "path": "second.txt"});
+    let k1 = call_key("notes__write", Kind::Other, "notes__write {…", &first);
+    let k2 = call_key("notes__write", Kind::Other, "notes__write {…", &second);
+    assert_eq!(k1[..200], k2[..200]);
+    assert_ne!(k1, k2);
+    let mut a = Approvals::default();
+    a.always("notes__write", &k1, true);
+    assert!(a.is_approved("notes__write", &k1, true));
+    assert!(!a.is_approved("notes__write", &k2, true));
+    // The same arguments in another order are the same call.
+    let reordered: serde_json::Value =
+        serde_json::from_str(&format!(r#"{{"path":"first.txt","content":"{common}"}}"#)).unwrap();
+    assert_eq!(call_key("notes__write", Kind::Other, "", &reordered), k1);
 }

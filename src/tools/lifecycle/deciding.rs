@@ -4,10 +4,10 @@
 use super::{Batch, Effect, Phase, caught};
 use crate::config::opts::ApprovalSetting;
 use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
-use crate::tools::approval::{CallFacts, Decision};
+use crate::tools::approval::{CallFacts, Decision, call_key};
 use crate::tools::requests::{Ask, Remember};
 use crate::tools::runner::{guarded, panic_message};
-use crate::tools::tool::{Invocation, Tool, ToolOutput};
+use crate::tools::tool::{Invocation, Kind, Tool, ToolOutput};
 
 impl Batch {
     pub(super) fn facts(&self, tool: &dyn Tool, inv: &Invocation, cmd_string: &str) -> CallFacts {
@@ -28,9 +28,11 @@ impl Batch {
                 ))
             })
         };
+        let kind = caught(|| tool.kind()).unwrap_or_default();
         CallFacts {
             tool: inv.name.clone(),
             cmd_string: cmd_string.to_owned(),
+            call_key: call_key(&inv.name, kind, cmd_string, &inv.args),
             requires_approval,
             require_cmd_approval: inv.opts.require_cmd_approval(),
             protect: inv.opts.protect(),
@@ -41,7 +43,7 @@ impl Batch {
             allowed: self.allowed.contains(&inv.name),
             force_ask: guard(&|| tool.must_ask(inv)),
             caution: guard(&|| tool.caution(inv)),
-            kind: caught(|| tool.kind()).unwrap_or_default(),
+            kind,
             is_question: caught(|| tool.is_question()).unwrap_or(false),
             reads_outside: caught(|| tool.reads_outside(inv))
                 .unwrap_or_else(|_| Some("a path the tool failed to check".into())),
@@ -64,10 +66,10 @@ impl Batch {
         match decision {
             Decision::Run => self.start_running(tool.as_ref(), &inv, &cmd_string, fx),
             Decision::RunAndRemember => {
-                self.memory.always(&name, &cmd_string, true);
+                self.memory.always(&name, &facts.call_key, true);
                 fx.push(Effect::Emit(Event::Remembered {
                     tool: name.clone(),
-                    command: Some(cmd_string.clone()),
+                    command: Some(facts.call_key.clone()),
                 }));
                 self.start_running(tool.as_ref(), &inv, &cmd_string, fx);
             }
@@ -103,12 +105,16 @@ impl Batch {
                 fx.push(Effect::AskUser(self.ask(
                     tool.as_ref(),
                     &inv,
-                    &cmd_string,
+                    facts,
                     judge_reason,
                     caution,
                     forced,
                 )));
-                self.phase = Phase::AwaitUser { forced, cmd_string };
+                self.phase = Phase::AwaitUser {
+                    forced,
+                    cmd_string,
+                    call_key: facts.call_key.clone(),
+                };
             }
             Decision::Reject { message } => {
                 fx.push(Effect::Emit(Event::ApprovalRequested {
@@ -134,7 +140,7 @@ impl Batch {
         &self,
         tool: &dyn Tool,
         inv: &Invocation,
-        cmd_string: &str,
+        facts: &CallFacts,
         judge_reason: Option<String>,
         caution: Option<String>,
         forced: bool,
@@ -146,15 +152,20 @@ impl Batch {
             .unwrap_or_else(|| format!("Run the \"{}\" tool?", inv.name));
         let remember = if forced {
             Remember::Nothing
-        } else if inv.opts.require_cmd_approval() {
-            Remember::Command(cmd_string.to_owned())
-        } else {
+        } else if !inv.opts.require_cmd_approval() {
             Remember::Tool(inv.name.clone())
+        } else if facts.kind == Kind::Shell {
+            Remember::Command(facts.call_key.clone())
+        } else {
+            Remember::Call {
+                key: facts.call_key.clone(),
+                display: facts.cmd_string.clone(),
+            }
         };
         Ask {
             call_id: inv.function_call.id.clone(),
             tool: inv.name.clone(),
-            cmd_string: cmd_string.to_owned(),
+            cmd_string: facts.cmd_string.clone(),
             prompt,
             args: inv.args.clone(),
             preview: caught(|| tool.preview(inv)).ok().flatten(),
@@ -171,6 +182,7 @@ impl Batch {
         choice: UserChoice,
         forced: bool,
         cmd_string: String,
+        call_key: String,
         fx: &mut Vec<Effect>,
     ) {
         let Some(ready) = self.ready() else {
@@ -187,10 +199,10 @@ impl Batch {
             // other calls run unasked.
             UserChoice::AlwaysAccept if !forced => {
                 let by_command = inv.opts.require_cmd_approval();
-                self.memory.always(&inv.name, &cmd_string, by_command);
+                self.memory.always(&inv.name, &call_key, by_command);
                 fx.push(Effect::Emit(Event::Remembered {
                     tool: inv.name.clone(),
-                    command: by_command.then(|| cmd_string.clone()),
+                    command: by_command.then_some(call_key),
                 }));
                 self.start_running(tool.as_ref(), &inv, &cmd_string, fx);
             }

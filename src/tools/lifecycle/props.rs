@@ -12,7 +12,7 @@ use proptest::prelude::*;
 
 use super::tests::{Fake, World, call};
 use super::*;
-use crate::tools::approval::{CallFacts, Decision};
+use crate::tools::approval::{CallFacts, Decision, call_key};
 use crate::tools::tool::Kind;
 
 #[derive(Debug, Clone)]
@@ -72,11 +72,17 @@ fn fake(i: usize, p: &ToolPlan) -> Fake {
     t
 }
 
+/// What is remembered for the call of `name` with `{"cmd": cmd}` (the fakes' arguments).
+fn key(name: &str, p: &ToolPlan, cmd: &str) -> String {
+    call_key(name, p.kind, cmd, &serde_json::json!({ "cmd": cmd }))
+}
+
 /// The facts the batch computes for a call of `p` (mirrors [`Batch::facts`] for fakes).
 fn facts(name: &str, cmd: &str, p: &ToolPlan, world: &World) -> CallFacts {
     CallFacts {
         tool: name.into(),
         cmd_string: cmd.into(),
+        call_key: key(name, p, cmd),
         requires_approval: p.asking,
         require_cmd_approval: p.cmd_approval,
         protect: p.protect,
@@ -176,7 +182,9 @@ proptest! {
         let mut memory = Approvals::default();
         for (t, k) in &c.remembered {
             if *t < n_tools {
-                memory.always(&format!("t{t}"), COMMANDS[*k], c.tools[*t].cmd_approval);
+                let name = format!("t{t}");
+                let cmd_key = key(&name, &c.tools[*t], COMMANDS[*k]);
+                memory.always(&name, &cmd_key, c.tools[*t].cmd_approval);
             }
         }
         let calls: Vec<ToolCall> = c.calls.iter().enumerate().map(|(i, (t, k))| {
@@ -224,7 +232,7 @@ proptest! {
                                 prop_assert!(by_user, "forced {id} ran without the user");
                             }
                             if by_judge {
-                                memory.always(&name, cmd, true);
+                                memory.always(&name, &key(&name, p, cmd), true);
                             }
                             ran.push(id.clone());
                         }
@@ -239,7 +247,8 @@ proptest! {
                         next = Some(match answers.next() {
                             Some(Answer::Always) => {
                                 if !p.forced {
-                                    memory.always(&format!("t{t}"), cmd, p.cmd_approval);
+                                    let name = format!("t{t}");
+                                    memory.always(&name, &key(&name, p, cmd), p.cmd_approval);
                                 }
                                 accepted = Some(a.call_id.clone());
                                 Input::Choice(UserChoice::AlwaysAccept)

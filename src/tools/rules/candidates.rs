@@ -34,7 +34,7 @@ pub fn candidates_in(tool: &str, remember: &Remember, cwd: &Path) -> Vec<RuleSpe
     match remember {
         Remember::Nothing => Vec::new(),
         Remember::Tool(_) => vec![rule(RuleTarget::Any)],
-        Remember::Command(c) => {
+        Remember::Command(c) | Remember::Call { display: c, .. } => {
             let argv = match rule_segments(c) {
                 Ok((mut segments, None)) if segments.len() == 1 => segments.remove(0),
                 _ => return Vec::new(),

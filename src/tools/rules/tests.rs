@@ -285,6 +285,27 @@ fn the_modal_offers_the_exact_command_and_its_prefix() {
     assert_eq!(shell(&rules, "git diff"), None);
 }
 
+#[test]
+fn an_mcp_call_offers_no_rule_however_its_display_was_cut() {
+    let key = format!(
+        r#"notes__write {{"content":"{}","path":"a"}}"#,
+        "A".repeat(250)
+    );
+    let display = format!(r#"notes__write {{"content":"{}…"#, "A".repeat(180));
+    let call = Remember::Call { key, display };
+    assert!(candidates("notes__write", &call).is_empty());
+    // A built-in remembered per call still offers its exact call and the prefix.
+    let delete = Remember::Call {
+        key: r#"delete_file {"filepath":"tmp/x"}"#.into(),
+        display: "delete_file tmp/x".into(),
+    };
+    let offered: Vec<String> = candidates("delete_file", &delete)
+        .iter()
+        .map(|r| r.describe())
+        .collect();
+    assert_eq!(offered.len(), 2, "{offered:?}");
+}
+
 proptest! {
     /// A prefix allow rule never allows a command that chains anything it does not cover.
     #[test]
