@@ -15,8 +15,9 @@
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
+use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
-use crate::support::{run, sayso};
+use crate::support::{Output, home_with, run, sayso};
 
 /// A private home whose user config points at `base_url` with custom headers and `retries`.
 fn home_with_headers(base_url: &str, retries: u32) -> tempfile::TempDir {
@@ -97,5 +98,141 @@ async fn same_origin_redirect_is_followed() {
     assert_eq!(
         reqs[1].body["messages"][1],
         json!({"role": "user", "content": "hi"})
+    );
+}
+
+/// The user config's opt that lets fetch_webpage reach loopback (and other private) addresses.
+const ALLOW_PRIVATE: &str = "[tools.fetch_webpage.opts]\nallow_private_addresses = true\n";
+
+/// Runs `sayso -p` whose model asks to fetch `url` (fetch_webpage allowed, so it runs
+/// unasked), with `extra` in the user config and `project` as the project config; returns the
+/// tool message the model got back and the run's output.
+async fn fetch_through_sayso(url: &str, extra: &str, project: Option<&str>) -> (String, Output) {
+    let model = Fixture::start().await;
+    model.push(call_reply(&[("f1", "fetch_webpage", json!({"url": url}))]));
+    model.push(Reply::Stream(sse::text_reply(&["done"])));
+    let h = home_with(&model.base_url(), extra);
+    if let Some(project) = project {
+        std::fs::create_dir_all(h.path().join(".sayso")).unwrap();
+        std::fs::write(h.path().join(".sayso/config.toml"), project).unwrap();
+    }
+    let mut cmd = sayso(h.path());
+    cmd.args([
+        "-p",
+        "--tools",
+        "fetch_webpage",
+        "--allowed-tools",
+        "fetch_webpage",
+        "read it",
+    ]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let reqs = model.requests();
+    assert_eq!(reqs.len(), 2, "{}", out.stderr);
+    let tool = reqs[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "f1")
+        .and_then(|m| m["content"].as_str())
+        .expect("the tool message")
+        .to_owned();
+    (tool, out)
+}
+
+/// A loopback web server with one page: `/page` answers `{"page": "secret"}`.
+async fn web_with_page() -> Fixture {
+    let web = Fixture::start().await;
+    web.route("GET", "/page", Reply::Json(json!({"page": "secret"})));
+    web
+}
+
+fn root(fx: &Fixture) -> String {
+    format!("http://127.0.0.1:{}", fx.port())
+}
+
+/// 15: loopback is refused by default, as an IP literal and as a name that resolves to it;
+/// a project config cannot allow it; the user's config can.
+#[tokio::test]
+async fn fetch_webpage_refuses_loopback_unless_the_user_config_allows_it() {
+    let web = web_with_page().await;
+    let port = web.port();
+    for url in [
+        format!("http://127.0.0.1:{port}/page"),
+        format!("http://localhost:{port}/page"),
+        format!("http://[::ffff:127.0.0.1]:{port}/page"),
+    ] {
+        let (tool, out) = fetch_through_sayso(&url, "", Some(ALLOW_PRIVATE)).await;
+        assert!(
+            out.stderr.contains("ignoring `tools.fetch_webpage`"),
+            "{}",
+            out.stderr
+        );
+        assert!(
+            tool.starts_with(&format!("Refused to fetch `{url}`: ")),
+            "{tool}"
+        );
+        assert!(tool.contains("a loopback address"), "{tool}");
+        assert!(tool.contains("allow_private_addresses = true"), "{tool}");
+    }
+    assert!(web.all_requests().is_empty(), "{:?}", web.all_requests());
+
+    let url = format!("http://127.0.0.1:{port}/page");
+    let (tool, _) = fetch_through_sayso(&url, ALLOW_PRIVATE, None).await;
+    assert_eq!(
+        tool,
+        format!("<attachment url=\"{url}\">\n{{\"page\":\"secret\"}}\n</attachment>")
+    );
+    assert_eq!(web.all_requests().len(), 1);
+}
+
+/// 15: a redirect to the approved origin is followed; one to another origin (another loopback
+/// port) is not: that server receives nothing, and the tool message names the target.
+#[tokio::test]
+async fn fetch_webpage_follows_redirects_only_within_the_approved_origin() {
+    let web = web_with_page().await;
+    let elsewhere = web_with_page().await;
+    let moved = format!("{}/page", root(&web));
+    web.route(
+        "GET",
+        "/old",
+        Reply::Status {
+            status: 301,
+            headers: vec![("Location".into(), "/page".into())],
+            body: String::new(),
+        },
+    );
+    let away = format!("{}/page", root(&elsewhere));
+    web.route(
+        "GET",
+        "/away",
+        Reply::Status {
+            status: 307,
+            headers: vec![("Location".into(), away.clone())],
+            body: String::new(),
+        },
+    );
+
+    let old = format!("{}/old", root(&web));
+    let (tool, _) = fetch_through_sayso(&old, ALLOW_PRIVATE, None).await;
+    assert_eq!(
+        tool,
+        format!("<attachment url=\"{old}\">\n{{\"page\":\"secret\"}}\n</attachment>")
+    );
+    let paths: Vec<String> = web.all_requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths, ["/old", "/page"], "{moved}");
+
+    let from = format!("{}/away", root(&web));
+    let (tool, _) = fetch_through_sayso(&from, ALLOW_PRIVATE, None).await;
+    assert_eq!(
+        tool,
+        format!(
+            "`{from}` redirects to `{away}`, on another origin than the URL that was approved; it was not fetched. To read it, call fetch_webpage with that URL (the call needs approval again)."
+        )
+    );
+    assert!(
+        elsewhere.all_requests().is_empty(),
+        "{:?}",
+        elsewhere.all_requests()
     );
 }
