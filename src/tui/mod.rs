@@ -6,15 +6,17 @@
 //!   setup/restore. The TUI talks to the agent only through `agent::task` commands and events.
 //! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache).
 //! - [`markdown`], [`highlight`], [`wrap`]: Markdown to styled, wrapped lines.
-//! - [`input`], [`modal`], [`questions`], [`picker`]: the input box, the approval modal, the
-//!   question form, the `/sessions` picker; [`server_picker`]: the first-run choice of a
-//!   server found on this machine, a screen of its own before the chat starts.
+//! - [`input`], [`modal`], [`questions`], [`picker`]: the input box, the approval modal (and
+//!   [`key_gate`], which keeps keys typed ahead from answering it), the question form, the
+//!   `/sessions` picker; [`server_picker`]: the first-run choice of a server found on this
+//!   machine, a screen of its own before the chat starts.
 //! - [`theme`], [`strings`]: colours and words, each in one place.
 pub mod app;
 pub mod chat_view;
 pub mod entry_lines;
 pub mod highlight;
 pub mod input;
+pub mod key_gate;
 pub mod markdown;
 pub mod modal;
 pub mod picker;
@@ -31,6 +33,8 @@ pub mod wrap;
 
 #[cfg(test)]
 mod app_tests;
+#[cfg(test)]
+mod modal_gate_tests;
 #[cfg(test)]
 mod screen_tests;
 #[cfg(test)]

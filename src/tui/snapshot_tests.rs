@@ -105,7 +105,7 @@ fn approval_modal_reason_input() {
     let mut a = app();
     let (req, _answer) = request(1, 1, None, None);
     a.update(AppEvent::Approval(req));
-    a.update(key(KeyCode::Char('r')));
+    deliberate(&mut a, key(KeyCode::Char('r')));
     typed(&mut a, "use make check");
     insta::assert_snapshot!(render(&a, Instant::now()));
 }
@@ -215,11 +215,7 @@ fn approval_modal_offering_rules_to_save() {
     let mut a = app();
     let (req, _answer) = request(1, 1, None, None);
     a.update(AppEvent::Approval(req));
-    a.update(AppEvent::Key(crossterm::event::KeyEvent::from(
-        KeyCode::Char('s'),
-    )));
-    a.update(AppEvent::Key(crossterm::event::KeyEvent::from(
-        KeyCode::Down,
-    )));
+    deliberate(&mut a, key(KeyCode::Char('s')));
+    deliberate(&mut a, key(KeyCode::Down));
     insta::assert_snapshot!(render(&a, Instant::now()));
 }
