@@ -27,6 +27,7 @@ mod search_tools;
 mod sessions_e2e;
 mod sse_property;
 mod stream_quirks;
+mod trust_modal;
 mod trust_network;
 mod tui_e2e;
 mod tui_footprint;
