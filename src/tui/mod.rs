@@ -5,7 +5,8 @@
 //! - [`run`]: the event loop (terminal, the agent task, redraw pacing); [`terminal`]:
 //!   setup/restore. The TUI talks to the agent only through `agent::task` commands and events.
 //! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache).
-//! - [`markdown`], [`highlight`], [`wrap`]: Markdown to styled, wrapped lines.
+//! - [`markdown`], [`highlight`], [`wrap`]: Markdown to styled, wrapped lines ([`tabs`]: tab
+//!   characters drawn visibly).
 //! - [`input`], [`modal`], [`questions`], [`picker`]: the input box, the approval modal (and
 //!   [`key_gate`], which keeps keys typed ahead from answering it), the question form, the
 //!   `/sessions` picker; [`server_picker`]: the first-run choice of a server found on this
@@ -25,6 +26,7 @@ pub mod run;
 pub mod screen;
 pub mod server_picker;
 pub mod strings;
+pub mod tabs;
 pub mod terminal;
 pub mod theme;
 pub mod ui;

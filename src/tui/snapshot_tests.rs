@@ -76,6 +76,21 @@ fn approval_modal_with_a_diff() {
     insta::assert_snapshot!(render(&a, Instant::now()));
 }
 
+/// Issue 18 case 17: a change that only turns four spaces into a tab shows in the diff.
+#[test]
+fn approval_modal_shows_a_tab_only_change() {
+    let mut a = app();
+    let preview = Preview::Diff {
+        path: "Makefile".into(),
+        diff: "--- a/Makefile\n+++ b/Makefile\n@@ -1,2 +1,2 @@\n build:\n-    cargo build\n+\tcargo build\n".into(),
+    };
+    let (req, _answer) = request(1, 1, Some(preview), None);
+    a.update(AppEvent::Approval(req));
+    let frame = render(&a, Instant::now());
+    assert!(frame.contains("+→  cargo build"), "{frame}");
+    insta::assert_snapshot!(frame);
+}
+
 #[test]
 fn approval_modal_with_a_judge_reason_two_of_three() {
     let mut a = app_in(Mode::Auto);

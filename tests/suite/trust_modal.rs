@@ -58,3 +58,31 @@ async fn thank_you_typed_as_the_modal_appears_answers_nothing() {
     );
     assert!(!screen.contains("thank you"), "{screen}");
 }
+
+/// 17: an edit that only turns four spaces into a tab shows the tab in the approval diff.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_only_change_is_visible_in_the_approval_diff() {
+    let fx = Fixture::start().await;
+    fx.push(calls(&[(
+        "e1",
+        "edit_file",
+        json!({
+            "filepath": "Makefile",
+            "edits": [{"oldText": "    cargo build", "newText": "\tcargo build", "replaceAll": null}],
+            "explanation": null
+        }),
+    )]));
+    let tui = Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    std::fs::write(tui.work().join("Makefile"), "build:\n    cargo build\n").unwrap();
+    tui.send("fix the makefile").await;
+    let screen = tui.wait_for_modal("Approval needed").await;
+    assert!(screen.contains("-    cargo build"), "{screen}");
+    assert!(screen.contains("+→  cargo build"), "{screen}");
+    tui.keys(&["Escape"]);
+    tui.wait_for("tool calls cancelled; your turn").await;
+    assert_eq!(
+        std::fs::read_to_string(tui.work().join("Makefile")).unwrap(),
+        "build:\n    cargo build\n"
+    );
+}
