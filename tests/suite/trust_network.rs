@@ -42,8 +42,8 @@ fn redirect(status: u16, to: &str) -> Reply {
 }
 
 /// 14: a 307 or 308 to another port is refused: the other server receives nothing, the error
-/// names both origins, and the refused request is not retried. One to the same origin is
-/// followed.
+/// names both origins, and the refused request is not retried; nor does a window probe follow
+/// one. One to the same origin is followed.
 #[tokio::test]
 async fn a_provider_redirect_to_another_origin_is_refused_and_names_both() {
     for status in [307, 308] {
@@ -51,6 +51,9 @@ async fn a_provider_redirect_to_another_origin_is_refused_and_names_both() {
         let elsewhere = Fixture::start().await;
         let target = format!("{}/chat/completions", elsewhere.base_url());
         model.push(redirect(status, &target));
+        // The context-window probes go through the same client: redirected too.
+        let props = format!("http://127.0.0.1:{}/props", elsewhere.port());
+        model.route("GET", "/props", redirect(status, &props));
         elsewhere.push(Reply::Stream(sse::text_reply(&["leaked"])));
         let h = home_with_headers(&model.base_url(), 2);
         let mut cmd = sayso(h.path());
@@ -63,6 +66,13 @@ async fn a_provider_redirect_to_another_origin_is_refused_and_names_both() {
             elsewhere.all_requests()
         );
         assert_eq!(model.requests().len(), 1, "{status}: retried");
+        assert!(
+            model
+                .all_requests()
+                .iter()
+                .any(|r| r.path.starts_with("/props")),
+            "{status}: no window probe was made"
+        );
         let from = format!("http://127.0.0.1:{}", model.port());
         assert!(
             out.stderr.contains(&format!(
