@@ -246,3 +246,41 @@ async fn fetch_webpage_follows_redirects_only_within_the_approved_origin() {
         elsewhere.all_requests()
     );
 }
+
+/// 14: the judge's request (in `--auto`) goes through the same client: its redirect to another
+/// origin is refused too, and the call it was judging does not run.
+#[tokio::test]
+async fn the_judges_request_does_not_follow_a_redirect_to_another_origin() {
+    let model = Fixture::start().await;
+    let elsewhere = Fixture::start().await;
+    model.push(call_reply(&[(
+        "c1",
+        "run_command",
+        json!({"cmd": "touch made", "flag": null}),
+    )]));
+    model.push(Reply::Stream(sse::text_reply(&["done"])));
+    let target = format!("{}/chat/completions", elsewhere.base_url());
+    model.route_not_streamed(redirect(307, &target));
+    elsewhere.route_not_streamed(Reply::Json(json!({
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\"safe\": true, \"reason\": \"fine\"}"}, "finish_reason": "stop"}]
+    })));
+    let h = home_with_headers(&model.base_url(), 0);
+    let mut cmd = sayso(h.path());
+    cmd.args(["-p", "--auto", "make a file"]);
+    let out = run(cmd).await;
+    assert!(
+        elsewhere.all_requests().is_empty(),
+        "the other origin received {:?}\n{}",
+        elsewhere.all_requests(),
+        out.stderr
+    );
+    assert!(!h.path().join("made").exists(), "{}", out.stderr);
+    let from = format!("http://127.0.0.1:{}", model.port());
+    assert!(
+        out.stderr.contains(&format!(
+            "the server at {from} redirected the request to {target}"
+        )),
+        "{}",
+        out.stderr
+    );
+}
