@@ -26,6 +26,9 @@ pub struct Opts {
     pub use_handlers_once: Option<bool>,
     /// Characters of one result sent to the model; longer output keeps its head and tail.
     pub output_limit: Option<usize>,
+    /// fetch_webpage may connect to loopback, link-local and private addresses (a project
+    /// file cannot set it: it may not set `[tools.*]` at all).
+    pub allow_private_addresses: Option<bool>,
 }
 
 /// The default cap, in characters, of one tool result sent to the model.
@@ -58,6 +61,9 @@ impl Opts {
             safe_commands: high.safe_commands.clone().or(self.safe_commands.clone()),
             use_handlers_once: high.use_handlers_once.or(self.use_handlers_once),
             output_limit: high.output_limit.or(self.output_limit),
+            allow_private_addresses: high
+                .allow_private_addresses
+                .or(self.allow_private_addresses),
         }
     }
 
@@ -93,6 +99,10 @@ impl Opts {
         self.use_handlers_once.unwrap_or(false)
     }
 
+    pub fn allow_private_addresses(&self) -> bool {
+        self.allow_private_addresses.unwrap_or(false)
+    }
+
     /// As JSON, for `sayso tools` and session records.
     pub fn to_json(&self) -> Value {
         let mut m = serde_json::Map::new();
@@ -117,6 +127,10 @@ impl Opts {
         put("safe_commands", self.safe_commands.clone().map(Value::from));
         put("use_handlers_once", self.use_handlers_once.map(Value::Bool));
         put("output_limit", self.output_limit.map(Value::from));
+        put(
+            "allow_private_addresses",
+            self.allow_private_addresses.map(Value::Bool),
+        );
         Value::Object(m)
     }
 }

@@ -9,6 +9,9 @@ use serde_json::Value;
 pub enum ProviderError {
     #[error("could not connect to {url}: {reason}")]
     Connect { url: String, reason: String },
+    /// A redirect to another origin, not followed (never retried: it would redirect again).
+    #[error("{0}")]
+    Redirect(super::http::CrossOriginRedirect),
     #[error("the server sent no data for {} s", .0.as_secs())]
     IdleTimeout(Duration),
     #[error("the request took longer than {} s", .0.as_secs())]
@@ -44,9 +47,10 @@ impl ProviderError {
             Self::RequestTimeout(_) => true,
             Self::Status { status, .. } => *status == 408 || *status == 429 || *status >= 500,
             Self::InStream { retryable, .. } => *retryable,
-            Self::Unreadable(_) | Self::RetryAfterTooLong(_) | Self::ContextOverflow { .. } => {
-                false
-            }
+            Self::Unreadable(_)
+            | Self::RetryAfterTooLong(_)
+            | Self::ContextOverflow { .. }
+            | Self::Redirect(_) => false,
         }
     }
 
@@ -58,9 +62,13 @@ impl ProviderError {
         }
     }
 
-    /// A failed request: a body or decode error means the response was cut off, anything
-    /// else that `url` could not be reached.
+    /// A failed request: a refused cross-origin redirect is [`Self::Redirect`]; a body or
+    /// decode error means the response was cut off; anything else that `url` could not be
+    /// reached.
     pub(crate) fn from_reqwest(url: &str, e: &reqwest::Error) -> Self {
+        if let Some(r) = super::http::cross_origin_redirect(e) {
+            return Self::Redirect(r);
+        }
         if e.is_body() || e.is_decode() {
             Self::dropped(e)
         } else {

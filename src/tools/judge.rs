@@ -82,6 +82,11 @@ impl Judge {
                 {
                     continue;
                 }
+                // Say where it was sent: the user should know their server redirects.
+                Err(e @ ProviderError::Redirect(_)) => {
+                    tracing::warn!(error = %e, "the judge request failed");
+                    return unsafe_because(&format!("{FAILED}: {e}"));
+                }
                 Err(e) => {
                     tracing::warn!(error = %e, "the judge request failed");
                     return unsafe_because(FAILED);

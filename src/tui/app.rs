@@ -126,6 +126,9 @@ pub struct App {
     /// Terminal size.
     size: (u16, u16),
     last_ctrl_c: Option<Instant>,
+    /// When the last key was pressed (or text pasted): the approval modal's gate wants the
+    /// keyboard quiet before a key answers it.
+    last_key: Option<Instant>,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -177,14 +180,25 @@ impl App {
             quit: false,
             size: (80, 24),
             last_ctrl_c: None,
+            last_key: None,
         }
     }
 
+    /// [`Self::update_at`] now.
     pub fn update(&mut self, event: AppEvent) -> Vec<Effect> {
+        self.update_at(event, Instant::now())
+    }
+
+    /// Handles `event`, which happened at `now` (the approval modal's key gate reads it).
+    pub fn update_at(&mut self, event: AppEvent, now: Instant) -> Vec<Effect> {
         match event {
-            AppEvent::Key(k) if k.kind == KeyEventKind::Press => self.on_key(k),
+            AppEvent::Key(k) if k.kind == KeyEventKind::Press => {
+                let previous = self.last_key.replace(now);
+                self.on_key(k, now, previous)
+            }
             AppEvent::Key(_) => Vec::new(),
             AppEvent::Paste(text) => {
+                self.last_key = Some(now);
                 if let Some(f) = self.form.as_mut() {
                     f.paste(&text);
                 } else if let Some(m) = self.modal.as_mut() {
@@ -225,6 +239,13 @@ impl App {
                 self.chat.forget_from(0);
                 Vec::new()
             }
+        }
+    }
+
+    /// A frame was drawn at `now`: an approval modal on it starts its time on screen.
+    pub fn frame_drawn(&mut self, now: Instant) {
+        if let Some(m) = self.modal.as_mut() {
+            m.drawn(now);
         }
     }
 
@@ -491,6 +512,12 @@ impl App {
     #[cfg(test)]
     pub fn input_mut(&mut self) -> &mut Composer {
         &mut self.input
+    }
+
+    /// When the last key was pressed, for tests that inject time.
+    #[cfg(test)]
+    pub fn last_key(&self) -> Option<Instant> {
+        self.last_key
     }
 
     /// What was expanded, for tests.

@@ -21,7 +21,7 @@ fn decide(keys: &[AppEvent]) -> Result<UserChoice, TryRecvError> {
             AppEvent::Key(k) => AppEvent::Key(*k),
             _ => unreachable!(),
         };
-        a.update(k);
+        deliberate(&mut a, k);
     }
     answer.try_recv()
 }
@@ -137,7 +137,7 @@ fn the_draft_survives_the_modal_and_keys_go_to_the_modal_only() {
     let (req, mut answer) = request(1, 1, None, None);
     let effects = a.update(AppEvent::Approval(req));
     assert_eq!(effects, [Effect::Bell]);
-    a.update(key(KeyCode::Char('y')));
+    deliberate(&mut a, key(KeyCode::Char('y')));
     assert_eq!(answer.try_recv(), Ok(UserChoice::Accept));
     assert_eq!(a.input().text(), "my draft");
     assert!(a.modal().is_none());
@@ -150,10 +150,10 @@ fn requests_that_arrive_while_a_modal_is_open_wait_their_turn() {
     let (r2, mut a2) = request(2, 2, None, None);
     a.update(AppEvent::Approval(r1));
     a.update(AppEvent::Approval(r2));
-    a.update(key(KeyCode::Char('y')));
+    deliberate(&mut a, key(KeyCode::Char('y')));
     assert_eq!(a1.try_recv(), Ok(UserChoice::Accept));
     assert_eq!(a.modal().map(|m| m.position), Some(2));
-    a.update(key(KeyCode::Char('c')));
+    deliberate(&mut a, key(KeyCode::Char('c')));
     assert_eq!(a2.try_recv(), Ok(UserChoice::Cancel));
 }
 
@@ -371,21 +371,21 @@ fn s_offers_rules_and_saving_one_accepts_and_asks_the_agent_to_write_it() {
     let mut a = app();
     let (req, mut answer) = request(1, 1, None, None);
     a.update(AppEvent::Approval(req));
-    assert!(a.update(key(KeyCode::Char('s'))).is_empty());
+    assert!(deliberate(&mut a, key(KeyCode::Char('s'))).is_empty());
     assert_eq!(
         answer.try_recv(),
         Err(TryRecvError::Empty),
         "nothing decided yet"
     );
     // Esc goes back to the four choices; s again, then 2: the prefix rule.
-    a.update(key(KeyCode::Esc));
+    deliberate(&mut a, key(KeyCode::Esc));
     assert_eq!(
         answer.try_recv(),
         Err(TryRecvError::Empty),
         "Esc only left the rules"
     );
-    a.update(key(KeyCode::Char('s')));
-    let effects = a.update(key(KeyCode::Char('2')));
+    deliberate(&mut a, key(KeyCode::Char('s')));
+    let effects = deliberate(&mut a, key(KeyCode::Char('2')));
     assert_eq!(answer.try_recv(), Ok(UserChoice::AlwaysAccept));
     let [Effect::Agent(Command::SaveRule(spec))] = effects.as_slice() else {
         panic!("{effects:?}")

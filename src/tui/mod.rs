@@ -5,16 +5,19 @@
 //! - [`run`]: the event loop (terminal, the agent task, redraw pacing); [`terminal`]:
 //!   setup/restore. The TUI talks to the agent only through `agent::task` commands and events.
 //! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache).
-//! - [`markdown`], [`highlight`], [`wrap`]: Markdown to styled, wrapped lines.
-//! - [`input`], [`modal`], [`questions`], [`picker`]: the input box, the approval modal, the
-//!   question form, the `/sessions` picker; [`server_picker`]: the first-run choice of a
-//!   server found on this machine, a screen of its own before the chat starts.
+//! - [`markdown`], [`highlight`], [`wrap`]: Markdown to styled, wrapped lines ([`tabs`]: tab
+//!   characters drawn visibly).
+//! - [`input`], [`modal`], [`questions`], [`picker`]: the input box, the approval modal (and
+//!   [`key_gate`], which keeps keys typed ahead from answering it), the question form, the
+//!   `/sessions` picker; [`server_picker`]: the first-run choice of a server found on this
+//!   machine, a screen of its own before the chat starts.
 //! - [`theme`], [`strings`]: colours and words, each in one place.
 pub mod app;
 pub mod chat_view;
 pub mod entry_lines;
 pub mod highlight;
 pub mod input;
+pub mod key_gate;
 pub mod markdown;
 pub mod modal;
 pub mod picker;
@@ -23,6 +26,7 @@ pub mod run;
 pub mod screen;
 pub mod server_picker;
 pub mod strings;
+pub mod tabs;
 pub mod terminal;
 pub mod theme;
 pub mod ui;
@@ -31,6 +35,8 @@ pub mod wrap;
 
 #[cfg(test)]
 mod app_tests;
+#[cfg(test)]
+mod modal_gate_tests;
 #[cfg(test)]
 mod screen_tests;
 #[cfg(test)]

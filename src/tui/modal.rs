@@ -6,11 +6,18 @@
 //! to save an `allow` rule to the user's config (the exact command, its prefix, or the tool),
 //! showing the rule before it is written: a number or Enter saves it and accepts the call,
 //! Esc returns to the choices.
+//!
+//! Keys typed ahead do not answer it: until the [`KeyGate`] admits a key (the modal on screen
+//! for 0.5 s, the keyboard quiet for 0.3 s), every key but scrolling and moving the highlight
+//! is swallowed; typing a reason is not gated (the `r` that opened it was).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
 use tokio::sync::oneshot;
 
+use std::time::Instant;
+
+use super::key_gate::KeyGate;
 use super::theme::Theme;
 use crate::config::approvals::{RuleSpec, toml_block};
 use crate::tools::requests::{ApprovalRequest, Remember, UserChoice};
@@ -42,6 +49,7 @@ pub struct ApprovalModal {
     /// The rule chosen to be saved (taken by the app when the modal answers).
     saved: Option<RuleSpec>,
     reply: Option<oneshot::Sender<UserChoice>>,
+    gate: KeyGate,
 }
 
 impl ApprovalModal {
@@ -90,7 +98,42 @@ impl ApprovalModal {
             reason: None,
             scroll: 0,
             reply: Some(req.reply),
+            gate: KeyGate::default(),
         }
+    }
+
+    /// A frame showing the modal was drawn at `now`.
+    pub fn drawn(&mut self, now: Instant) {
+        self.gate.drawn(now);
+    }
+
+    /// The last key was swallowed by the gate (the footer says "keys ignored: read first").
+    pub fn keys_ignored(&self) -> bool {
+        self.gate.swallowed()
+    }
+
+    /// Handles a key pressed at `now`, `previous` being when the key before it was pressed:
+    /// scrolling, moving the highlight and typing a reason act at once; any other key only when
+    /// the gate admits it. Returns the decision once the user has made one.
+    pub fn handle_key_at(
+        &mut self,
+        key: KeyEvent,
+        now: Instant,
+        previous: Option<Instant>,
+    ) -> Option<UserChoice> {
+        let navigation = matches!(
+            key.code,
+            KeyCode::Up
+                | KeyCode::Down
+                | KeyCode::Left
+                | KeyCode::Right
+                | KeyCode::PageUp
+                | KeyCode::PageDown
+        );
+        if self.reason.is_none() && !navigation && !self.gate.admit(now, previous) {
+            return None;
+        }
+        self.handle_key(key)
     }
 
     /// What "Always accept" will remember, in words.
@@ -172,8 +215,8 @@ impl ApprovalModal {
         }
     }
 
-    /// Handles a key; returns the decision once the user has made one.
-    pub fn handle_key(&mut self, key: KeyEvent) -> Option<UserChoice> {
+    /// Handles a key the gate let through; returns the decision once the user has made one.
+    fn handle_key(&mut self, key: KeyEvent) -> Option<UserChoice> {
         if let Some(reason) = self.reason.as_mut() {
             match key.code {
                 KeyCode::Enter => {

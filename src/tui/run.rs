@@ -179,7 +179,9 @@ async fn event_loop(
             let _ = crossterm::execute!(stdout(), BeginSynchronizedUpdate);
             let _ = term.draw(|f| ui::draw(f, app, Instant::now()));
             let _ = crossterm::execute!(stdout(), EndSynchronizedUpdate);
-            last_draw = Some(Instant::now());
+            let drawn = Instant::now();
+            app.frame_drawn(drawn);
+            last_draw = Some(drawn);
             dirty = false;
             input = false;
         }
@@ -212,7 +214,7 @@ async fn event_loop(
                 ev,
                 AppEvent::Key(_) | AppEvent::Paste(_) | AppEvent::Mouse(_) | AppEvent::Resize(..)
             );
-            for effect in app.update(ev) {
+            for effect in app.update_at(ev, Instant::now()) {
                 perform(effect, cmd_tx, current, app);
             }
         }

@@ -76,6 +76,21 @@ fn approval_modal_with_a_diff() {
     insta::assert_snapshot!(render(&a, Instant::now()));
 }
 
+/// Issue 18 case 17: a change that only turns four spaces into a tab shows in the diff.
+#[test]
+fn approval_modal_shows_a_tab_only_change() {
+    let mut a = app();
+    let preview = Preview::Diff {
+        path: "Makefile".into(),
+        diff: "--- a/Makefile\n+++ b/Makefile\n@@ -1,2 +1,2 @@\n build:\n-    cargo build\n+\tcargo build\n".into(),
+    };
+    let (req, _answer) = request(1, 1, Some(preview), None);
+    a.update(AppEvent::Approval(req));
+    let frame = render(&a, Instant::now());
+    assert!(frame.contains("+→  cargo build"), "{frame}");
+    insta::assert_snapshot!(frame);
+}
+
 #[test]
 fn approval_modal_with_a_judge_reason_two_of_three() {
     let mut a = app_in(Mode::Auto);
@@ -105,7 +120,7 @@ fn approval_modal_reason_input() {
     let mut a = app();
     let (req, _answer) = request(1, 1, None, None);
     a.update(AppEvent::Approval(req));
-    a.update(key(KeyCode::Char('r')));
+    deliberate(&mut a, key(KeyCode::Char('r')));
     typed(&mut a, "use make check");
     insta::assert_snapshot!(render(&a, Instant::now()));
 }
@@ -215,11 +230,7 @@ fn approval_modal_offering_rules_to_save() {
     let mut a = app();
     let (req, _answer) = request(1, 1, None, None);
     a.update(AppEvent::Approval(req));
-    a.update(AppEvent::Key(crossterm::event::KeyEvent::from(
-        KeyCode::Char('s'),
-    )));
-    a.update(AppEvent::Key(crossterm::event::KeyEvent::from(
-        KeyCode::Down,
-    )));
+    deliberate(&mut a, key(KeyCode::Char('s')));
+    deliberate(&mut a, key(KeyCode::Down));
     insta::assert_snapshot!(render(&a, Instant::now()));
 }

@@ -26,6 +26,8 @@ pub const FOOTER_MODAL: &[(&str, &str)] = &[
     ("←/→ Enter", "choose"),
     ("↑/↓", "scroll"),
 ];
+/// The footer's first words while the approval modal swallows keys typed ahead.
+pub const KEYS_IGNORED: &str = "keys ignored: read first";
 pub const FOOTER_REASON: &[(&str, &str)] = &[("Enter", "reject with this reason"), ("Esc", "back")];
 
 pub const NEW_OUTPUT: &str = " ▼ new output below — End to follow ";

@@ -65,6 +65,17 @@ pub fn ctrl(c: char) -> AppEvent {
     })
 }
 
+/// `ev` one second after the last key, with a frame drawn a second before it: what a user who
+/// read the approval modal before answering does (its key gate lets the key through).
+pub fn deliberate(app: &mut App, ev: AppEvent) -> Vec<super::app::Effect> {
+    let second = std::time::Duration::from_secs(1);
+    let before = app
+        .last_key()
+        .map_or_else(std::time::Instant::now, |t| t + second);
+    app.frame_drawn(before);
+    app.update_at(ev, before + second)
+}
+
 pub fn typed(app: &mut App, s: &str) {
     for c in s.chars() {
         app.update(key(KeyCode::Char(c)));

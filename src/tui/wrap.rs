@@ -18,6 +18,8 @@
 //! - Width 0 is treated as 1. No output line is ever wider than the width. The only loss of
 //!   text: a cluster wider than the whole room left for text (a two-column character when only
 //!   one column is available) is replaced by `�` (one column).
+//! - Tabs are drawn as a dim `→` padded to the next tab stop ([`super::tabs`]) before anything
+//!   is measured; no output line contains a tab.
 //! - Prefixes (indents, list markers, quote bars) are clipped so that at least
 //!   `min(width, 2)` columns stay available for text; see [`available_width`].
 
@@ -322,6 +324,7 @@ pub(crate) fn wrap_prefixed(
     first: &[Span<'static>],
     rest: &[Span<'static>],
 ) -> Vec<Line<'static>> {
+    let line = &*super::tabs::expand_tabs(line);
     let mut b = Builder::new(line, width, first, rest);
     if b.first_w + spans_width(&line.spans) <= b.width {
         return b.whole();
@@ -411,6 +414,7 @@ pub(crate) fn hard_wrap_prefixed(
     first: &[Span<'static>],
     rest: &[Span<'static>],
 ) -> Vec<Line<'static>> {
+    let line = &*super::tabs::expand_tabs(line);
     let mut b = Builder::new(line, width, first, rest);
     if b.first_w + spans_width(&line.spans) <= b.width {
         return b.whole();

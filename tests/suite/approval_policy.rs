@@ -282,9 +282,9 @@ async fn in_the_tui_a_rule_saved_from_the_modal_is_written_and_asks_no_more() {
     let tui = crate::support::tui::Tui::start(&fx.base_url(), &[]);
     tui.ready().await;
     tui.send("list the files").await;
-    tui.wait_for("[s] save a rule").await;
+    tui.wait_for_modal("[s] save a rule").await;
     tui.keys(&["s"]);
-    let screen = tui.wait_for("match = \"ls -la\"").await;
+    let screen = tui.wait_for_modal("match = \"ls -la\"").await;
     assert!(
         screen.contains("[2] `run_command match \"ls *\" → allow`"),
         "{screen}"

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
+use sayso::config::opts::Opts;
 use sayso::events::CallEnd;
 use sayso::tools::approval::{Interaction, Mode};
 use sayso::tools::builtin;
@@ -17,9 +18,17 @@ use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::{run as run_bin, sayso};
 
-/// An engine with the built-in registry, everything active.
+/// An engine with the built-in registry, everything active; fetch_webpage may reach the
+/// loopback servers these tests run (`allow_private_addresses`).
 fn engine(cwd: &std::path::Path, ctx: ToolContext) -> Engine {
-    let registry = builtin::registry();
+    let mut registry = builtin::registry();
+    registry.set_config_opts(
+        "fetch_webpage",
+        Opts {
+            allow_private_addresses: Some(true),
+            ..Opts::default()
+        },
+    );
     let active = registry.entries().map(|(n, _)| n.to_owned()).collect();
     Engine::new(EngineSetup {
         registry: Arc::new(registry),
@@ -149,7 +158,12 @@ fn fetches_on_separate_runtimes_share_one_client_with_its_settings() {
             .build()
             .unwrap();
         let (content, display) = runtime
-            .block_on(builtin::fetch_webpage::fetch(&format!("{base}/old")))
+            .block_on(builtin::fetch_webpage::fetch(
+                &format!("{base}/old"),
+                builtin::fetch_webpage::FetchPolicy {
+                    allow_private_addresses: true,
+                },
+            ))
             .unwrap();
         assert_eq!(
             content,

@@ -30,5 +30,7 @@ mod stream_quirks;
 mod trust_git;
 mod trust_rules;
 mod trust_approvals;
+mod trust_modal;
+mod trust_network;
 mod tui_e2e;
 mod tui_footprint;

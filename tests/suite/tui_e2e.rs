@@ -66,7 +66,7 @@ async fn accept_runs_the_command_and_reports_it_to_the_model() {
     let tui = Tui::start(&fx.base_url(), &[]);
     tui.ready().await;
     tui.send("make a file").await;
-    let screen = tui.wait_for("Approval needed").await;
+    let screen = tui.wait_for_modal("Approval needed").await;
     assert!(
         screen.contains("Run the command `touch accepted.txt`?"),
         "{screen}"
@@ -102,7 +102,7 @@ async fn reject_with_a_typed_reason_sends_the_reason_to_the_model() {
     let tui = Tui::start(&fx.base_url(), &[]);
     tui.ready().await;
     tui.send("make a file").await;
-    tui.wait_for("Approval needed").await;
+    tui.wait_for_modal("Approval needed").await;
     tui.keys(&["r"]);
     tui.wait_for("Reason for rejecting").await;
     tui.type_text("not in this repo");
@@ -135,7 +135,7 @@ async fn cancel_first_of_three(fx: &Fixture) -> Tui {
     let tui = Tui::start(&fx.base_url(), &[]);
     tui.ready().await;
     tui.send("make three files").await;
-    tui.wait_for("Approval needed — 1 of 3").await;
+    tui.wait_for_modal("Approval needed — 1 of 3").await;
     tui.keys(&["c"]);
     tui.wait_for("tool calls cancelled; your turn").await;
     tui.wait_for("Ctrl+D quit").await;
@@ -212,7 +212,7 @@ async fn always_accept_lets_the_queued_duplicate_run_without_asking() {
     let tui = Tui::start(&fx.base_url(), &[]);
     tui.ready().await;
     tui.send("append twice").await;
-    let screen = tui.wait_for("Approval needed — 1 of 2").await;
+    let screen = tui.wait_for_modal("Approval needed — 1 of 2").await;
     assert!(
         screen.contains("[a] remembers exactly `echo same >> twice.txt`"),
         "{screen}"

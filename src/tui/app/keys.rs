@@ -37,7 +37,13 @@ impl App {
         }
     }
 
-    pub(super) fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+    /// A key pressed at `now`; `previous` is when the key before it was.
+    pub(super) fn on_key(
+        &mut self,
+        key: KeyEvent,
+        now: Instant,
+        previous: Option<Instant>,
+    ) -> Vec<Effect> {
         if let Some(form) = self.form.as_mut() {
             if form.handle_key(key) {
                 self.form = None;
@@ -60,7 +66,7 @@ impl App {
         }
         if let Some(modal) = self.modal.as_mut() {
             let mut saved = None;
-            if let Some(choice) = modal.handle_key(key) {
+            if let Some(choice) = modal.handle_key_at(key, now, previous) {
                 saved = modal.take_saved();
                 modal.answer(choice);
                 self.modal = self

@@ -16,6 +16,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App) {
         None => strings::FOOTER_IDLE,
     };
     let mut spans = Vec::new();
+    if app.modal().is_some_and(|m| m.keys_ignored()) {
+        spans.push(Span::styled(strings::KEYS_IGNORED, app.theme().notice));
+        spans.push(Span::styled("  ", app.theme().footer));
+    }
     for (i, (key, what)) in hints.iter().enumerate() {
         if i > 0 {
             spans.push(Span::styled("  ", app.theme().footer));

@@ -17,6 +17,10 @@ use pretty_assertions::assert_eq;
 /// How long any one wait may take before the test fails with the screen it last saw.
 pub const WAIT: Duration = Duration::from_secs(20);
 pub const POLL: Duration = Duration::from_millis(50);
+/// How long a test lets the approval modal be read before answering it: a key answers only
+/// once the modal has been on screen 0.5 s and the keyboard has been quiet 0.3 s (keys before
+/// are swallowed), so a test waits past both, with room for a slow frame.
+pub const MODAL_READ: Duration = Duration::from_millis(800);
 pub const WIDTH: u16 = 100;
 pub const HEIGHT: u16 = 30;
 
@@ -189,6 +193,14 @@ impl Tui {
     pub async fn wait_for(&self, text: &str) -> String {
         self.wait_until(&format!("{text:?}"), |s| s.contains(text))
             .await
+    }
+
+    /// Waits for `text` on the approval modal, then [`MODAL_READ`], so that the next key
+    /// answers it (what a user who reads it first does).
+    pub async fn wait_for_modal(&self, text: &str) -> String {
+        let screen = self.wait_for(text).await;
+        tokio::time::sleep(MODAL_READ).await;
+        screen
     }
 
     /// The UI is up and waiting for input.
