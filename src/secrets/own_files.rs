@@ -120,6 +120,8 @@ fn system_file_system(file: &std::fs::File) -> Option<&'static str> {
         return None;
     }
     // SAFETY: fstatfs succeeded, so it filled `st`.
+    // `f_type`'s type differs between architectures.
+    #[allow(clippy::unnecessary_cast)]
     let kind = unsafe { st.assume_init() }.f_type as i64;
     match kind {
         PROC_SUPER_MAGIC => Some("proc"),

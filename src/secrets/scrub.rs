@@ -69,7 +69,7 @@ impl Scrubber {
             }
             self.needles.push((secret.label.clone(), form));
         }
-        self.needles.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+        self.needles.sort_by_key(|n| std::cmp::Reverse(n.1.len()));
     }
 
     pub fn is_empty(&self) -> bool {
