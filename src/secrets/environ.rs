@@ -7,6 +7,7 @@
 //! Must run before any other thread starts: it changes the environment. Not here: which names
 //! are secret (the config), and reading them afterwards ([`super::Vault`]).
 
+#[cfg(unix)]
 use std::ffi::{CStr, c_char};
 
 /// Takes each variable in `names` out of the environment and overwrites its bytes; returns the
@@ -21,14 +22,12 @@ pub unsafe fn take(names: &[String]) -> Vec<(String, String)> {
         if name.is_empty() || name.contains(['=', '\0']) {
             continue;
         }
+        let Some(value) = std::env::var_os(name) else {
+            continue;
+        };
+        taken.push((name.clone(), value.to_string_lossy().into_owned()));
         // SAFETY: the caller guarantees no other thread touches the environment.
         let entries = unsafe { entries_named(name) };
-        if entries.is_empty() {
-            continue;
-        }
-        if let Some(value) = std::env::var_os(name) {
-            taken.push((name.clone(), value.to_string_lossy().into_owned()));
-        }
         // SAFETY: as above.
         unsafe { std::env::remove_var(name) };
         for entry in entries {
@@ -57,14 +56,22 @@ pub fn forbid_dumps() {
     }
 }
 
+#[cfg(unix)]
 unsafe extern "C" {
     static mut environ: *mut *mut c_char;
+}
+
+/// Elsewhere the variables are removed, and no block is overwritten.
+#[cfg(not(unix))]
+unsafe fn entries_named(_name: &str) -> Vec<(usize, usize)> {
+    Vec::new()
 }
 
 /// The address and length of every `NAME=…` entry of the environment for `name`.
 ///
 /// # Safety
 /// No other thread may change the environment while this runs.
+#[cfg(unix)]
 unsafe fn entries_named(name: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let prefix = format!("{name}=");

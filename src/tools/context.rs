@@ -1,7 +1,8 @@
 //! What a call can reach besides its arguments: the chat's file ledger (the content each file
 //! had when the model last read or wrote it, so an edit can refuse a file that changed since),
 //! the question channel used by `ask_questions`, the memory directory, sayso's own paths (which
-//! file tools may not write unasked) and the secret variables tool commands must not inherit.
+//! file tools may not write unasked) and the secret variables tool commands must not inherit
+//! (the config's, and any other `crate::secrets` withholds).
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -94,11 +95,18 @@ pub struct QuestionRequest {
 pub type QuestionSender = mpsc::UnboundedSender<QuestionRequest>;
 
 impl ToolContext {
-    /// The environment changes every tool process gets: the provider keys removed.
+    /// The environment changes every tool process gets: the secret variables removed (the
+    /// provider keys, MCP `headers_env` variables; see `crate::secrets`).
     pub fn child_env(&self) -> crate::tools::shell::ChildEnv {
+        let mut remove = self.secret_env.clone();
+        remove.extend(
+            crate::secrets::withheld_env()
+                .into_iter()
+                .filter(|n| !self.secret_env.contains(n)),
+        );
         crate::tools::shell::ChildEnv {
             set: Vec::new(),
-            remove: self.secret_env.clone(),
+            remove,
         }
     }
 }
@@ -113,6 +121,6 @@ pub struct ToolContext {
     pub memory_dir: PathBuf,
     /// sayso's own directories and config files: file tools always ask before writing there.
     pub own_paths: Vec<PathBuf>,
-    /// Environment variables no tool command may see (the provider keys).
+    /// Environment variables no tool command may see (the provider keys, MCP `headers_env`).
     pub secret_env: Vec<String>,
 }
