@@ -7,7 +7,7 @@ use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
 use crate::tools::approval::{CallFacts, Decision};
 use crate::tools::requests::{Ask, Remember};
 use crate::tools::runner::{guarded, panic_message};
-use crate::tools::tool::{Invocation, Tool, ToolOutput};
+use crate::tools::tool::{Invocation, Preview, Tool, ToolOutput};
 
 impl Batch {
     pub(super) fn facts(&self, tool: &dyn Tool, inv: &Invocation, cmd_string: &str) -> CallFacts {
@@ -157,7 +157,10 @@ impl Batch {
             cmd_string: cmd_string.to_owned(),
             prompt,
             args: inv.args.clone(),
-            preview: caught(|| tool.preview(inv)).ok().flatten(),
+            preview: caught(|| tool.preview(inv))
+                .ok()
+                .flatten()
+                .map(Preview::scrubbed),
             judge_reason,
             caution,
             position: self.cursor + 1,
