@@ -27,5 +27,6 @@ mod search_tools;
 mod sessions_e2e;
 mod sse_property;
 mod stream_quirks;
+mod trust_secrets;
 mod tui_e2e;
 mod tui_footprint;
