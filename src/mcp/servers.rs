@@ -112,6 +112,11 @@ fn spec_of(c: &McpServerConfig, secret_env: &[String]) -> Result<ServerSpec, Str
 
 impl Server {
     fn set(&self, status: Status, conn: Option<Arc<Connection>>, tools: Vec<ToolInfo>) {
+        // A failure may quote the server's stderr: no secret is shown from it.
+        let status = match status {
+            Status::Failed(why) => Status::Failed(crate::secrets::scrub_owned(why)),
+            other => other,
+        };
         let offered: Vec<Offered> = tools.iter().map(|t| offer(&self.config.name, t)).collect();
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.skipped = offered.iter().filter_map(|o| o.skipped.clone()).collect();
