@@ -11,7 +11,9 @@
 //!    is a symlink to a file outside the project pulled that file in.
 //! 5. / 6. (the secret half) The key sat in sayso's own environment block, so any way of
 //!    reading `/proc/<sayso pid>/environ` (a symlink into `/proc`, an allow rule for `cat *`)
-//!    returned it: now the block holds no secret at all, even for root.
+//!    returned it: now the block holds no secret at all, even for root (read by the test, by
+//!    `cat /proc/$PPID/environ` in trust mode, and through a `cat *` allow rule and a
+//!    `procfs -> /proc` symlink).
 //! 12. An MCP `headers_env` token was inherited by every tool command and every stdio MCP
 //!     server.
 //! 13. `read_file` of the user's config (read-only, so unasked) returned the `[provider]
@@ -26,7 +28,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::fixture::sse::tool_call_reply as call_reply;
-use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::fixture::{Fixture, Reply, Step, sse};
 use crate::support::{home_with, run, sayso};
 
 const KEY: &str = "sk-live-0123456789abcdef";
@@ -372,4 +374,71 @@ async fn a_secret_env_naming_no_env_key_is_a_config_error() {
         "{}",
         out.stderr
     );
+}
+
+/// (5/6, the secret half) Whatever lets a command read sayso's environment — here an allow rule
+/// for `cat *` (the modal proposes it for any `cat FILE`), directly and through a committed
+/// `procfs -> /proc` symlink — it finds no secret there. (Whether such a rule still covers the
+/// read is root 3's part: either way no key comes back.)
+#[tokio::test]
+async fn an_allowed_cat_of_the_environment_of_sayso_finds_no_key() {
+    let fx = Fixture::start().await;
+    // The first reply waits until the test knows sayso's pid and has scripted the second.
+    let gate = std::sync::Arc::new(tokio::sync::Notify::new());
+    let Reply::Stream(steps) = call_reply(&[(
+        "c0",
+        "run_command",
+        json!({"cmd": "cat notes.txt", "flag": null}),
+    )]) else {
+        panic!("a streamed reply");
+    };
+    fx.push(Reply::Stream(
+        std::iter::once(Step::Gate(gate.clone()))
+            .chain(steps)
+            .collect(),
+    ));
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("notes.txt"), "notes\n").unwrap();
+    std::os::unix::fs::symlink("/proc", project.path().join("procfs")).unwrap();
+    let h = home_with(
+        &fx.base_url(),
+        "[judge]\nenabled = false\n[[approvals.rules]]\ntool = \"run_command\"\nmatch = \"cat *\"\ndecision = \"allow\"\n",
+    );
+    let (name, value) = CANARY.split_once('=').unwrap();
+    let mut cmd = sayso(h.path());
+    cmd.args(["-p", "go", "-C"])
+        .arg(project.path())
+        .env("OPENAI_API_KEY", KEY)
+        .env(name, value)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().expect("start sayso");
+    let pid = child.id().expect("pid");
+    fx.push(call_reply(&[
+        (
+            "c1",
+            "run_command",
+            json!({"cmd": format!("cat /proc/{pid}/environ"), "flag": null}),
+        ),
+        (
+            "c2",
+            "run_command",
+            json!({"cmd": format!("cat procfs/{pid}/environ"), "flag": null}),
+        ),
+    ]));
+    fx.push(Reply::Stream(sse::text_reply(&["done"])));
+    gate.notify_one();
+    let out = child.wait_with_output().await.unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        result_of(&fx, "c0").contains("notes"),
+        "the rule allows cat: {}",
+        result_of(&fx, "c0")
+    );
+    for id in ["c1", "c2"] {
+        let content = result_of(&fx, id);
+        for leak in [KEY, "OPENAI_API_KEY", "[secret"] {
+            assert!(!content.contains(leak), "{id}: {leak}: {content}");
+        }
+    }
 }
