@@ -154,7 +154,8 @@ async fn agents_files_linking_to_process_data_or_out_of_the_project_never_reach_
 /// (5/6, the secret half) While sayso runs, its own environment block holds no secret: the
 /// test reads `/proc/<sayso pid>/environ` itself, and so does a command run in trust mode. The
 /// block still holds the other variables, and the command's output has no marker either: the
-/// secret is gone from the block, not scrubbed from the output.
+/// secret is gone from the block, not scrubbed from the output. Run as another user than root,
+/// the block cannot be read at all (sayso is non-dumpable): that is checked instead.
 #[tokio::test]
 async fn the_environment_block_of_sayso_holds_no_secret_while_it_runs() {
     let fx = Fixture::start().await;
@@ -190,19 +191,30 @@ async fn the_environment_block_of_sayso_holds_no_secret_while_it_runs() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let block = std::fs::read(format!("/proc/{pid}/environ")).expect("read sayso's environ");
-    let block = String::from_utf8_lossy(&block);
-    assert!(block.contains(CANARY), "the block was read: {block:?}");
-    for secret in [KEY, MCP_TOKEN, "OPENAI_API_KEY=", "REMOTE_MCP_AUTH="] {
-        assert!(!block.contains(secret), "{secret} in sayso's environ");
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let read = std::fs::read(format!("/proc/{pid}/environ"));
+    if root {
+        let block = read.expect("root reads sayso's environ");
+        let block = String::from_utf8_lossy(&block);
+        assert!(block.contains(CANARY), "the block was read: {block:?}");
+        for secret in [KEY, MCP_TOKEN, "OPENAI_API_KEY=", "REMOTE_MCP_AUTH="] {
+            assert!(!block.contains(secret), "{secret} in sayso's environ");
+        }
+    } else {
+        // Not root: sayso is non-dumpable, so even its own user cannot read the block.
+        let err = read.expect_err("a non-dumpable process's environ is closed to its user");
+        assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied, "{err}");
     }
     let out = child.wait_with_output().await.unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let c1 = result_of(&fx, "c1");
-    assert!(
-        c1.contains(CANARY),
-        "the command read sayso's environ: {c1}"
-    );
+    if root {
+        assert!(
+            c1.contains(CANARY),
+            "the command read sayso's environ: {c1}"
+        );
+    }
     for leak in [
         KEY,
         MCP_TOKEN,
