@@ -1,5 +1,5 @@
-//! The `sayso` binary: parse the command line, start the async runtime, hand over to
-//! [`sayso::launch`].
+//! The `sayso` binary: parse the command line, take the secrets out of the environment (while
+//! no other thread runs), start the async runtime, hand over to [`sayso::launch`].
 
 use std::process::ExitCode;
 

@@ -1,5 +1,6 @@
-//! What the binary does once the command line is parsed: run a subcommand, or start a chat —
-//! the TUI or headless — with its configuration, its tools and its session.
+//! What the binary does once the command line is parsed: take the secret variables out of the
+//! environment before any thread starts ([`protect_secrets`]), then run a subcommand, or start a
+//! chat — the TUI or headless — with its configuration, its tools and its session.
 //!
 //! - [`chat`]: the TUI and `-p`: config, the demo endpoint, the agent, sessions and resume.
 //! - [`local`]: no endpoint configured: the servers found on this machine, suggested or picked.
