@@ -6,6 +6,9 @@
 //! - [`provider`]: the OpenAI-compatible client: request, SSE framing, lenient chunk decoding,
 //!   delta assembly, retries, the models list, each model's context window, and the model
 //!   servers running on this machine (for a first run with nothing configured).
+//! - [`secrets`]: the process's secret values (keys, header values, MCP tokens): taken out of
+//!   the environment at start, scrubbed from whatever a tool or a file brings in; and the check
+//!   on files sayso reads on its own account (no `/proc`, `/sys`, `/dev`).
 //! - [`config`]: layered TOML configuration (defaults → user → project → env → CLI), with
 //!   file:line errors and the project-file limits; tool opts are plain data here.
 //! - [`events`]: what leaves the agent: one typed event stream and its sink, how a call and a
@@ -36,6 +39,7 @@ pub mod launch;
 pub mod logging;
 pub mod mcp;
 pub mod provider;
+pub mod secrets;
 pub mod session;
 pub mod signals;
 pub mod tools;

@@ -1,5 +1,5 @@
-//! The `sayso` binary: parse the command line, start the async runtime, hand over to
-//! [`sayso::launch`].
+//! The `sayso` binary: parse the command line, take the secrets out of the environment (while
+//! no other thread runs), start the async runtime, hand over to [`sayso::launch`].
 
 use std::process::ExitCode;
 
@@ -11,6 +11,8 @@ use sayso::exit;
 fn main() -> ExitCode {
     sayso::provider::http::install_crypto_provider();
     let cli = Cli::parse();
+    // SAFETY: no other thread runs yet (the runtime starts below).
+    unsafe { sayso::launch::protect_secrets(&cli) };
     // Headless runs on one thread. The TUI keeps its own thread for input and drawing, and the
     // agent (streams, tools) on worker threads.
     let interactive = !cli.print && cli.command.is_none();

@@ -8,8 +8,16 @@
 //! says so in the text and in [`Instructions::notes`], which `/context` and the start notice
 //! show. The git branch is read from `.git/HEAD` directly: no git process runs in a repository
 //! nobody vetted yet.
+//!
+//! Every file is read through `secrets::own_files`: an `AGENTS.md` (or `.git/HEAD`) must resolve
+//! to a regular file outside `/proc`, `/sys` and `/dev`, and an `AGENTS.md` inside the project
+//! (its git root, else the working directory) or the user's config directory; one that does not
+//! is left out with a note saying why, never its content. Secret values (`crate::secrets`) in
+//! what is read are replaced by their marker.
 
 use std::path::{Path, PathBuf};
+
+use crate::secrets::own_files::{self, Refused};
 
 /// All `AGENTS.md` text together stays under this (about 4k tokens).
 pub const MAX_INSTRUCTIONS: usize = 16 * 1024;
@@ -45,13 +53,13 @@ pub fn git_root(cwd: &Path) -> Option<PathBuf> {
 pub fn git_branch(root: &Path) -> Option<String> {
     let dot_git = root.join(".git");
     let git_dir = if dot_git.is_file() {
-        let pointer = std::fs::read_to_string(&dot_git).ok()?;
+        let pointer = own_files::read_to_string(&dot_git, &[]).ok()?;
         let target = pointer.strip_prefix("gitdir:")?.trim();
         root.join(target)
     } else {
         dot_git
     };
-    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = own_files::read_to_string(&git_dir.join("HEAD"), &[]).ok()?;
     let head = head.trim();
     match head.strip_prefix("ref: ") {
         Some(r) => Some(r.strip_prefix("refs/heads/").unwrap_or(r).to_owned()),
@@ -103,23 +111,20 @@ pub fn instruction_paths(cwd: &Path, user_config_dir: &Path) -> Vec<PathBuf> {
 /// Loads the environment block and the instructions for `cwd`.
 pub fn load(cwd: &Path, user_config_dir: &Path, date: &str) -> Instructions {
     let mut out = Instructions {
-        environment: environment(cwd, date),
+        environment: crate::secrets::scrub_owned(environment(cwd, date)),
         ..Instructions::default()
     };
     let mut room = MAX_INSTRUCTIONS;
     let mut parts = Vec::new();
+    let project = git_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+    let within = [project.as_path(), user_config_dir];
     for path in instruction_paths(cwd, user_config_dir) {
-        let Ok(meta) = std::fs::metadata(&path) else {
-            continue;
-        };
-        if !meta.is_file() {
-            continue;
-        }
-        let text = match std::fs::read(&path) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-            Err(e) => {
+        let text = match own_files::read_to_string(&path, &within) {
+            Ok(text) => crate::secrets::scrub_owned(text),
+            Err(Refused::Missing) => continue,
+            Err(Refused::Refused(why)) => {
                 out.notes
-                    .push(format!("cannot read {}: {e}", path.display()));
+                    .push(format!("{} was not read: {why}", path.display()));
                 continue;
             }
         };
@@ -206,6 +211,32 @@ mod tests {
         );
         assert!(i.environment.contains("date: 2026-12-01"));
         assert!(i.notes.is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_agents_file_linking_to_process_data_or_out_of_the_project_is_left_out_with_a_note() {
+        let home = tempfile::tempdir().unwrap();
+        let user = home.path().join("config");
+        let repo = home.path().join("repo");
+        let sub = repo.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(&user).unwrap();
+        std::fs::write(home.path().join("elsewhere.md"), "Outside the project.").unwrap();
+        std::os::unix::fs::symlink("/proc/self/environ", repo.join("AGENTS.md")).unwrap();
+        std::os::unix::fs::symlink(home.path().join("elsewhere.md"), sub.join("AGENTS.md"))
+            .unwrap();
+        // HEAD pointing at process data gives no branch rather than its text.
+        std::os::unix::fs::symlink("/proc/self/environ", repo.join(".git/HEAD")).unwrap();
+        let i = load(&sub, &user, "2026-12-01");
+        assert_eq!(i.text, "", "nothing was read");
+        assert!(i.files.is_empty());
+        assert_eq!(i.notes.len(), 2, "{:?}", i.notes);
+        assert!(i.notes[0].contains("under /proc"), "{:?}", i.notes);
+        assert!(i.notes[1].contains("outside"), "{:?}", i.notes);
+        assert!(!i.environment.contains("branch"), "{}", i.environment);
+        assert!(!i.environment.contains("PATH="), "{}", i.environment);
     }
 
     #[test]

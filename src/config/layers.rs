@@ -14,6 +14,7 @@ use super::error::{ConfigError, find_key_line, syntax_error};
 use super::file::FileConfig;
 use super::project::ProjectWindows;
 use super::{Dirs, Env, Overrides, project};
+use crate::secrets::own_files::{self, Refused};
 
 /// One config file: where it is, its text (to point errors at lines) and what it says.
 pub(super) struct Layer {
@@ -69,16 +70,23 @@ pub(super) fn read_layers(o: &Overrides, env: &dyn Env) -> Result<ReadLayers, Co
     })
 }
 
+/// One file, read only when it resolves to a regular file outside `/proc`, `/sys` and `/dev`
+/// (`secrets::own_files`): a project's `.sayso/config.toml -> /proc/self/environ` is an error
+/// naming the reason, never text to parse (and show in an error message).
 fn read_layer(path: &Path, required: bool) -> Result<Option<Layer>, ConfigError> {
-    let source = match std::fs::read_to_string(path) {
-        Ok(s) => s,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
-        Err(e) => {
-            return Err(ConfigError::Io {
-                path: path.to_owned(),
-                source: e,
-            });
+    let io = |source| ConfigError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let source = match own_files::read(path, &[]) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?,
+        Err(Refused::Missing) if !required => return Ok(None),
+        Err(Refused::Missing) => {
+            let e = std::fs::metadata(path).err();
+            return Err(io(e.unwrap_or_else(|| std::io::ErrorKind::NotFound.into())));
         }
+        Err(Refused::Refused(why)) => return Err(io(std::io::Error::other(why))),
     };
     let file =
         toml::from_str::<FileConfig>(&source).map_err(|e| syntax_error(path, &source, &e))?;

@@ -6,7 +6,8 @@
 //! [mcp_servers.github]
 //! command = "github-mcp-server"        # stdio: a program and its arguments…
 //! args = ["stdio"]
-//! env = { GITHUB_TOOLSETS = "repos" }  # added to its environment
+//! env = { GITHUB_TOOLSETS = "repos", GITHUB_TOKEN = "ghp_…" }  # added to its environment
+//! secret_env = ["GITHUB_TOKEN"]        # keys of `env` whose values are secrets
 //! # url = "https://example.com/mcp"    # …or streamable HTTP
 //! # headers_env = { Authorization = "GITHUB_AUTH" }  # header ← the variable holding its value
 //! startup_timeout = 20                 # seconds to start and answer `initialize`
@@ -18,6 +19,10 @@
 //! [mcp_servers.github.tools.create_issue]
 //! protect = true                       # per tool: require_approval_before, protect, judge
 //! ```
+//!
+//! Secret values (`crate::secrets`): each `headers_env` variable's value, and each `env` value
+//! whose key `secret_env` names. They reach only this server, are never inherited by another
+//! child, and are scrubbed from every tool's output, instructions and the session file.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -36,6 +41,9 @@ pub struct McpServerFile {
     pub args: Vec<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Keys of `env` whose values are secrets.
+    #[serde(default)]
+    pub secret_env: Vec<String>,
     pub cwd: Option<PathBuf>,
     pub url: Option<String>,
     #[serde(default)]
@@ -67,6 +75,8 @@ pub enum McpTransport {
         command: String,
         args: Vec<String>,
         env: BTreeMap<String, String>,
+        /// Keys of `env` whose values are secrets.
+        secret_env: Vec<String>,
         cwd: Option<PathBuf>,
     },
     Http {
@@ -101,6 +111,30 @@ pub struct McpServerConfig {
 }
 
 impl McpServerConfig {
+    /// The environment variables holding this server's secrets (`headers_env`).
+    pub fn secret_vars(&self) -> Vec<String> {
+        match &self.transport {
+            McpTransport::Http { headers_env, .. } => headers_env.values().cloned().collect(),
+            McpTransport::Stdio { .. } => Vec::new(),
+        }
+    }
+
+    /// This server's secret `env` values, with their labels (`mcp_servers.NAME.env.KEY`).
+    pub fn secret_values(&self) -> Vec<(String, String)> {
+        match &self.transport {
+            McpTransport::Stdio {
+                env, secret_env, ..
+            } => secret_env
+                .iter()
+                .filter_map(|k| {
+                    let v = env.get(k)?;
+                    Some((format!("mcp_servers.{}.env.{k}", self.name), v.clone()))
+                })
+                .collect(),
+            McpTransport::Http { .. } => Vec::new(),
+        }
+    }
+
     /// The approval settings of `tool` (the server's name for it). A tool the server marks
     /// destructive is protected unless the config says otherwise.
     pub fn approval_for(&self, tool: &str, destructive: bool) -> McpApproval {
@@ -172,10 +206,19 @@ fn server(
                     "headers are for `url` servers; a stdio server gets `env`".into(),
                 ));
             }
+            if let Some(k) = f.secret_env.iter().find(|k| !f.env.contains_key(*k)) {
+                return Err(invalid(
+                    "secret_env",
+                    format!(
+                        "`{k}` is not a key of `env` (secret_env names keys of `env` whose values are secrets)"
+                    ),
+                ));
+            }
             McpTransport::Stdio {
                 command: c.clone(),
                 args: f.args.clone(),
                 env: f.env.clone(),
+                secret_env: f.secret_env.clone(),
                 cwd: f.cwd.clone(),
             }
         }
@@ -186,10 +229,15 @@ fn server(
                     format!("`{u}` is not an http:// or https:// URL"),
                 ));
             }
-            if !f.args.is_empty() || !f.env.is_empty() || f.cwd.is_some() {
+            if !f.args.is_empty()
+                || !f.env.is_empty()
+                || !f.secret_env.is_empty()
+                || f.cwd.is_some()
+            {
                 return Err(invalid(
                     "args",
-                    "`args`, `env` and `cwd` are for stdio servers (`command`)".into(),
+                    "`args`, `env`, `secret_env` and `cwd` are for stdio servers (`command`)"
+                        .into(),
                 ));
             }
             McpTransport::Http {

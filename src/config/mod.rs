@@ -30,6 +30,7 @@ pub mod opts;
 pub mod paths;
 mod project;
 mod resolve;
+mod secret_values;
 pub mod sessions;
 mod validate;
 mod windows;
@@ -55,12 +56,15 @@ pub trait Env {
     fn var(&self, name: &str) -> Option<String>;
 }
 
-/// The real process environment.
+/// The real process environment. A secret variable taken out of it at start
+/// (`crate::secrets::seal`) is read from the value captured then.
 pub struct ProcessEnv;
 
 impl Env for ProcessEnv {
     fn var(&self, name: &str) -> Option<String> {
-        std::env::var(name).ok().filter(|v| !v.is_empty())
+        crate::secrets::env_var(name)
+            .or_else(|| std::env::var(name).ok())
+            .filter(|v| !v.is_empty())
     }
 }
 
@@ -139,9 +143,12 @@ pub struct Config {
     pub provider: ProviderSettings,
     /// The environment variable the key was read from (for messages; never the key).
     pub api_key_env: Option<String>,
-    /// Every variable a provider key may be read from (each `api_key_env` in the config, and
-    /// the default): tool commands never inherit them.
+    /// Every variable holding a secret — each `api_key_env` in the config, the default, each
+    /// MCP `headers_env` variable: no child process inherits them.
     pub secret_env: Vec<String>,
+    /// Every secret value the config knows of (the values of `secret_env`, provider header
+    /// values, MCP secrets): `crate::secrets` scrubs them from what tools return.
+    pub secrets: Vec<crate::secrets::Secret>,
     pub system_prompt: String,
     pub log_level: String,
     pub dirs: Dirs,
@@ -256,10 +263,18 @@ impl Config {
         let ui = validate::ui(&merged, origins)?;
         let judge = validate::judge(&merged, origins)?;
         let sessions = sessions::settings(&merged, origins)?;
+        let secret_env = validate::secret_env(&merged, api_key_env.as_deref(), &tools.mcp_servers);
+        let secrets = secret_values::collect(
+            &secret_env,
+            layers.iter().map(|l| &l.file),
+            &tools.mcp_servers,
+            env,
+        );
 
         Ok(Config {
             model,
-            secret_env: validate::secret_env(&merged, api_key_env.as_deref()),
+            secret_env,
+            secrets,
             provider,
             api_key_env,
             system_prompt: validate::system_prompt(&merged),

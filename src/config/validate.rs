@@ -306,9 +306,13 @@ pub(super) fn judge(
     })
 }
 
-/// Every variable a provider key may be read from: each `api_key_env` in the config, the one
-/// in use, and the default.
-pub(super) fn secret_env(merged: &FileConfig, key_env_in_use: Option<&str>) -> Vec<String> {
+/// Every variable holding a secret: each `api_key_env` in the config, the one in use, the
+/// default, and each MCP server's `headers_env` variable.
+pub(super) fn secret_env(
+    merged: &FileConfig,
+    key_env_in_use: Option<&str>,
+    servers: &[super::mcp::McpServerConfig],
+) -> Vec<String> {
     let mut secret_env: Vec<String> = merged
         .providers
         .values()
@@ -316,6 +320,7 @@ pub(super) fn secret_env(merged: &FileConfig, key_env_in_use: Option<&str>) -> V
         .filter_map(|p| p.api_key_env.clone())
         .chain(key_env_in_use.map(str::to_owned))
         .chain([DEFAULT_KEY_ENV.to_owned()])
+        .chain(servers.iter().flat_map(|s| s.secret_vars()))
         .collect();
     secret_env.sort();
     secret_env.dedup();

@@ -143,6 +143,7 @@ async fn load(
             }
         }
     }
+    super::keep_secrets(&config);
     if demo {
         config.provider.api_key = None;
         config.provider.name = "demo".into();

@@ -1,5 +1,6 @@
-//! What the binary does once the command line is parsed: run a subcommand, or start a chat —
-//! the TUI or headless — with its configuration, its tools and its session.
+//! What the binary does once the command line is parsed: take the secret variables out of the
+//! environment before any thread starts ([`protect_secrets`]), then run a subcommand, or start a
+//! chat — the TUI or headless — with its configuration, its tools and its session.
 //!
 //! - [`chat`]: the TUI and `-p`: config, the demo endpoint, the agent, sessions and resume.
 //! - [`local`]: no endpoint configured: the servers found on this machine, suggested or picked.
@@ -12,7 +13,7 @@ mod subcommands;
 use std::path::PathBuf;
 
 use crate::cli::{Cli, Command};
-use crate::config::Overrides;
+use crate::config::{Config, DEFAULT_KEY_ENV, Overrides, ProcessEnv};
 use crate::exit;
 
 /// Prints `sayso: error: MESSAGE` and gives back `code`.
@@ -46,19 +47,50 @@ fn overrides(cli: &Cli, cwd: PathBuf) -> Overrides {
     }
 }
 
+/// The working directory: `-C DIR`, else the current one.
+fn cwd(cli: &Cli) -> Result<PathBuf, String> {
+    match &cli.cwd {
+        Some(dir) => match std::fs::canonicalize(dir) {
+            Ok(d) if d.is_dir() => Ok(d),
+            _ => Err(format!("-C {}: not a directory", dir.display())),
+        },
+        None => Ok(std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))),
+    }
+}
+
+/// Takes the secret variables out of the environment and keeps the config's secrets (see
+/// [`crate::secrets`]). The config is loaded here only to learn which they are; one that does
+/// not load leaves the default key variable and `--api-key-env` (`run` reports its error).
+///
+/// # Safety
+/// No other thread may be running: call it from `main` before the async runtime starts.
+pub unsafe fn protect_secrets(cli: &Cli) {
+    let dir = cwd(cli).unwrap_or_else(|_| PathBuf::from("."));
+    let config = Config::load(&overrides(cli, dir), &ProcessEnv).ok();
+    let names = match &config {
+        Some(c) => c.secret_env.clone(),
+        None => [Some(DEFAULT_KEY_ENV.to_owned()), cli.api_key_env.clone()]
+            .into_iter()
+            .flatten()
+            .collect(),
+    };
+    // SAFETY: the caller guarantees that no other thread runs yet.
+    unsafe { crate::secrets::seal(&names) };
+    if let Some(c) = config {
+        keep_secrets(&c);
+    }
+}
+
+/// Adds a loaded config's secrets to the process's set.
+fn keep_secrets(config: &Config) {
+    crate::secrets::register(&config.secrets, &config.secret_env);
+}
+
 /// Runs what the command line asks for; returns the exit code.
 pub async fn run(cli: Cli) -> u8 {
-    let cwd = match &cli.cwd {
-        Some(dir) => match std::fs::canonicalize(dir) {
-            Ok(d) if d.is_dir() => d,
-            _ => {
-                return fail(
-                    exit::USAGE,
-                    format!("-C {}: not a directory", dir.display()),
-                );
-            }
-        },
-        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+    let cwd = match cwd(&cli) {
+        Ok(d) => d,
+        Err(e) => return fail(exit::USAGE, e),
     };
     let overrides = overrides(&cli, cwd);
     match &cli.command {

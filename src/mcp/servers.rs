@@ -72,7 +72,8 @@ pub struct Servers {
     stop: CancellationToken,
 }
 
-/// The spec the client connects with; `Err` when a header's variable is not set.
+/// The spec the client connects with; `Err` when a header's variable is not set. `secret_env`:
+/// the variables a stdio server must not inherit (the provider keys, every `headers_env`).
 fn spec_of(c: &McpServerConfig, secret_env: &[String]) -> Result<ServerSpec, String> {
     let transport = match &c.transport {
         McpTransport::Stdio {
@@ -80,6 +81,7 @@ fn spec_of(c: &McpServerConfig, secret_env: &[String]) -> Result<ServerSpec, Str
             args,
             env,
             cwd,
+            ..
         } => Transport::Stdio {
             command: command.clone(),
             args: args.clone(),
@@ -89,8 +91,9 @@ fn spec_of(c: &McpServerConfig, secret_env: &[String]) -> Result<ServerSpec, Str
         McpTransport::Http { url, headers_env } => {
             let mut headers = Vec::new();
             for (header, var) in headers_env {
-                let value = std::env::var(var)
-                    .map_err(|_| format!("${var} is not set (it holds the `{header}` header)"))?;
+                // The variable was taken out of the environment at start: its captured value.
+                let value = crate::config::Env::var(&crate::config::ProcessEnv, var)
+                    .ok_or_else(|| format!("${var} is not set (it holds the `{header}` header)"))?;
                 headers.push((header.clone(), value));
             }
             Transport::Http {
@@ -109,6 +112,11 @@ fn spec_of(c: &McpServerConfig, secret_env: &[String]) -> Result<ServerSpec, Str
 
 impl Server {
     fn set(&self, status: Status, conn: Option<Arc<Connection>>, tools: Vec<ToolInfo>) {
+        // A failure may quote the server's stderr: no secret is shown from it.
+        let status = match status {
+            Status::Failed(why) => Status::Failed(crate::secrets::scrub_owned(why)),
+            other => other,
+        };
         let offered: Vec<Offered> = tools.iter().map(|t| offer(&self.config.name, t)).collect();
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.skipped = offered.iter().filter_map(|o| o.skipped.clone()).collect();

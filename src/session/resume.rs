@@ -66,8 +66,10 @@ impl Builder {
         for call in std::mem::take(&mut self.open) {
             let ended = self.ended.remove(&call.id);
             let parts = self.parts.remove(&call.id).unwrap_or_default();
+            // A session saved before a secret was known (or by an older sayso) sends the model
+            // no secret either.
             let content = if ended.is_some() || !parts.is_empty() {
-                parts.join("\n\n")
+                crate::secrets::scrub_owned(parts.join("\n\n"))
             } else {
                 interrupted_text(&call.name)
             };

@@ -1,9 +1,10 @@
 //! What a call can reach besides its arguments: the chat's file ledger (the content each file
 //! had when the model last read or wrote it, so an edit can refuse a file that changed since),
 //! the question channel used by `ask_questions`, the memory directory, sayso's own paths (which
-//! file tools may not write unasked), the secret variables tool commands must not inherit, and
-//! the chat's approval rules (the same [`SharedRules`] the engine decides with), from which
-//! search tools and diffs learn the paths a deny rule keeps out of their results.
+//! file tools may not write unasked), the secret variables tool commands must not inherit
+//! (the config's, and any other `crate::secrets` withholds), and the chat's approval rules
+//! (the same [`SharedRules`] the engine decides with), from which search tools and diffs learn
+//! the paths a deny rule keeps out of their results.
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -98,11 +99,18 @@ pub struct QuestionRequest {
 pub type QuestionSender = mpsc::UnboundedSender<QuestionRequest>;
 
 impl ToolContext {
-    /// The environment changes every tool process gets: the provider keys removed.
+    /// The environment changes every tool process gets: the secret variables removed (the
+    /// provider keys, MCP `headers_env` variables; see `crate::secrets`).
     pub fn child_env(&self) -> crate::tools::shell::ChildEnv {
+        let mut remove = self.secret_env.clone();
+        remove.extend(
+            crate::secrets::withheld_env()
+                .into_iter()
+                .filter(|n| !self.secret_env.contains(n)),
+        );
         crate::tools::shell::ChildEnv {
             set: Vec::new(),
-            remove: self.secret_env.clone(),
+            remove,
         }
     }
 }
@@ -117,7 +125,7 @@ pub struct ToolContext {
     pub memory_dir: PathBuf,
     /// sayso's own directories and config files: file tools always ask before writing there.
     pub own_paths: Vec<PathBuf>,
-    /// Environment variables no tool command may see (the provider keys).
+    /// Environment variables no tool command may see (the provider keys, MCP `headers_env`).
     pub secret_env: Vec<String>,
     /// The approval rules in force: [`crate::tools::orchestrator::Engine::new`] puts its own
     /// here, so a rule saved during the chat reaches the tools too.

@@ -151,6 +151,7 @@ pub fn guard_env(filters: &[String]) -> ChildEnv {
             .filter(|v| !set.iter().any(|(s, _)| s == *v))
             .map(|v| (*v).to_owned()),
     );
+    remove.extend(crate::secrets::withheld_env());
     ChildEnv { set, remove }
 }
 

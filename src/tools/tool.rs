@@ -115,6 +115,20 @@ pub enum Preview {
     Text(String),
 }
 
+impl Preview {
+    /// Every secret value (`crate::secrets`) replaced by its marker: a preview shows file text.
+    pub fn scrubbed(self) -> Self {
+        use crate::secrets::scrub_owned;
+        match self {
+            Preview::Diff { path, diff } => Preview::Diff {
+                path,
+                diff: scrub_owned(diff),
+            },
+            Preview::Text(t) => Preview::Text(scrub_owned(t)),
+        }
+    }
+}
+
 /// Collects what one call reports (SPEC §4.4): `content` for the model, `display` for the user.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolOutput {
@@ -153,6 +167,22 @@ impl ToolOutput {
 
     pub fn parts(&self) -> &[(String, Option<String>)] {
         &self.parts
+    }
+
+    /// Every secret value (`crate::secrets`) replaced by its marker, in content and display.
+    pub fn scrubbed(self) -> Self {
+        Self {
+            parts: self
+                .parts
+                .into_iter()
+                .map(|(c, d)| {
+                    (
+                        crate::secrets::scrub_owned(c),
+                        d.map(crate::secrets::scrub_owned),
+                    )
+                })
+                .collect(),
+        }
     }
 
     /// Every part's content capped to `limit` characters (SPEC §8.3); display texts are kept.

@@ -66,7 +66,11 @@ pub(super) fn spawn(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    for name in &spec.secret_env {
+    for name in spec
+        .secret_env
+        .iter()
+        .chain(&crate::secrets::withheld_env())
+    {
         cmd.env_remove(name);
     }
     // Explicit configuration wins, even over a secret's removal.

@@ -3,7 +3,8 @@
 //!
 //! Unlike the reference tool it follows: `view_range` with end `-1` reads to the end;
 //! `insert_line` N inserts after line N (0 = at the start), as the schema says; `str_replace`
-//! needs exactly one match.
+//! needs exactly one match. A file is read only when it resolves to a regular file inside the
+//! memories directory (`secrets::own_files`).
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::provider::ToolSpec;
+use crate::secrets::own_files::{self, Refused};
 use crate::tools::tool::{
     CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
 };
@@ -47,6 +49,22 @@ pub fn resolve(root: &Path, path: &str) -> Result<PathBuf, String> {
     Ok(out)
 }
 
+/// A memory file's text, read only when it resolves to a regular file inside `root` (never
+/// through a symlink to `/proc/self/environ` or out of the directory); `missing` says what to
+/// answer when it does not exist or is not text.
+fn read_text(
+    root: &Path,
+    p: &Path,
+    path_arg: &str,
+    missing: impl Fn() -> String,
+) -> Result<String, String> {
+    match own_files::read(p, &[root]) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| missing()),
+        Err(Refused::Missing) => Err(missing()),
+        Err(Refused::Refused(why)) => Err(format!("{path_arg} was not read: {why}")),
+    }
+}
+
 fn arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
     args.get(key).and_then(Value::as_str)
 }
@@ -80,8 +98,9 @@ fn view(root: &Path, args: &Value, path_arg: &str) -> Result<(String, String), S
     if p.is_dir() {
         return view_dir(&p, path_arg);
     }
-    let text =
-        std::fs::read_to_string(&p).map_err(|_| format!("Path does not exist: {path_arg}"))?;
+    let text = read_text(root, &p, path_arg, || {
+        format!("Path does not exist: {path_arg}")
+    })?;
     let lines: Vec<&str> = text.lines().collect();
     let (start, end) = match args.get("view_range") {
         Some(Value::Array(r)) if r.len() == 2 => {
@@ -165,8 +184,9 @@ fn str_replace(root: &Path, args: &Value, path_arg: &str) -> Result<(String, Str
     if old.is_empty() {
         return Err("`old_str` must not be empty".into());
     }
-    let text = std::fs::read_to_string(&p)
-        .map_err(|_| format!("Path does not exist or is not a text file: {path_arg}"))?;
+    let text = read_text(root, &p, path_arg, || {
+        format!("Path does not exist or is not a text file: {path_arg}")
+    })?;
     match text.matches(old).count() {
         0 => Err(format!("String not found in {path_arg}: {old}")),
         1 => {
@@ -187,8 +207,9 @@ fn str_replace(root: &Path, args: &Value, path_arg: &str) -> Result<(String, Str
 /// file's final newline.
 fn insert(root: &Path, args: &Value, path_arg: &str) -> Result<(String, String), String> {
     let p = resolve(root, path_arg)?;
-    let text = std::fs::read_to_string(&p)
-        .map_err(|_| format!("Path does not exist or is not a text file: {path_arg}"))?;
+    let text = read_text(root, &p, path_arg, || {
+        format!("Path does not exist or is not a text file: {path_arg}")
+    })?;
     let insert = need(args, "insert_text")?;
     let line = args
         .get("insert_line")
@@ -336,6 +357,34 @@ mod tests {
         run(root, &args)
             .map(|(c, _)| c)
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_memory_file_linking_to_process_data_or_out_of_the_directory_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("memories");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(dir.path().join("outside.md"), "outside text").unwrap();
+        std::os::unix::fs::symlink("/proc/self/environ", root.join("env.md")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside.md"), root.join("out.md")).unwrap();
+        for (path, why) in [
+            ("/memories/env.md", "under /proc"),
+            ("/memories/out.md", "outside"),
+        ] {
+            for command in [
+                json!({"command": "view", "path": path}),
+                json!({"command": "str_replace", "path": path, "old_str": "PATH", "new_str": "x"}),
+                json!({"command": "insert", "path": path, "insert_line": 0, "insert_text": "x"}),
+            ] {
+                let e = run(&root, &command).unwrap_err();
+                assert!(e.contains("was not read") && e.contains(why), "{e}");
+            }
+        }
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("outside.md")).unwrap(),
+            "outside text"
+        );
     }
 
     #[test]

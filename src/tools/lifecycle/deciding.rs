@@ -7,7 +7,7 @@ use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
 use crate::tools::approval::{CallFacts, Decision, call_key};
 use crate::tools::requests::{Ask, Remember};
 use crate::tools::runner::{guarded, panic_message};
-use crate::tools::tool::{Invocation, Kind, Tool, ToolOutput};
+use crate::tools::tool::{Invocation, Kind, Preview, Tool, ToolOutput};
 
 impl Batch {
     pub(super) fn facts(&self, tool: &dyn Tool, inv: &Invocation, cmd_string: &str) -> CallFacts {
@@ -168,7 +168,10 @@ impl Batch {
             cmd_string: facts.cmd_string.clone(),
             prompt,
             args: inv.args.clone(),
-            preview: caught(|| tool.preview(inv)).ok().flatten(),
+            preview: caught(|| tool.preview(inv))
+                .ok()
+                .flatten()
+                .map(Preview::scrubbed),
             judge_reason,
             caution,
             position: self.cursor + 1,

@@ -1,5 +1,7 @@
-//! How calls end: one result per call (capped, with the stand-in when the tool recorded
-//! nothing) and its events, the calls a cancel or stop never reached, and the batch's result.
+//! How calls end: one result per call (secrets scrubbed, capped, with the stand-in when the
+//! tool recorded nothing) and its events, the calls a cancel or stop never reached, and the
+//! batch's result. This is the one place every tool's output passes before the model, the
+//! screen and the session see it: a secret value (`crate::secrets`) never gets past it.
 
 use super::{Batch, BatchResult, CallResult, Effect, Phase, no_output_text};
 use crate::events::{CallEnd, Event};
@@ -15,7 +17,8 @@ impl Batch {
             .ready
             .as_ref()
             .map_or(DEFAULT_LIMIT, |r| r.inv.opts.output_limit());
-        let mut out = std::mem::take(&mut self.out).capped(limit);
+        // Scrubbed before capping, so a cut cannot leave part of a secret.
+        let mut out = std::mem::take(&mut self.out).scrubbed().capped(limit);
         if out.is_empty() {
             out.add(no_output_text(&call.name), None);
         }

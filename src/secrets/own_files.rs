@@ -1,0 +1,212 @@
+//! Files sayso reads on its own account (instruction files, `.git/HEAD`, the memory tool's
+//! files, config files): each must resolve to a regular file outside `/proc`, `/sys` and `/dev`
+//! (and outside any procfs or sysfs mounted elsewhere), and, where the caller says so, inside
+//! given directories. A symlink `AGENTS.md -> /proc/self/environ` or to a file outside the project
+//! is refused with a reason, never read.
+//!
+//! The resolved path is opened without following a final symlink and checked again on the open
+//! file (its type, and on Linux its file system), so what is read is what was checked.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Why a file was not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// It does not exist (nor does what a symlink points to): usually no note is due.
+    Missing,
+    /// It exists and may not be read: the reason, for a note (never the content).
+    Refused(String),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::Missing => f.write_str("it does not exist"),
+            Refused::Refused(why) => f.write_str(why),
+        }
+    }
+}
+
+/// The system trees no file of sayso's own is ever read from.
+const SYSTEM_TREES: [&str; 3] = ["/proc", "/sys", "/dev"];
+
+/// `path` resolved, if sayso may read it: a regular file not under `/proc`, `/sys` or `/dev`, and
+/// inside one of `within` (resolved too) unless `within` is empty.
+pub fn check(path: &Path, within: &[&Path]) -> Result<PathBuf, Refused> {
+    let resolved = match std::fs::canonicalize(path) {
+        Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Refused::Missing),
+        Err(e) => return Err(Refused::Refused(format!("it cannot be resolved: {e}"))),
+    };
+    let shown = if resolved == path {
+        String::new()
+    } else {
+        format!(" (it resolves to {})", resolved.display())
+    };
+    if let Some(tree) = SYSTEM_TREES.iter().find(|t| resolved.starts_with(t)) {
+        return Err(Refused::Refused(format!(
+            "it is under {tree}{shown}: system and process data are never read"
+        )));
+    }
+    let meta = std::fs::metadata(&resolved)
+        .map_err(|e| Refused::Refused(format!("it cannot be read{shown}: {e}")))?;
+    if !meta.is_file() {
+        return Err(Refused::Refused(format!("it is not a regular file{shown}")));
+    }
+    if !within.is_empty() {
+        let inside = within
+            .iter()
+            .any(|dir| std::fs::canonicalize(dir).is_ok_and(|d| resolved.starts_with(d)));
+        if !inside {
+            let dirs: Vec<String> = within.iter().map(|d| d.display().to_string()).collect();
+            return Err(Refused::Refused(format!(
+                "it is outside {}{shown}",
+                dirs.join(" and ")
+            )));
+        }
+    }
+    Ok(resolved)
+}
+
+/// The bytes of `path`, if [`check`] allows it (checked again on the open file).
+pub fn read(path: &Path, within: &[&Path]) -> Result<Vec<u8>, Refused> {
+    let resolved = check(path, within)?;
+    let mut file = open_no_follow(&resolved)
+        .map_err(|e| Refused::Refused(format!("it cannot be read: {e}")))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| Refused::Refused(format!("it cannot be read: {e}")))?;
+    if !meta.is_file() {
+        return Err(Refused::Refused("it is not a regular file".into()));
+    }
+    if let Some(fs) = system_file_system(&file) {
+        return Err(Refused::Refused(format!(
+            "it is on a {fs} file system: system and process data are never read"
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Refused::Refused(format!("it cannot be read: {e}")))?;
+    Ok(bytes)
+}
+
+/// [`read`] as text (invalid UTF-8 replaced).
+pub fn read_to_string(path: &Path, within: &[&Path]) -> Result<String, Refused> {
+    read(path, within).map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// `proc` or `sysfs` when the open file lives on one (wherever it is mounted).
+#[cfg(target_os = "linux")]
+fn system_file_system(file: &std::fs::File) -> Option<&'static str> {
+    use std::os::fd::AsRawFd;
+    const PROC_SUPER_MAGIC: i64 = 0x9fa0;
+    const SYSFS_MAGIC: i64 = 0x6265_6572;
+    let mut st = std::mem::MaybeUninit::<libc::statfs>::uninit();
+    // SAFETY: `st` is a valid out-pointer for one statfs; the fd is open for the call.
+    let rc = unsafe { libc::fstatfs(file.as_raw_fd(), st.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: fstatfs succeeded, so it filled `st`.
+    // `f_type`'s type differs between architectures.
+    #[allow(clippy::unnecessary_cast)]
+    let kind = unsafe { st.assume_init() }.f_type as i64;
+    match kind {
+        PROC_SUPER_MAGIC => Some("proc"),
+        SYSFS_MAGIC => Some("sysfs"),
+        _ => None,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn system_file_system(_file: &std::fs::File) -> Option<&'static str> {
+    None
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn a_regular_file_inside_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "hi").unwrap();
+        let got = read_to_string(&dir.path().join("AGENTS.md"), &[dir.path()]);
+        assert_eq!(got, Ok("hi".to_owned()));
+        // A symlink to a file inside is fine.
+        symlink("AGENTS.md", dir.path().join("link.md")).unwrap();
+        assert!(read(&dir.path().join("link.md"), &[dir.path()]).is_ok());
+    }
+
+    #[test]
+    fn system_trees_are_refused_through_symlinks_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, target) in [
+            ("env", "/proc/self/environ"),
+            ("sys", "/sys/kernel"),
+            ("tty", "/dev/null"),
+        ] {
+            let link = dir.path().join(name);
+            symlink(target, &link).unwrap();
+            match read(&link, &[]) {
+                Err(Refused::Refused(why)) => {
+                    assert!(
+                        why.contains("never read") || why.contains("regular"),
+                        "{why}"
+                    );
+                }
+                other => panic!("{target}: {other:?}"),
+            }
+        }
+        let Err(Refused::Refused(why)) = read(Path::new("/proc/self/environ"), &[]) else {
+            panic!("read /proc/self/environ");
+        };
+        assert!(why.contains("under /proc"), "{why}");
+    }
+
+    #[test]
+    fn files_outside_the_given_directories_and_non_files_are_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "x").unwrap();
+        symlink(
+            outside.path().join("secret.txt"),
+            project.path().join("AGENTS.md"),
+        )
+        .unwrap();
+        let got = read(&project.path().join("AGENTS.md"), &[project.path()]);
+        assert!(
+            matches!(&got, Err(Refused::Refused(w)) if w.contains("outside")),
+            "{got:?}"
+        );
+        // Without a directory constraint it is a plain file.
+        assert!(read(&project.path().join("AGENTS.md"), &[]).is_ok());
+        std::fs::create_dir(project.path().join("dir")).unwrap();
+        assert!(matches!(
+            read(&project.path().join("dir"), &[]),
+            Err(Refused::Refused(_))
+        ));
+        assert_eq!(
+            read(&project.path().join("missing"), &[]),
+            Err(Refused::Missing)
+        );
+        symlink("nowhere", project.path().join("dangling")).unwrap();
+        assert_eq!(
+            read(&project.path().join("dangling"), &[]),
+            Err(Refused::Missing)
+        );
+    }
+}
