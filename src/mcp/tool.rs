@@ -7,9 +7,10 @@
 //! In auto mode a tool that is not read-only goes through the gates (`require_cmd_approval`):
 //! it has no safe list, so the judge vets it (when allowed) or the user is asked; "Always
 //! accept" and the judge's safe verdict remember the exact call — its name and every argument
-//! (`approval::call_key`), never the display line, which is cut at 200 characters. The judge
-//! reads every argument too; a call whose arguments are too long to show it is not judged
-//! (it asks).
+//! (`approval::call_key`). The call's text (`cmd_string`: what the modal and the transcript
+//! show, and what approval rules match) is that same whole call, never cut, so a rule or the
+//! user reads every argument. The judge reads every argument too; a call whose arguments are
+//! too long to show it is not judged (it asks).
 
 use std::sync::Arc;
 
@@ -60,17 +61,6 @@ impl McpTool {
 /// Arguments longer than this are not sent to the judge: the call asks instead.
 const JUDGE_ARGS_MAX: usize = 16 * 1024;
 
-/// The arguments as a short line for display: `{"path":"src"}`, cut at 200 characters. Never
-/// what is approved or judged.
-fn short_args(args: &Value) -> String {
-    let s = args.to_string();
-    if s.chars().count() > 200 {
-        format!("{}…", s.chars().take(200).collect::<String>())
-    } else {
-        s
-    }
-}
-
 impl Tool for McpTool {
     fn name(&self) -> &str {
         &self.name
@@ -101,7 +91,7 @@ impl Tool for McpTool {
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {
-        format!("{} {}", inv.name, short_args(&inv.args))
+        crate::tools::approval::call_key(&inv.name, Kind::Other, "", &inv.args)
     }
 
     fn judge_context(&self, inv: &Invocation) -> Option<String> {

@@ -132,8 +132,8 @@ pub enum Decision {
 /// What is remembered for one call of a tool remembered per call (`require_cmd_approval`):
 /// a shell tool's whole command (its `cmd_string` is exactly what runs, uncut), any other
 /// tool's name and its arguments as canonical JSON (keys sorted, no spaces, nothing cut). Two
-/// calls share a key only when they would do the same thing; a display string (an MCP call's
-/// is cut at 200 characters) is never a key.
+/// calls share a key only when they would do the same thing; a shortened display string is
+/// never a key (an MCP call's `cmd_string` is this key itself).
 pub fn call_key(tool: &str, kind: Kind, cmd_string: &str, args: &Value) -> String {
     if kind == Kind::Shell {
         return cmd_string.to_owned();
@@ -289,10 +289,11 @@ pub fn decide(
         return ask_user(Some(why.clone()), true);
     }
     if let Some(r) = rule.filter(|r| r.decision == RuleDecision::Ask) {
-        let why = facts
-            .caution
-            .clone()
-            .unwrap_or_else(|| format!("the rule {} asks", r.rule));
+        let asks = format!("the rule {} asks", r.rule);
+        let why = match &facts.caution {
+            Some(caution) => format!("{caution}; and {asks}"),
+            None => asks,
+        };
         return ask_user(Some(why), true);
     }
     if facts.allowed || rule.is_some_and(|r| r.decision == RuleDecision::Allow) {

@@ -11,6 +11,9 @@
 //!    unjudged. Now the whole canonical arguments are remembered, and the judge reads them all:
 //!    [`allow_remember_for_an_mcp_call_does_not_cover_one_that_differs_after_200_characters`],
 //!    [`the_judges_safe_verdict_for_an_mcp_call_does_not_cover_one_that_differs_after_200_characters`].
+//!    The call's text (what the modal shows and rules match) is the whole call too, so a deny
+//!    rule sees a word hidden behind 200 characters of padding:
+//!    [`a_deny_rule_on_an_mcp_call_sees_past_200_characters`].
 //! 7. **Control protocol: a late answer approves a different call.** Request ids were `apr-` +
 //!    the call id, and call ids repeated across replies (id-less calls were all `call_0`; some
 //!    servers reuse ids), so an `allow` arriving after `--approval-timeout` approved the next
@@ -212,9 +215,14 @@ async fn allow_remember_for_an_mcp_call_does_not_cover_one_that_differs_after_20
         2,
         "the second call must be asked about: {requests:?}"
     );
-    // The attack's premise: both calls look the same where the display is cut.
+    // The attack's premise was that both calls looked the same where the display was cut:
+    // now the display is the whole call, so the controller sees what differs.
     let display = |r: &Value| r["request"]["display"].as_str().unwrap().to_owned();
-    assert_eq!(display(requests[0]), display(requests[1]));
+    assert!(
+        display(requests[1]).contains("second.txt"),
+        "{}",
+        display(requests[1])
+    );
     assert_eq!(requests[1]["request"]["tool_input"], second);
     assert!(notes.path().join("first.txt").exists());
     assert!(
@@ -536,4 +544,30 @@ async fn the_tui_continues_a_trust_session_in_the_configs_mode_and_says_how_to_s
     assert!(screen.contains("Hello from before."), "{screen}");
     assert!(screen.contains(" BALANCED "), "{screen}");
     assert!(screen.contains("/mode trust"), "{screen}");
+}
+
+/// A deny rule on an MCP tool reads the whole call: a denied word hidden after 200 characters
+/// of padding (where the display used to be cut) is still denied.
+#[tokio::test]
+async fn a_deny_rule_on_an_mcp_call_sees_past_200_characters() {
+    let fx = Fixture::start().await;
+    let padded = json!({"content": format!("{} DROP", "A".repeat(250)), "path": "padded.txt"});
+    fx.push(call_reply(&[("c1", "notes__write", &padded)]));
+    fx.push(Reply::Stream(sse::text_reply(&["done"])));
+    let notes = tempfile::tempdir().unwrap();
+    let extra = format!(
+        "{}\n[[approvals.rules]]\ntool = \"notes__write\"\nmatch = \"* *DROP* *\"\ndecision = \"deny\"\n",
+        notes_server(notes.path())
+    );
+    let h = home_with(&fx.base_url(), &extra);
+    let mut cmd = sayso(h.path());
+    cmd.args(["-p", "--approval-mode", "trust", "go"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        !notes.path().join("padded.txt").exists(),
+        "the padded call ran past the deny rule"
+    );
+    let messages = tool_messages(&fx.requests().last().unwrap().body);
+    assert!(messages[0].1.contains("denied"), "{messages:?}");
 }

@@ -485,6 +485,10 @@ proptest! {
     fn a_quoted_argument_cannot_inject(s in "[^\\x00]*") {
         let command = format!("grep {} f", quote_arg(&s));
         prop_assert_eq!(split_segments(&command).map(|s| s.len()), Ok(1));
-        prop_assert!(is_safe(&command, &default_list()), "{:?}", check(&command, &default_list()));
+        // A word starting with `-` is an option to grep however it is quoted (`-R` follows
+        // symlinks); anything else stays one harmless argument.
+        if !s.starts_with('-') {
+            prop_assert!(is_safe(&command, &default_list()), "{:?}", check(&command, &default_list()));
+        }
     }
 }
