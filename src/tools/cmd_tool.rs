@@ -202,7 +202,7 @@ impl Tool for CmdTool {
             return Some(false);
         };
         Some(
-            unattended::system_path_refusal(&cmd, &inv.cwd).is_none()
+            unattended::system_path_refusal(&cmd, &inv.cwd, &inv.ctx.own_paths).is_none()
                 && unattended::safe_list_git_refusal(&cmd, &inv.cwd).is_none(),
         )
     }
@@ -212,7 +212,7 @@ impl Tool for CmdTool {
     fn caution(&self, inv: &Invocation) -> Option<String> {
         let cmd = self.build_command(&inv.args).ok()?;
         if self.text_safe(inv) == Some(true)
-            && unattended::system_path_refusal(&cmd, &inv.cwd).is_none()
+            && unattended::system_path_refusal(&cmd, &inv.cwd, &inv.ctx.own_paths).is_none()
         {
             return unattended::safe_list_git_refusal(&cmd, &inv.cwd);
         }

@@ -1,0 +1,90 @@
+//! Adversarial review of issue 18's secrets work, through the real binary and the fixture model
+//! over loopback TCP.
+//!
+//! The attack list:
+//!
+//! 1. The scrubber replaces exact occurrences only, and a safe-list command reshapes text at
+//!    will: in `--auto`, `grep -o . CONFIG` (one character a line), `head -c N CONFIG` and `tail
+//!    -c N CONFIG` ran unasked on the user's own config file and gave the model the `[provider]
+//!    headers` value, in pieces no exact match finds. A directory holding the config
+//!    (`grep -r -o . CONFIG_DIR/..`) did the same. Sayso's own files (its config, data and
+//!    state directories, the config files it read, and any directory holding one) are now not
+//!    safe for the safe list: the command asks.
+
+use serde_json::{Value, json};
+
+use crate::support::fixture::sse::tool_call_reply as call_reply;
+use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::{home_with, run, sayso};
+
+const HEADER_VALUE: &str = "hdr-team-secret-31415926";
+
+fn tool_messages(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap().to_owned(),
+                m["content"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Every character of `secret`, in order, with anything between them: the model can read it.
+fn spread_out(text: &str, secret: &str) -> bool {
+    let mut chars = text.chars();
+    secret.chars().all(|c| chars.any(|t| t == c))
+}
+
+/// (1) In `--auto`, safe-list commands that reshape the user's config never run unasked.
+#[tokio::test]
+async fn safe_list_commands_never_reshape_sayso_own_config_unasked() {
+    let fx = Fixture::start().await;
+    let h = home_with(
+        &fx.base_url(),
+        &format!("[provider.headers]\nX-Team-Token = \"{HEADER_VALUE}\"\n"),
+    );
+    let config = h.path().join("config/sayso/config.toml");
+    let config = config.display().to_string();
+    let config_dir = h.path().join("config").display().to_string();
+    let calls = [
+        ("c1", format!("grep -o . {config}")),
+        ("c2", format!("head -c 130 {config}")),
+        ("c3", format!("tail -c 30 {config}")),
+        ("c4", format!("grep -r -o . {config_dir}")),
+    ];
+    let calls: Vec<(&str, &str, Value)> = calls
+        .iter()
+        .map(|(id, c)| (*id, "run_command", json!({ "cmd": c })))
+        .collect();
+    fx.push(call_reply(&calls));
+    fx.push(Reply::Stream(sse::text_reply(&["done"])));
+    let project = tempfile::tempdir().unwrap();
+    let mut cmd = sayso(h.path());
+    cmd.args(["-p", "--json", "--auto", "go", "-C"])
+        .arg(project.path());
+    let out = run(cmd).await;
+    let reqs = fx.requests();
+    let last = &reqs.last().unwrap().body;
+    let results = tool_messages(last);
+    assert_eq!(results.len(), 4, "{last}");
+    let mut pieces = String::new();
+    for (id, content) in &results {
+        assert!(
+            !spread_out(content, HEADER_VALUE),
+            "{id}: the header value reached the model: {content}"
+        );
+        pieces.push_str(content);
+    }
+    // Two halves together are the value too.
+    let joined: String = pieces.split_whitespace().collect();
+    assert!(
+        !joined.contains(&HEADER_VALUE[..12]) || !joined.contains(&HEADER_VALUE[12..]),
+        "the header value reached the model in pieces: {pieces}"
+    );
+    let _ = out;
+}
