@@ -6,6 +6,10 @@
 //!
 //! The resolved path is opened without following a final symlink and checked again on the open
 //! file (its type, and on Linux its file system), so what is read is what was checked.
+//!
+//! A file larger than [`MAX_OWN_FILE`] is refused, never read: an `AGENTS.md` of many gigabytes
+//! (a sparse file from an unpacked archive costs nothing on disk) would otherwise be read whole
+//! into memory at start, to keep 16 KiB of it.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -27,6 +31,9 @@ impl std::fmt::Display for Refused {
         }
     }
 }
+
+/// The largest file sayso reads on its own account, in bytes.
+pub const MAX_OWN_FILE: u64 = 4 * 1024 * 1024;
 
 /// The system trees no file of sayso's own is ever read from.
 const SYSTEM_TREES: [&str; 3] = ["/proc", "/sys", "/dev"];
@@ -85,9 +92,22 @@ pub fn read(path: &Path, within: &[&Path]) -> Result<Vec<u8>, Refused> {
             "it is on a {fs} file system: system and process data are never read"
         )));
     }
+    let too_large = |n: u64| {
+        Refused::Refused(format!(
+            "it is {n} bytes, more than the {MAX_OWN_FILE} sayso reads of a file of its own"
+        ))
+    };
+    if meta.len() > MAX_OWN_FILE {
+        return Err(too_large(meta.len()));
+    }
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
+    // A file that grows while it is read is cut one byte past the limit, and refused.
+    file.take(MAX_OWN_FILE + 1)
+        .read_to_end(&mut bytes)
         .map_err(|e| Refused::Refused(format!("it cannot be read: {e}")))?;
+    if bytes.len() as u64 > MAX_OWN_FILE {
+        return Err(too_large(bytes.len() as u64));
+    }
     Ok(bytes)
 }
 
@@ -175,6 +195,24 @@ mod tests {
             panic!("read /proc/self/environ");
         };
         assert!(why.contains("under /proc"), "{why}");
+    }
+
+    /// A sparse file of a terabyte is refused at once, never read into memory.
+    #[test]
+    fn a_huge_file_is_refused_without_being_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("AGENTS.md");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(1 << 40).unwrap();
+        let started = std::time::Instant::now();
+        let got = read(&path, &[dir.path()]);
+        assert!(
+            matches!(&got, Err(Refused::Refused(w)) if w.contains("more than")),
+            "{got:?}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        file.set_len(MAX_OWN_FILE).unwrap();
+        assert_eq!(read(&path, &[]).map(|b| b.len() as u64), Ok(MAX_OWN_FILE));
     }
 
     #[test]
