@@ -79,7 +79,7 @@ pub fn check(path: &Path, within: &[&Path]) -> Result<PathBuf, Refused> {
 /// The bytes of `path`, if [`check`] allows it (checked again on the open file).
 pub fn read(path: &Path, within: &[&Path]) -> Result<Vec<u8>, Refused> {
     let resolved = check(path, within)?;
-    let mut file = open_no_follow(&resolved)
+    let file = open_no_follow(&resolved)
         .map_err(|e| Refused::Refused(format!("it cannot be read: {e}")))?;
     let meta = file
         .metadata()
