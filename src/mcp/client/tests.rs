@@ -282,3 +282,22 @@ fn a_tool_description_and_schema_are_scrubbed_of_secrets() {
         "{shown}"
     );
 }
+
+/// The display (and a quote of a result sayso cannot read) is cut to a length: never through
+/// a secret value.
+#[test]
+fn cut_parts_of_a_result_never_hold_part_of_a_secret() {
+    let secret = "mcp-cut-secret-5544332211";
+    crate::secrets::register(&[crate::secrets::Secret::new("$MCP_CUT", secret)], &[]);
+    let pad = "p".repeat(290);
+    for result in [
+        json!({"content": [{"type": "text", "text": format!("{pad}{secret}")}]}),
+        json!([format!("{}{secret}", "q".repeat(190))]),
+    ] {
+        let o = format_result("srv", &result);
+        for text in [&o.display, &o.content] {
+            let shown = crate::secrets::scrub(text);
+            assert!(!shown.contains(&secret[..8]), "{shown}");
+        }
+    }
+}
