@@ -99,6 +99,12 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
     })
 }
 
+/// Where a text to be continued may be cut for [`scrub`] to miss no secret
+/// ([`Scrubber::safe_cut`]).
+pub fn safe_cut(text: &str) -> usize {
+    with(|v| v.scrubber.safe_cut(text))
+}
+
 /// [`scrub`] of an owned text, without a copy when there is nothing to remove.
 pub fn scrub_owned(text: String) -> String {
     match scrub(&text) {

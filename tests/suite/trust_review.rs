@@ -10,6 +10,12 @@
 //!    (`grep -r -o . CONFIG_DIR/..`) did the same. Sayso's own files (its config, data and
 //!    state directories, the config files it read, and any directory holding one) are now not
 //!    safe for the safe list: the command asks.
+//! 2. The session file: the model server is sent the key and may echo it (in its reply, in a
+//!    call's arguments); a model that pieced a secret together may write it out. Neither text
+//!    was scrubbed, and a reply is written in pieces (every 100 ms or 4 KiB) that would cut a
+//!    secret in two. Every record is now scrubbed, and a piece is cut before any ending that
+//!    may begin a secret. (The screen and `--json` stdout still show such a reply as it
+//!    streams.)
 
 use serde_json::{Value, json};
 
@@ -87,4 +93,43 @@ async fn safe_list_commands_never_reshape_sayso_own_config_unasked() {
         "the header value reached the model in pieces: {pieces}"
     );
     let _ = out;
+}
+
+/// (2) The model server has the key (it is sent to it) and echoes it, in its reply and in a
+/// call's arguments: the session file holds no trace of it.
+#[tokio::test]
+async fn a_key_the_model_server_echoes_is_not_written_to_the_session_file() {
+    let key = "sk-echo-key-0123456789";
+    let fx = Fixture::start().await;
+    fx.push(call_reply(&[(
+        "c1",
+        "read_file",
+        json!({"filepath": format!("notes-{key}.txt"), "start_line": null, "end_line": null}),
+    )]));
+    fx.push(Reply::Stream(sse::text_reply(&[
+        "your key is ",
+        &key[..9],
+        &key[9..],
+    ])));
+    let h = home_with(&fx.base_url(), "");
+    let project = tempfile::tempdir().unwrap();
+    let mut cmd = sayso(h.path());
+    cmd.env("OPENAI_API_KEY", key)
+        .args(["-p", "--json", "go", "-C"])
+        .arg(project.path());
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let sessions: Vec<_> = std::fs::read_dir(h.path().join("data/sayso/sessions"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(sessions.len(), 1);
+    let saved = std::fs::read_to_string(sessions[0].path()).unwrap();
+    assert!(saved.contains("your key is"), "{saved}");
+    for piece in [key, &key[..9], &key[9..]] {
+        assert!(
+            !saved.contains(piece),
+            "{piece} in the session file: {saved}"
+        );
+    }
 }
