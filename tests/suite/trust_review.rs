@@ -16,6 +16,10 @@
 //!    secret in two. Every record is now scrubbed, and a piece is cut before any ending that
 //!    may begin a secret. (The screen and `--json` stdout still show such a reply as it
 //!    streams.)
+//! 3. Off the safe list, `od -c CONFIG` or `od -c /proc/<shell pid>/environ` (the user's shell
+//!    holds the key) went to the judge in `--auto`, which sees only the text and may well call
+//!    a dump read-only, and ran unasked in trust: the dump reshapes the value past the
+//!    scrubber. Any command naming sayso's own files or another process's data now asks.
 
 use serde_json::{Value, json};
 
@@ -130,6 +134,72 @@ async fn a_key_the_model_server_echoes_is_not_written_to_the_session_file() {
         assert!(
             !saved.contains(piece),
             "{piece} in the session file: {saved}"
+        );
+    }
+}
+
+/// The judge's answer, queued after the model's calls: if sayso asked the judge, it would say
+/// "safe" and the command would run.
+fn judge_says_safe() -> Reply {
+    Reply::Json(
+        json!({"choices": [{"message": {"role": "assistant", "content": "{\"safe\": true, \"reason\": \"read-only\"}"}, "finish_reason": "stop"}]}),
+    )
+}
+
+/// (3) Off the safe list, a command that reads sayso's own config or another process's data
+/// (the parent shell's `/proc/<pid>/environ` holds the key) went to the judge in `--auto`, which
+/// sees only the text and may call a hex dump read-only: `od -c` reshapes the value past the
+/// scrubber. It asks the user instead (headless: rejected), whatever the judge would say.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn reads_of_sayso_own_files_or_process_data_are_never_left_to_the_judge() {
+    let fx = Fixture::start().await;
+    let h = home_with(
+        &fx.base_url(),
+        &format!("[provider.headers]\nX-Team-Token = \"{HEADER_VALUE}\"\n"),
+    );
+    // A process holding a key in its environment, as the user's shell would.
+    let mut holder = std::process::Command::new("sleep")
+        .arg("30")
+        .env("HOLDER_KEY", HEADER_VALUE)
+        .spawn()
+        .unwrap();
+    let config = h.path().join("config/sayso/config.toml");
+    let calls = [
+        ("c1", format!("od -c {}", config.display())),
+        ("c2", format!("od -c /proc/{}/environ", holder.id())),
+    ];
+    let calls: Vec<(&str, &str, Value)> = calls
+        .iter()
+        .map(|(id, c)| (*id, "run_command", json!({ "cmd": c })))
+        .collect();
+    fx.push(call_reply(&calls));
+    fx.push(judge_says_safe());
+    fx.push(judge_says_safe());
+    fx.push(Reply::Stream(sse::text_reply(&["done"])));
+    let project = tempfile::tempdir().unwrap();
+    let mut cmd = sayso(h.path());
+    cmd.args(["-p", "--json", "--auto", "go", "-C"])
+        .arg(project.path());
+    let out = run(cmd).await;
+    let _ = holder.kill();
+    let _ = holder.wait();
+    // The judge's answers are left unused, so the last request gets one of them and fails.
+    assert!(!out.stdout.contains(HEADER_VALUE), "{}", out.stdout);
+    let reqs = fx.requests();
+    let judged = reqs
+        .iter()
+        .filter(|r| r.body.get("response_format").is_some())
+        .count();
+    assert_eq!(judged, 0, "the judge was asked");
+    let last = &reqs.last().unwrap().body;
+    let results = tool_messages(last);
+    assert_eq!(results.len(), 2, "{last}");
+    for (id, content) in results {
+        assert!(content.contains("Approval required"), "{id}: {content}");
+        assert!(
+            !spread_out(&content, HEADER_VALUE),
+            "{id}: the secret reached the model: {content}"
         );
     }
 }

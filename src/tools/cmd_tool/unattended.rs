@@ -22,7 +22,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::tools::builtin::paths::resolve;
-use crate::tools::builtin::protected::shell_arg_refusal;
+use crate::tools::builtin::protected::{read_refusal, shell_arg_refusal};
 use crate::tools::command_safety::segment_argvs;
 use crate::tools::git_guard::{self, GitTarget, Inspection, Target};
 use crate::tools::shell::ChildEnv;
@@ -93,6 +93,31 @@ pub fn system_path_refusal(command: &str, cwd: &Path, own: &[PathBuf]) -> Option
             searches_recursively(argv)
                 .then(|| own_path_refusal(&resolve(cwd, ".").path, own))
                 .flatten()
+        })
+    })
+}
+
+/// Why any command (off the safe list too: the judge's, trust mode's) must be confirmed by
+/// the user: it names a file in sayso's own files, or another process's data under `/proc`
+/// (the user's shell holds the key in its environment). Only the words sayso can read are
+/// checked; a command it cannot parse is left to the other checks.
+pub fn secret_read_refusal(command: &str, cwd: &Path, own: &[PathBuf]) -> Option<String> {
+    let argvs = segment_argvs(command).ok()?;
+    argvs.iter().find_map(|argv| {
+        path_words(argv).filter(|w| !w.is_empty()).find_map(|w| {
+            let path = resolve(cwd, w).path;
+            if let Some(why) = read_refusal(&path) {
+                return Some(why);
+            }
+            own.iter()
+                .find(|o| path.starts_with(o) || path.starts_with(resolve(o, ".").path))
+                .map(|o| {
+                    format!(
+                        "`{}` is in sayso's own files ({}), where your provider's header values are",
+                        path.display(),
+                        o.display()
+                    )
+                })
         })
     })
 }
@@ -360,6 +385,38 @@ mod tests {
         }
         for cmd in ["rg -o x src", "grep -r x src", "cat src/main.rs", "rg -o x"] {
             assert_eq!(system_path_refusal(cmd, &project, &own), None, "{cmd}");
+        }
+    }
+
+    /// Any command, off the safe list too, that reads sayso's own files or another process's
+    /// data asks: the judge sees only its text.
+    #[test]
+    fn reads_of_own_files_or_process_data_are_refused_for_every_command() {
+        let home = tempfile::tempdir().unwrap();
+        let h = home.path();
+        let own_dir = h.join("config/sayso");
+        std::fs::create_dir_all(&own_dir).unwrap();
+        std::fs::create_dir_all(h.join("project")).unwrap();
+        let own = vec![own_dir.clone()];
+        let project = h.join("project");
+        let config = own_dir.join("config.toml").display().to_string();
+        for cmd in [
+            format!("od -c {config}"),
+            format!("xxd {config} | head"),
+            "base64 ../config/sayso/config.toml".to_owned(),
+            "od -c /proc/1/environ".to_owned(),
+            "xxd /proc/self/environ".to_owned(),
+        ] {
+            assert!(secret_read_refusal(&cmd, &project, &own).is_some(), "{cmd}");
+        }
+        for cmd in [
+            "cargo build",
+            "ls /",
+            "cat /proc/cpuinfo",
+            "find / -name x",
+            "od -c src/a.bin",
+        ] {
+            assert_eq!(secret_read_refusal(cmd, &project, &own), None, "{cmd}");
         }
     }
 
