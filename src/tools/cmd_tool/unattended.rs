@@ -157,7 +157,7 @@ fn searches_recursively(argv: &[String]) -> bool {
 
 /// GNU grep's options that take a value in the next word when not attached.
 const GREP_SHORT_VALUE: &str = "efmABCdD";
-const GREP_LONG_VALUE: [&str; 14] = [
+const GREP_LONG_VALUE: [&str; 15] = [
     "regexp",
     "file",
     "max-count",
@@ -172,6 +172,7 @@ const GREP_LONG_VALUE: [&str; 14] = [
     "exclude-from",
     "exclude-dir",
     "binary-files",
+    "group-separator",
 ];
 
 /// Whether grep with `args` searches recursively and names no file, so searches `.`.
@@ -372,6 +373,7 @@ mod tests {
             "grep -r -e x -e project",
             "grep -r -o -m 5 x",
             "grep -r -A3 x",
+            "grep -r --group-separator project x",
         ] {
             assert!(system_path_refusal(cmd, h, &own).is_some(), "{cmd}");
         }
