@@ -7,6 +7,9 @@
 //! The resolved path is opened without following a final symlink and checked again on the open
 //! file (its type, and on Linux its file system), so what is read is what was checked.
 //!
+//! Where the file must lie inside given directories, one with more than one hard link is refused:
+//! `AGENTS.md` hard-linked to `~/.ssh/id_ed25519` resolves inside the project.
+//!
 //! A file larger than [`MAX_OWN_FILE`] is refused, never read: an `AGENTS.md` of many gigabytes
 //! (a sparse file from an unpacked archive costs nothing on disk) would otherwise be read whole
 //! into memory at start, to keep 16 KiB of it.
@@ -86,6 +89,23 @@ pub fn read(path: &Path, within: &[&Path]) -> Result<Vec<u8>, Refused> {
         .map_err(|e| Refused::Refused(format!("it cannot be read: {e}")))?;
     if !meta.is_file() {
         return Err(Refused::Refused("it is not a regular file".into()));
+    }
+    // A path says nothing of where another hard link to the same file is: where the file must
+    // lie inside given directories, one with more than one name is not read.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if !within.is_empty() && meta.nlink() > 1 {
+            return Err(Refused::Refused(format!(
+                "it has {} hard links, and another name may be outside {}",
+                meta.nlink(),
+                within
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )));
+        }
     }
     if let Some(fs) = system_file_system(&file) {
         return Err(Refused::Refused(format!(
@@ -195,6 +215,22 @@ mod tests {
             panic!("read /proc/self/environ");
         };
         assert!(why.contains("under /proc"), "{why}");
+    }
+
+    /// A hard link inside the project to a file outside it is the same file: refused.
+    #[test]
+    fn a_hard_link_is_refused_where_the_file_must_be_inside() {
+        let outside = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir_in(outside.path()).unwrap();
+        std::fs::write(outside.path().join("key"), "PRIVATE KEY").unwrap();
+        std::fs::hard_link(outside.path().join("key"), project.path().join("AGENTS.md")).unwrap();
+        let got = read(&project.path().join("AGENTS.md"), &[project.path()]);
+        assert!(
+            matches!(&got, Err(Refused::Refused(w)) if w.contains("hard links")),
+            "{got:?}"
+        );
+        // Without a directory constraint (a config file) it is read.
+        assert!(read(&project.path().join("AGENTS.md"), &[]).is_ok());
     }
 
     /// A sparse file of a terabyte is refused at once, never read into memory.
