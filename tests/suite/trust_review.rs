@@ -14,8 +14,9 @@
 //!    call's arguments); a model that pieced a secret together may write it out. Neither text
 //!    was scrubbed, and a reply is written in pieces (every 100 ms or 4 KiB) that would cut a
 //!    secret in two. Every record is now scrubbed, and a piece is cut before any ending that
-//!    may begin a secret. (The screen and `--json` stdout still show such a reply as it
-//!    streams.)
+//!    may begin a secret. The TUI's transcript scrubs the reply as it grows (a piece that
+//!    ends part-way into a secret shows that part until the rest arrives). Not done: `--json`
+//!    and text stdout print each delta as it comes.
 //! 3. Off the safe list, `od -c CONFIG` or `od -c /proc/<shell pid>/environ` (the user's shell
 //!    holds the key) went to the judge in `--auto`, which sees only the text and may well call
 //!    a dump read-only, and ran unasked in trust: the dump reshapes the value past the
