@@ -127,9 +127,15 @@ pub fn secret_read_refusal(command: &str, cwd: &Path, own: &[PathBuf]) -> Option
 pub fn own_path_refusal(path: &Path, own: &[PathBuf]) -> Option<String> {
     own.iter().find_map(|o| {
         let resolved = resolve(o, ".").path;
+        // A project's `.sayso/config.toml` holds no secret (its headers are dropped): the
+        // directories above it, the project's own, are not refused for it.
+        let project_config = o
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == ".sayso");
         let hit = [o, &resolved]
             .iter()
-            .any(|o| path.starts_with(o) || o.starts_with(path));
+            .any(|o| path.starts_with(o) || (!project_config && o.starts_with(path)));
         hit.then(|| {
             format!(
                 "`{}` is or holds sayso's own files ({}), where your provider's header values are",
@@ -387,6 +393,18 @@ mod tests {
         }
         for cmd in ["rg -o x src", "grep -r x src", "cat src/main.rs", "rg -o x"] {
             assert_eq!(system_path_refusal(cmd, &project, &own), None, "{cmd}");
+        }
+        // A project config (no secrets in it) does not make its project refused.
+        std::fs::create_dir_all(project.join(".sayso")).unwrap();
+        std::fs::write(project.join(".sayso/config.toml"), "").unwrap();
+        let mut with_project = own.clone();
+        with_project.push(project.join(".sayso/config.toml"));
+        for cmd in ["rg -o x", "grep -r x .", "ls ."] {
+            assert_eq!(
+                system_path_refusal(cmd, &project, &with_project),
+                None,
+                "{cmd}"
+            );
         }
     }
 
