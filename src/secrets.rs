@@ -10,7 +10,8 @@
 //! - [`register`] adds the config's secret values; [`scrub`] replaces each exact occurrence of
 //!   one (at least [`MIN_SCRUB_LEN`] bytes) in a text by a marker naming it
 //!   (`[secret $OPENAI_API_KEY removed]`): tool output, instructions, anything the model, the
-//!   screen or the session file would otherwise get ([`scrub`](mod@scrub) is the pure part).
+//!   screen or the session file would otherwise get ([`scrub`](mod@scrub) is the pure part);
+//!   [`scrub_json`] does it to every string of a JSON value (an MCP tool's schema).
 //! - [`withheld_env`]: the variable names no child may inherit (removed again where a child is
 //!   spawned, for platforms and runs where [`seal`] could not take them out).
 //! - [`own_files`]: files sayso reads on its own account must be regular files outside `/proc`,
@@ -98,11 +99,32 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
     })
 }
 
+/// Where a text to be continued may be cut for [`scrub`] to miss no secret
+/// ([`Scrubber::safe_cut`]).
+pub fn safe_cut(text: &str) -> usize {
+    with(|v| v.scrubber.safe_cut(text))
+}
+
 /// [`scrub`] of an owned text, without a copy when there is nothing to remove.
 pub fn scrub_owned(text: String) -> String {
     match scrub(&text) {
         Cow::Borrowed(_) => text,
         Cow::Owned(s) => s,
+    }
+}
+
+/// `value` with [`scrub`] applied to every string in it, object keys included.
+pub fn scrub_json(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => Value::String(scrub_owned(s)),
+        Value::Array(items) => Value::Array(items.into_iter().map(scrub_json).collect()),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (scrub_owned(k), scrub_json(v)))
+                .collect(),
+        ),
+        other => other,
     }
 }
 

@@ -11,8 +11,10 @@
 //!
 //! Every file is read through `secrets::own_files`: an `AGENTS.md` (or `.git/HEAD`) must resolve
 //! to a regular file outside `/proc`, `/sys` and `/dev`, and an `AGENTS.md` inside the project
-//! (its git root, else the working directory) or the user's config directory; one that does not
-//! is left out with a note saying why, never its content. Secret values (`crate::secrets`) in
+//! (its git root, else the working directory) — the user's own `AGENTS.md` may also be in their
+//! config directory, a project's never (a project `AGENTS.md -> ~/.config/sayso/config.toml`
+//! would put the user's config into the prompt); one that does not is left out with a note
+//! saying why, never its content. Secret values (`crate::secrets`) in
 //! what is read are replaced by their marker.
 
 use std::path::{Path, PathBuf};
@@ -117,9 +119,28 @@ pub fn load(cwd: &Path, user_config_dir: &Path, date: &str) -> Instructions {
     let mut room = MAX_INSTRUCTIONS;
     let mut parts = Vec::new();
     let project = git_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
-    let within = [project.as_path(), user_config_dir];
+    let users = user_config_dir.join("AGENTS.md");
     for path in instruction_paths(cwd, user_config_dir) {
-        let text = match own_files::read_to_string(&path, &within) {
+        // The user's file may be in their config directory; a project's must be in the
+        // project, and never in sayso's config directory (its config file holds secrets), even
+        // when that lies inside the project.
+        let read = if path == users {
+            own_files::read_to_string(&path, &[user_config_dir, project.as_path()])
+        } else {
+            match own_files::check(&path, &[project.as_path()]) {
+                Ok(resolved)
+                    if std::fs::canonicalize(user_config_dir)
+                        .is_ok_and(|d| resolved.starts_with(d)) =>
+                {
+                    Err(Refused::Refused(format!(
+                        "it resolves to {}, in sayso's config directory: a project's instructions are the project's own files",
+                        resolved.display()
+                    )))
+                }
+                _ => own_files::read_to_string(&path, &[project.as_path()]),
+            }
+        };
+        let text = match read {
             Ok(text) => crate::secrets::scrub_owned(text),
             Err(Refused::Missing) => continue,
             Err(Refused::Refused(why)) => {
@@ -237,6 +258,37 @@ mod tests {
         assert!(i.notes[1].contains("outside"), "{:?}", i.notes);
         assert!(!i.environment.contains("branch"), "{}", i.environment);
         assert!(!i.environment.contains("PATH="), "{}", i.environment);
+    }
+
+    /// The user's config directory is where the user's own `AGENTS.md` is, not a place a
+    /// project's may point to: its config file holds header values, MCP tokens, URLs.
+    #[cfg(unix)]
+    #[test]
+    fn a_project_agents_file_linking_into_the_user_config_directory_is_left_out() {
+        let home = tempfile::tempdir().unwrap();
+        let user = home.path().join("config/sayso");
+        let repo = home.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(&user).unwrap();
+        std::fs::write(
+            user.join("config.toml"),
+            "[mcp_servers.gh]\nenv = { T = \"ghp_x\" }",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(user.join("config.toml"), repo.join("AGENTS.md")).unwrap();
+        let i = load(&repo, &user, "2026-12-01");
+        assert!(!i.text.contains("ghp_x"), "{}", i.text);
+        assert_eq!(i.notes.len(), 1, "{:?}", i.notes);
+        // Also when the project holds the config directory (sayso run in the home directory).
+        std::fs::create_dir_all(home.path().join(".git")).unwrap();
+        std::os::unix::fs::symlink(user.join("config.toml"), home.path().join("AGENTS.md"))
+            .unwrap();
+        let i = load(home.path(), &user, "2026-12-01");
+        assert!(!i.text.contains("ghp_x"), "{}", i.text);
+        // The user's own file is read from there.
+        std::fs::write(user.join("AGENTS.md"), "Answer briefly.").unwrap();
+        let i = load(&repo, &user, "2026-12-01");
+        assert!(i.text.contains("Answer briefly."), "{}", i.text);
     }
 
     #[test]

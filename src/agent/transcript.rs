@@ -229,16 +229,21 @@ impl Transcript {
         let start = self.streaming_start();
         let streaming = &mut self.entries[start..];
         match d {
+            // The text so far is scrubbed of secret values (`crate::secrets`) as it grows, so
+            // that one the model server echoes never stays on screen, in whatever pieces it
+            // streams it.
             StreamDelta::Text(t) => match streaming.last_mut() {
-                Some(Entry::Assistant { text, .. }) => text.push_str(t),
+                Some(Entry::Assistant { text, .. }) => grow_scrubbed(text, t),
                 _ => self.entries.push(Entry::Assistant {
-                    text: t.clone(),
+                    text: crate::secrets::scrub_owned(t.clone()),
                     interrupted: false,
                 }),
             },
             StreamDelta::Reasoning(r) => match streaming.last_mut() {
-                Some(Entry::Reasoning { text }) => text.push_str(r),
-                _ => self.entries.push(Entry::Reasoning { text: r.clone() }),
+                Some(Entry::Reasoning { text }) => grow_scrubbed(text, r),
+                _ => self.entries.push(Entry::Reasoning {
+                    text: crate::secrets::scrub_owned(r.clone()),
+                }),
             },
             StreamDelta::ToolCallStarted { id, name, .. } => self.entries.push(Entry::Tool {
                 call_id: id.clone(),
@@ -303,6 +308,14 @@ impl Transcript {
             TurnEnd::Repeated { .. } => format!("✗ {}", end.message().unwrap_or_default()),
         };
         self.push_notice(note);
+    }
+}
+
+/// `text` + `piece`, scrubbed of secret values: a secret split over pieces is whole here.
+fn grow_scrubbed(text: &mut String, piece: &str) {
+    text.push_str(piece);
+    if let std::borrow::Cow::Owned(s) = crate::secrets::scrub(text) {
+        *text = s;
     }
 }
 
@@ -416,5 +429,21 @@ mod tests {
                 interrupted: true
             }]
         );
+    }
+
+    /// A secret the model server echoes, in pieces, is never kept whole or in part once the
+    /// piece that completes it arrives.
+    #[test]
+    fn a_streamed_secret_is_scrubbed_across_pieces() {
+        let secret = "sk-transcript-0123456789";
+        crate::secrets::register(&[crate::secrets::Secret::new("$T_KEY", secret)], &[]);
+        let mut t = Transcript::default();
+        for piece in ["key: ", &secret[..7], &secret[7..], " ok"] {
+            t.apply(&text(piece));
+        }
+        let Some(Entry::Assistant { text, .. }) = t.entries.last() else {
+            panic!("{:?}", t.entries);
+        };
+        assert_eq!(text, "key: [secret $T_KEY removed] ok");
     }
 }

@@ -96,13 +96,18 @@ pub struct ToolInfo {
     pub open_world: Option<bool>,
 }
 
+/// The description and schema are scrubbed of secret values (`crate::secrets`): they go to the
+/// model, the judge and `/mcp`, and a server may hold a secret (its `secret_env`, the token of
+/// its `headers_env`) that it could otherwise put there.
 impl From<Tool> for ToolInfo {
     fn from(tool: Tool) -> Self {
         let hints = tool.annotations.as_ref();
+        let description = tool.description.map(|d| d.into_owned()).unwrap_or_default();
+        let schema = serde_json::Value::Object((*tool.input_schema).clone());
         ToolInfo {
             name: tool.name.into_owned(),
-            description: tool.description.map(|d| d.into_owned()).unwrap_or_default(),
-            input_schema: serde_json::Value::Object((*tool.input_schema).clone()),
+            description: crate::secrets::scrub_owned(description),
+            input_schema: crate::secrets::scrub_json(schema),
             read_only: hints.and_then(|h| h.read_only_hint),
             destructive: hints.and_then(|h| h.destructive_hint),
             open_world: hints.and_then(|h| h.open_world_hint),

@@ -6,6 +6,13 @@
 //!
 //! The resolved path is opened without following a final symlink and checked again on the open
 //! file (its type, and on Linux its file system), so what is read is what was checked.
+//!
+//! Where the file must lie inside given directories, one with more than one hard link is refused:
+//! `AGENTS.md` hard-linked to `~/.ssh/id_ed25519` resolves inside the project.
+//!
+//! A file larger than [`MAX_OWN_FILE`] is refused, never read: an `AGENTS.md` of many gigabytes
+//! (a sparse file from an unpacked archive costs nothing on disk) would otherwise be read whole
+//! into memory at start, to keep 16 KiB of it.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -27,6 +34,9 @@ impl std::fmt::Display for Refused {
         }
     }
 }
+
+/// The largest file sayso reads on its own account, in bytes.
+pub const MAX_OWN_FILE: u64 = 4 * 1024 * 1024;
 
 /// The system trees no file of sayso's own is ever read from.
 const SYSTEM_TREES: [&str; 3] = ["/proc", "/sys", "/dev"];
@@ -72,7 +82,7 @@ pub fn check(path: &Path, within: &[&Path]) -> Result<PathBuf, Refused> {
 /// The bytes of `path`, if [`check`] allows it (checked again on the open file).
 pub fn read(path: &Path, within: &[&Path]) -> Result<Vec<u8>, Refused> {
     let resolved = check(path, within)?;
-    let mut file = open_no_follow(&resolved)
+    let file = open_no_follow(&resolved)
         .map_err(|e| Refused::Refused(format!("it cannot be read: {e}")))?;
     let meta = file
         .metadata()
@@ -80,14 +90,44 @@ pub fn read(path: &Path, within: &[&Path]) -> Result<Vec<u8>, Refused> {
     if !meta.is_file() {
         return Err(Refused::Refused("it is not a regular file".into()));
     }
+    // A path says nothing of where another hard link to the same file is: where the file must
+    // lie inside given directories, one with more than one name is not read.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if !within.is_empty() && meta.nlink() > 1 {
+            return Err(Refused::Refused(format!(
+                "it has {} hard links, and another name may be outside {}",
+                meta.nlink(),
+                within
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )));
+        }
+    }
     if let Some(fs) = system_file_system(&file) {
         return Err(Refused::Refused(format!(
             "it is on a {fs} file system: system and process data are never read"
         )));
     }
+    let too_large = |n: u64| {
+        Refused::Refused(format!(
+            "it is {n} bytes, more than the {MAX_OWN_FILE} sayso reads of a file of its own"
+        ))
+    };
+    if meta.len() > MAX_OWN_FILE {
+        return Err(too_large(meta.len()));
+    }
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
+    // A file that grows while it is read is cut one byte past the limit, and refused.
+    file.take(MAX_OWN_FILE + 1)
+        .read_to_end(&mut bytes)
         .map_err(|e| Refused::Refused(format!("it cannot be read: {e}")))?;
+    if bytes.len() as u64 > MAX_OWN_FILE {
+        return Err(too_large(bytes.len() as u64));
+    }
     Ok(bytes)
 }
 
@@ -175,6 +215,40 @@ mod tests {
             panic!("read /proc/self/environ");
         };
         assert!(why.contains("under /proc"), "{why}");
+    }
+
+    /// A hard link inside the project to a file outside it is the same file: refused.
+    #[test]
+    fn a_hard_link_is_refused_where_the_file_must_be_inside() {
+        let outside = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir_in(outside.path()).unwrap();
+        std::fs::write(outside.path().join("key"), "PRIVATE KEY").unwrap();
+        std::fs::hard_link(outside.path().join("key"), project.path().join("AGENTS.md")).unwrap();
+        let got = read(&project.path().join("AGENTS.md"), &[project.path()]);
+        assert!(
+            matches!(&got, Err(Refused::Refused(w)) if w.contains("hard links")),
+            "{got:?}"
+        );
+        // Without a directory constraint (a config file) it is read.
+        assert!(read(&project.path().join("AGENTS.md"), &[]).is_ok());
+    }
+
+    /// A sparse file of a terabyte is refused at once, never read into memory.
+    #[test]
+    fn a_huge_file_is_refused_without_being_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("AGENTS.md");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(1 << 40).unwrap();
+        let started = std::time::Instant::now();
+        let got = read(&path, &[dir.path()]);
+        assert!(
+            matches!(&got, Err(Refused::Refused(w)) if w.contains("more than")),
+            "{got:?}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        file.set_len(MAX_OWN_FILE).unwrap();
+        assert_eq!(read(&path, &[]).map(|b| b.len() as u64), Ok(MAX_OWN_FILE));
     }
 
     #[test]

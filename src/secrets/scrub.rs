@@ -116,6 +116,44 @@ impl Scrubber {
     }
 }
 
+impl Scrubber {
+    /// Where a text that will be continued (a reply streamed in pieces) may be cut so that
+    /// [`Self::scrub`] of the part before the cut misses no secret: before the start of any
+    /// ending of `text` that begins a secret (the rest may follow in the next piece), and never
+    /// inside an occurrence. `text.len()` when nothing needs holding back.
+    pub fn safe_cut(&self, text: &str) -> usize {
+        let mut cut = text.len();
+        for (_, value) in &self.needles {
+            // The longest ending of `text` that is a proper beginning of `value`.
+            let longest = (1..value.len().min(text.len() + 1))
+                .rev()
+                .filter(|&k| value.is_char_boundary(k))
+                .find(|&k| text.ends_with(&value[..k]));
+            if let Some(k) = longest {
+                cut = cut.min(text.len() - k);
+            }
+        }
+        // Never inside a whole occurrence: move the cut to its start, until none spans it.
+        loop {
+            let inside = self.needles.iter().find_map(|(_, value)| {
+                let mut from = 0;
+                while let Some(at) = text.get(from..).and_then(|r| r.find(value.as_str())) {
+                    let start = from + at;
+                    if start < cut && cut < start + value.len() {
+                        return Some(start);
+                    }
+                    from = start + text[start..].chars().next().map_or(1, char::len_utf8);
+                }
+                None
+            });
+            match inside {
+                Some(start) => cut = start,
+                None => return cut,
+            }
+        }
+    }
+}
+
 /// `value` as a JSON string body (also TOML's basic-string escapes for `"` and `\`).
 fn escaped(value: &str) -> String {
     let quoted = serde_json::to_string(value).unwrap_or_default();
@@ -200,6 +238,23 @@ mod tests {
             s.scrub(toml),
             r#"headers = { "X-Token" = "[secret header X-Token removed]" }"#
         );
+    }
+
+    #[test]
+    fn a_continued_text_is_cut_before_anything_that_may_be_a_secret() {
+        let s = scrubber(&[("$K", "sk-live-123456"), ("$E", "3456etYY-other")]);
+        assert_eq!(s.safe_cut("nothing ok"), 10);
+        // An ending that begins a secret waits for the next piece.
+        assert_eq!(s.safe_cut("key: sk-li"), 5);
+        assert_eq!(s.safe_cut("key: s"), 5);
+        // A whole secret is scrubbed now; an ending beginning another one inside it does not
+        // split it.
+        let text = "xx sk-live-123456";
+        let one = scrubber(&[("$K", "sk-live-123456")]);
+        assert_eq!(one.safe_cut(text), text.len());
+        let text = "ab sk-live-123456et";
+        assert_eq!(s.safe_cut(text), 3);
+        assert_eq!(scrubber(&[]).safe_cut("abc"), 3);
     }
 
     #[test]

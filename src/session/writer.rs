@@ -49,8 +49,17 @@ struct Writer {
 }
 
 impl Writer {
+    /// Every string of the record is scrubbed of secret values (`crate::secrets`): a reply or a
+    /// call's arguments may hold one the model server sent back, or the model pieced together.
     fn write(&mut self, r: &Record) {
-        let mut line = match serde_json::to_vec(r) {
+        let value = match serde_json::to_value(r) {
+            Ok(v) => crate::secrets::scrub_json(v),
+            Err(e) => {
+                tracing::warn!(%e, "a session record could not be encoded");
+                return;
+            }
+        };
+        let mut line = match serde_json::to_vec(&value) {
             Ok(l) => l,
             Err(e) => {
                 tracing::warn!(%e, "a session record could not be encoded");
@@ -76,12 +85,37 @@ impl Writer {
 
     fn flush_pending(&mut self) {
         if let Some(p) = self.pending.take() {
-            let r = match p.kind {
-                Kind::Text => Record::Text { s: p.text },
-                Kind::Reasoning => Record::Reasoning { s: p.text },
-            };
-            self.write(&r);
+            self.write_piece(p.kind, p.text);
         }
+    }
+
+    /// Writes what may be written of the pending text while the stream goes on: an ending
+    /// that may begin a secret value waits for the next piece, so that no secret is cut in two
+    /// records that are each scrubbed whole ([`crate::secrets::safe_cut`]).
+    fn flush_streaming(&mut self) {
+        let Some(mut p) = self.pending.take() else {
+            return;
+        };
+        let cut = crate::secrets::safe_cut(&p.text);
+        let rest = p.text.split_off(cut);
+        if !p.text.is_empty() {
+            self.write_piece(p.kind, p.text);
+        }
+        if !rest.is_empty() {
+            self.pending = Some(Pending {
+                kind: p.kind,
+                text: rest,
+                since: Instant::now(),
+            });
+        }
+    }
+
+    fn write_piece(&mut self, kind: Kind, text: String) {
+        let r = match kind {
+            Kind::Text => Record::Text { s: text },
+            Kind::Reasoning => Record::Reasoning { s: text },
+        };
+        self.write(&r);
     }
 
     fn stream(&mut self, kind: Kind, s: &str) {
@@ -95,7 +129,7 @@ impl Writer {
         });
         p.text.push_str(s);
         if p.text.len() >= FLUSH_BYTES {
-            self.flush_pending();
+            self.flush_streaming();
         }
     }
 
@@ -150,7 +184,7 @@ pub async fn run(
                     Some(d) => tokio::time::sleep_until(d).await,
                     None => std::future::pending().await,
                 }
-            } => w.flush_pending(),
+            } => w.flush_streaming(),
         }
         // Everything already queued is taken without waiting again: a fast stream costs one
         // wake-up per burst, not one per token.
@@ -205,5 +239,44 @@ mod tests {
         let summary = writer.await.unwrap();
         assert_eq!(summary.records, 3, "a full chunk is written at once");
         assert!(summary.error.is_none());
+    }
+
+    /// A secret value the model sends back (the server has the key; a model may piece one
+    /// together) is not written: not whole, and not in two pieces a 100 ms flush or the
+    /// 4 KiB one cut it into.
+    #[tokio::test(start_paused = true)]
+    async fn a_secret_in_a_reply_is_scrubbed_even_when_a_flush_cuts_it() {
+        let secret = "sk-writer-secret-0123456789";
+        crate::secrets::register(&[crate::secrets::Secret::new("$WRITER_KEY", secret)], &[]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let file = SessionFile::create(&path).unwrap();
+        let (sink, rx) = EventSink::channel();
+        let writer = tokio::spawn(run(file, None, rx));
+        let pad = "p".repeat(FLUSH_BYTES - 8);
+        sink.emit(Event::Delta(StreamDelta::Text(format!(
+            "your key is {}",
+            &secret[..10]
+        ))));
+        tokio::time::sleep(FLUSH_AFTER + Duration::from_millis(1)).await;
+        tokio::task::yield_now().await;
+        sink.emit(Event::Delta(StreamDelta::Text(format!(
+            "{} and {pad}{}",
+            &secret[10..],
+            &secret[..9]
+        ))));
+        sink.emit(Event::Delta(StreamDelta::Text(secret[9..].to_owned())));
+        sink.emit(Event::TurnEnded(TurnEnd::Completed));
+        drop(sink);
+        writer.await.unwrap();
+        let saved = std::fs::read_to_string(&path).unwrap();
+        for piece in [&secret[..9], &secret[10..], secret] {
+            assert!(!saved.contains(piece), "{piece} in {saved}");
+        }
+        assert_eq!(
+            saved.matches("[secret $WRITER_KEY removed]").count(),
+            2,
+            "{saved}"
+        );
     }
 }

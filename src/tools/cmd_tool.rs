@@ -202,7 +202,7 @@ impl Tool for CmdTool {
             return Some(false);
         };
         Some(
-            unattended::system_path_refusal(&cmd, &inv.cwd).is_none()
+            unattended::system_path_refusal(&cmd, &inv.cwd, &inv.ctx.own_paths).is_none()
                 && unattended::safe_list_git_refusal(&cmd, &inv.cwd).is_none(),
         )
     }
@@ -211,8 +211,13 @@ impl Tool for CmdTool {
     /// judge's: the judge sees only the command.
     fn caution(&self, inv: &Invocation) -> Option<String> {
         let cmd = self.build_command(&inv.args).ok()?;
+        // Nor is a read of sayso's own files or another process's data: the judge sees only
+        // the text, and a command can reshape what it reads past the scrubber.
+        if let Some(why) = unattended::secret_read_refusal(&cmd, &inv.cwd, &inv.ctx.own_paths) {
+            return Some(why);
+        }
         if self.text_safe(inv) == Some(true)
-            && unattended::system_path_refusal(&cmd, &inv.cwd).is_none()
+            && unattended::system_path_refusal(&cmd, &inv.cwd, &inv.ctx.own_paths).is_none()
         {
             return unattended::safe_list_git_refusal(&cmd, &inv.cwd);
         }

@@ -31,6 +31,7 @@ mod trust_approvals;
 mod trust_git;
 mod trust_modal;
 mod trust_network;
+mod trust_review;
 mod trust_rules;
 mod trust_secrets;
 mod tui_e2e;

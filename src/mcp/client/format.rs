@@ -28,7 +28,12 @@ const QUOTE_CHARS: usize = 200;
 const MAX_LEAVES: usize = 256;
 
 /// Turns an MCP `CallToolResult` (as JSON) into a [`CallOutput`]. See the module docs.
+///
+/// The result is scrubbed of secret values (`crate::secrets`) first: the display, a quote of
+/// an unreadable result and other parts are cut to a length, and a cut secret would escape
+/// the scrub every tool's output gets at the end.
 pub fn format_result(server: &str, result: &Value) -> CallOutput {
+    let result = &crate::secrets::scrub_json(result.clone());
     let Some(object) = result.as_object() else {
         let content = format!(
             "MCP server `{server}` sent a tool result sayso cannot read: {}",

@@ -6,7 +6,9 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use super::{CallOutput, McpError, format_result};
+use std::sync::Arc;
+
+use super::{CallOutput, McpError, ToolInfo, format_result};
 
 fn out(v: Value) -> CallOutput {
     format_result("srv", &v)
@@ -244,5 +246,58 @@ fn connections_and_their_futures_can_cross_threads() {
         send(&conn.list_tools());
         send(&conn.call_tool("t", serde_json::Map::new(), Duration::ZERO, &cancel));
         send(&conn.shutdown());
+    }
+}
+
+/// A server that holds a secret (its `secret_env`, its `headers_env` token) cannot hand it to
+/// the model in a tool's description or schema.
+#[test]
+fn a_tool_description_and_schema_are_scrubbed_of_secrets() {
+    let secret = "mcp-desc-secret-7788990011";
+    crate::secrets::register(
+        &[crate::secrets::Secret::new(
+            "mcp_servers.t.env.TOKEN",
+            secret,
+        )],
+        &[],
+    );
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {secret: {"type": "string", "description": format!("use {secret}")}},
+        "default": [secret],
+    });
+    let serde_json::Value::Object(schema) = schema else {
+        unreachable!()
+    };
+    let tool = rmcp::model::Tool::new("t", format!("Token: {secret}"), Arc::new(schema));
+    let info = ToolInfo::from(tool);
+    assert_eq!(
+        info.description,
+        "Token: [secret mcp_servers.t.env.TOKEN removed]"
+    );
+    let shown = info.input_schema.to_string();
+    assert!(!shown.contains(secret), "{shown}");
+    assert!(
+        shown.contains("[secret mcp_servers.t.env.TOKEN removed]"),
+        "{shown}"
+    );
+}
+
+/// The display (and a quote of a result sayso cannot read) is cut to a length: never through
+/// a secret value.
+#[test]
+fn cut_parts_of_a_result_never_hold_part_of_a_secret() {
+    let secret = "mcp-cut-secret-5544332211";
+    crate::secrets::register(&[crate::secrets::Secret::new("$MCP_CUT", secret)], &[]);
+    let pad = "p".repeat(290);
+    for result in [
+        json!({"content": [{"type": "text", "text": format!("{pad}{secret}")}]}),
+        json!([format!("{}{secret}", "q".repeat(190))]),
+    ] {
+        let o = format_result("srv", &result);
+        for text in [&o.display, &o.content] {
+            let shown = crate::secrets::scrub(text);
+            assert!(!shown.contains(&secret[..8]), "{shown}");
+        }
     }
 }

@@ -340,10 +340,13 @@ impl Sink for FileSink<'_> {
     }
 }
 
-/// A matching line for display: trimmed; when longer than [`MAX_LINE_CHARS`], a window around
-/// the first match with `…` where it was cut.
+/// A matching line for display: scrubbed of secret values (`crate::secrets`) first, since the
+/// query chooses where a long line is cut and a cut secret would escape the scrubber; trimmed;
+/// when longer than [`MAX_LINE_CHARS`], a window around the first match with `…` where it was
+/// cut.
 pub fn snippet(matcher: &RegexMatcher, line: &[u8]) -> String {
     let text = String::from_utf8_lossy(line);
+    let text = crate::secrets::scrub(&text);
     let text = text.trim();
     let chars = text.chars().count();
     if chars <= MAX_LINE_CHARS {

@@ -137,10 +137,12 @@ impl Rules {
             }
             for word in path_words(argv) {
                 for path in bases.resolve_all(word) {
-                    let own = inv.ctx.own_paths.iter().any(|d| {
-                        path.starts_with(d)
-                            || path.starts_with(crate::tools::builtin::paths::resolve(d, ".").path)
-                    });
+                    // Also a directory holding one: a recursive read reaches it.
+                    let own = crate::tools::cmd_tool::unattended::own_path_refusal(
+                        &path,
+                        &inv.ctx.own_paths,
+                    )
+                    .is_some();
                     let denied = denials
                         .globs
                         .iter()

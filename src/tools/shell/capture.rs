@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// Bytes kept past the cap: longer than any secret value, so a secret the cap cuts is whole
+/// when the text is scrubbed.
+const SCRUB_SLACK: usize = 16 * 1024;
+
 /// The head of one output stream, and how much there was in all.
 pub(super) struct Captured {
     buf: Vec<u8>,
@@ -19,24 +23,39 @@ impl Captured {
         }
     }
 
+    /// Keeps [`SCRUB_SLACK`] bytes past the cap, so that a secret the cap cuts through is
+    /// still whole when [`Self::into_text`] scrubs it.
     pub(super) fn push(&mut self, chunk: &[u8]) {
         self.total += chunk.len() as u64;
-        let room = self.max.saturating_sub(self.buf.len());
+        let room = (self.max + SCRUB_SLACK).saturating_sub(self.buf.len());
         self.buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
     }
 
-    /// Lossy UTF-8, ANSI stripped, with a note when cut; and whether it was cut.
+    /// Lossy UTF-8, ANSI stripped, with a note when cut; and whether it was cut. A cut output
+    /// is scrubbed of secret values (`crate::secrets`) before it is cut, so the cut cannot
+    /// leave part of one (the head kept plus a tail the model chooses with padding would
+    /// otherwise show any piece of a secret).
     pub(super) fn into_text(mut self) -> (String, bool) {
-        let truncated = self.total > self.buf.len() as u64;
-        if truncated {
+        let truncated = self.total > self.max as u64;
+        let text = if truncated {
             trim_partial_utf8_tail(&mut self.buf);
-        }
-        let omitted = self.total - self.buf.len() as u64;
-        let text = match String::from_utf8(self.buf) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            let text = String::from_utf8_lossy(&self.buf).into_owned();
+            let mut text = crate::secrets::scrub_owned(strip_ansi_owned(text));
+            let mut end = self.max.min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+            text
+        } else {
+            let text = match String::from_utf8(self.buf) {
+                Ok(s) => s,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            };
+            strip_ansi_owned(text)
         };
-        let mut text = strip_ansi_owned(text);
+        let omitted = self.total.saturating_sub(text.len() as u64);
+        let mut text = text;
         if truncated {
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');

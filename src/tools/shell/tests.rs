@@ -425,3 +425,27 @@ fn partial_utf8_tail_is_trimmed() {
     trim_partial_utf8_tail(&mut v);
     assert_eq!(v, b"a");
 }
+
+/// The cap keeps the head, and the tool result keeps its tail: padding chosen so that the cap
+/// cuts through a secret would show any piece of it. The output is scrubbed before the cut.
+#[tokio::test]
+async fn the_cap_never_cuts_a_secret_into_a_piece_the_scrubber_misses() {
+    let secret = "sk-capture-cut-0123456789abcdef";
+    crate::secrets::register(&[crate::secrets::Secret::new("$CAP_KEY", secret)], &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let spec = script(
+        dir.path(),
+        &format!("printf 'x%.0s' $(seq 1 50); printf '{secret}'; printf 'y%.0s' $(seq 1 500)"),
+    );
+    let limits = Limits {
+        max_bytes: 64,
+        ..Limits::default()
+    };
+    let o = run_with(&spec, &CancellationToken::new(), limits)
+        .await
+        .unwrap();
+    assert!(o.stdout_truncated);
+    let shown = crate::secrets::scrub(&o.stdout);
+    assert!(!shown.contains(&secret[..12]), "{shown}");
+    assert!(shown.starts_with(&"x".repeat(50)), "{shown}");
+}

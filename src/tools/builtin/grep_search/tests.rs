@@ -340,3 +340,26 @@ fn schema_is_strict_with_nullable_optionals() {
     );
     assert_eq!(GrepSearch.kind(), Kind::ReadOnly);
 }
+
+/// A long line is cut around the match: the query chooses where, so a cut through a secret
+/// would show any part of it that the exact-match scrubber then misses. The line is scrubbed
+/// before it is cut.
+#[test]
+fn a_cut_never_leaves_part_of_a_secret() {
+    let secret = "sk-grep-window-0123456789abcdef";
+    crate::secrets::register(&[crate::secrets::Secret::new("$GREP_KEY", secret)], &[]);
+    // The secret at characters 230..260 of a 600-character line.
+    let line = format!(
+        "{}{secret}{}marker-{}",
+        "a".repeat(230),
+        "b".repeat(50),
+        "c".repeat(300)
+    );
+    for query in ["aaaa", "bbbb", "marker-"] {
+        let s = snippet(&matcher(query, false).unwrap(), line.as_bytes());
+        let shown = crate::secrets::scrub(&s);
+        for piece in [&secret[..12], &secret[12..24], &secret[18..]] {
+            assert!(!shown.contains(piece), "{query}: {piece} shown in {shown}");
+        }
+    }
+}

@@ -174,6 +174,8 @@ fn no_allow_covers_sayso_own_files() {
         rules.check(&call, command, &tool).map(|m| m.decision)
     };
     assert_eq!(check("cat config/sayso/config.toml"), None);
+    // A directory holding them: a recursive read reaches the config.
+    assert_eq!(check("grep -r -o . config"), None);
     assert_eq!(check("cat notes.txt"), Some(Allow));
 }
 
