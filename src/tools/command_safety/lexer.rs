@@ -77,6 +77,9 @@ struct Lexer {
     word_start: bool,
     /// The previous character was an unquoted `=` or `:`: a `~` here expands too.
     after_eq_colon: bool,
+    /// The previous character was an unquoted `<` or `>`: a `&` or `|` here is part of the
+    /// redirection operator (`2>&1`, `<&3`, `>|`), not a separator.
+    after_angle: bool,
 }
 
 impl Lexer {
@@ -90,6 +93,7 @@ impl Lexer {
             quote: Quote::None,
             word_start: true,
             after_eq_colon: false,
+            after_angle: false,
         }
     }
 
@@ -152,6 +156,7 @@ impl Lexer {
     fn unquoted(&mut self) -> Result<(), Unsafe> {
         let (c, next) = self.at();
         let mut starts_word = false;
+        let after_angle = std::mem::take(&mut self.after_angle);
         match c {
             '\\' => return self.unquoted_backslash(next),
             '#' if self.word_start => {
@@ -162,11 +167,15 @@ impl Lexer {
             '"' => self.quote = Quote::Double,
             '`' => self.note(Unsafe::Backticks),
             '$' => self.note(dollar(&self.chars, self.i)),
-            '<' | '>' => self.note(if next == Some('(') {
-                Unsafe::Substitution
-            } else {
-                Unsafe::Redirection
-            }),
+            '<' | '>' => {
+                self.after_angle = true;
+                self.note(if next == Some('(') {
+                    Unsafe::Substitution
+                } else {
+                    Unsafe::Redirection
+                })
+            }
+            '&' | '|' if after_angle => {}
             '(' | ')' | '{' | '}' => self.note(Unsafe::Grouping),
             '*' | '?' | '[' => self.note(Unsafe::Glob),
             '~' if self.word_start || self.after_eq_colon => self.note(Unsafe::Tilde),

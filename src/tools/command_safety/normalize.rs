@@ -154,13 +154,14 @@ fn looks_wild(word: &str) -> bool {
 /// One simple command's words: strips what hides the program, then records the run(s).
 pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n: &mut Normalized) {
     let mut w: Vec<String> = words.to_vec();
-    // A group's brackets stick to words: `(rm x)` is `(rm`, `x)`.
-    let grouped = w.first().is_some_and(|f| f.starts_with(['(', '{']));
+    // A subshell's parentheses stick to words: `(rm x)` is `(rm`, `x)`. A brace does not
+    // (`{` and `}` are words of their own): `{rm,-rf,x}` is a brace expansion, `{}` a word.
+    let grouped = w.first().is_some_and(|f| f.starts_with('('));
     if let Some(first) = w.first_mut() {
-        *first = first.trim_start_matches(['(', '{']).to_owned();
+        *first = first.trim_start_matches('(').to_owned();
     }
     if grouped && let Some(last) = w.last_mut() {
-        *last = last.trim_end_matches([')', '}']).to_owned();
+        *last = last.trim_end_matches(')').to_owned();
     }
     w.retain(|x| !x.is_empty());
     let mut i = 0;
@@ -193,6 +194,18 @@ pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n:
     match program {
         "for" | "select" => {}
         "case" | "function" | "coproc" => n.hide(format!("`{program}` is not read by sayso")),
+        // `trap ACTION SIGNAL` runs ACTION as a script later; an alias changes what a word
+        // of the next line runs (`sh` expands aliases).
+        "trap"
+            if rest
+                .first()
+                .is_some_and(|a| !matches!(a.as_str(), "-" | "" | "-l" | "-p")) =>
+        {
+            n.hide("`trap` runs text that sayso does not read");
+        }
+        "alias" if rest.iter().any(|a| a.contains('=')) => {
+            n.hide("`alias` changes what a command word runs");
+        }
         "eval" | "source" | "." => {
             n.hide(format!("`{program}` runs text that sayso does not read"));
         }
@@ -255,11 +268,19 @@ pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n:
             Some(script) => line(script, depth + 1, n),
             None => {
                 let after = skip_flags(rest, &["-w", "-E", "--timeout", "--conflict-exit-code"]);
-                simple(after.get(1..).unwrap_or_default(), loose, open, depth, n);
+                // `flock FILE -c COMMAND` (the documented form) or `flock FILE COMMAND…`.
+                match after.get(1).map(String::as_str) {
+                    Some("-c" | "--command") => match after.get(2) {
+                        Some(script) => line(script, depth + 1, n),
+                        None => n.hide("`flock -c` runs a shell"),
+                    },
+                    _ => simple(after.get(1..).unwrap_or_default(), loose, open, depth, n),
+                }
             }
         },
         "watch" => {
-            let after = skip_flags(rest, &["-n", "-d", "--interval", "--differences"]);
+            // `-d`/`--differences` take an attached value only (`-d=permanent`).
+            let after = skip_flags(rest, &["-n", "--interval", "-q", "--equexit"]);
             line(&after.join(" "), depth + 1, n);
         }
         "su" => match dash_c(rest) {

@@ -42,8 +42,22 @@ fn a_deny_rule_sees_through_paths_wrappers_shells_and_find() {
         "find . -exec rm {} +",
         "true && { rm x; }",
         "if true; then rm x; fi",
+        "flock /tmp/l -c 'rm x'",
+        "timeout -vs KILL 5 rm x",
+        "sudo -Eu root rm x",
+        "env --chdir /tmp rm x",
+        "2>&1 rm x",
+        "ls | xargs -tn 1 rm",
     ] {
         assert_eq!(shell(&rules, command), Some(Deny), "{command}");
+    }
+    for command in [
+        "echo rm | xargs -I% sh -c %",
+        "find /bin -name rm -exec '{}' -rf x \\;",
+        "{rm,-rf,x}",
+        "trap 'rm x' EXIT",
+    ] {
+        assert_eq!(shell(&rules, command), Some(Ask), "{command}");
     }
     for command in ["ls -la", "echo rm x", "git rm --cached x", "grep rm x"] {
         assert_eq!(shell(&rules, command), None, "{command}");
