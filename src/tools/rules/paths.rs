@@ -21,16 +21,35 @@ use crate::tools::builtin::paths::resolve;
 /// Directory entries a [`holding`] walk looks at before it gives up.
 pub const WALK_LIMIT: usize = 20_000;
 
-/// The words of a command that may name a file: every argument, and the value of an
-/// `--option=value`.
+/// The words of a command that may name a file: every argument, the value of an
+/// `--option=value`, what follows each letter of a short option cluster (`-f.env`,
+/// `-if/proc/1/environ`: the value may be attached), and what follows a `:` in any of them
+/// (`HEAD:secrets/key`, `-L1,2:.env`).
 pub fn path_words(argv: &[String]) -> impl Iterator<Item = &str> {
-    argv.iter()
-        .skip(1)
-        .filter_map(|w| match w.strip_prefix('-') {
-            Some(opt) => opt.split_once('=').map(|(_, v)| v),
-            None => Some(w.as_str()),
-        })
-        .filter(|w| !w.is_empty())
+    let mut words = Vec::new();
+    for w in argv.iter().skip(1) {
+        match w.strip_prefix('-') {
+            Some(opt) => match opt.split_once('=') {
+                Some((_, v)) => words.push(v),
+                None if !opt.starts_with('-') => {
+                    for (j, c) in opt.char_indices() {
+                        if !c.is_ascii_alphanumeric() {
+                            break;
+                        }
+                        words.push(&opt[j + c.len_utf8()..]);
+                    }
+                }
+                None => {}
+            },
+            None => words.push(w.as_str()),
+        }
+    }
+    let after_colons: Vec<&str> = words
+        .iter()
+        .filter_map(|w| w.split_once(':').map(|(_, rest)| rest))
+        .collect();
+    words.extend(after_colons);
+    words.into_iter().filter(|w| !w.is_empty())
 }
 
 /// `path` (absolute, resolved) as path rules see it: relative to the project root `root`

@@ -37,7 +37,7 @@ fn wrappers_and_paths_are_seen_through() {
         ("exec -a name rm x", &["rm x"]),
         ("env rm x", &["rm x"]),
         ("env -i A=1 -u HOME rm x", &["rm x"]),
-        ("env --unset=HOME -C /tmp rm x", &["rm x"]),
+        ("env --unset=HOME -C /tmp rm x", &["cd /tmp", "rm x"]),
         ("env -S 'rm -f' x", &["rm -f x"]),
         ("/usr/bin/env -- rm x", &["rm x"]),
         ("LC_ALL=C rm x", &["rm x"]),

@@ -135,6 +135,9 @@ pub(super) fn env(args: &[String], loose: bool, open: bool, depth: usize, n: &mu
             words.extend(args.get(next..).unwrap_or_default().iter().cloned());
             return env(&words, loose, open, depth, n);
         }
+        if let Some(dir) = option_value(args, i, 'C', "chdir", &["-u", "-P", "-S"]) {
+            n.runs.push(chdir(dir));
+        }
         if a.starts_with('-') && a != "-" {
             i += if takes_value(a, &["-u", "-C", "-P", "--unset", "--chdir"]) {
                 2
@@ -148,6 +151,49 @@ pub(super) fn env(args: &[String], loose: bool, open: bool, depth: usize, n: &mu
         }
     }
     simple(args.get(i..).unwrap_or_default(), loose, open, depth, n);
+}
+
+/// The value of option `-short`/`--long` when `args[i]` is that option (`-C DIR`, `-CDIR`,
+/// `-iC DIR`, `--chdir DIR`, `--ch=DIR`); `others` are the cluster's other valued options.
+fn option_value<'a>(
+    args: &'a [String],
+    i: usize,
+    short: char,
+    long: &str,
+    others: &[&str],
+) -> Option<&'a str> {
+    let a = args.get(i)?;
+    if let Some(l) = a.strip_prefix("--") {
+        let (name, value) = l.split_once('=').map_or((l, None), |(k, v)| (k, Some(v)));
+        if name.is_empty() || !long.starts_with(name) {
+            return None;
+        }
+        return value.or_else(|| args.get(i + 1).map(String::as_str));
+    }
+    let cluster = a.strip_prefix('-')?;
+    for (j, c) in cluster.char_indices() {
+        if c == short {
+            let rest = &cluster[j + c.len_utf8()..];
+            return if rest.is_empty() {
+                args.get(i + 1).map(String::as_str)
+            } else {
+                Some(rest)
+            };
+        }
+        if others.contains(&format!("-{c}").as_str()) {
+            return None;
+        }
+    }
+    None
+}
+
+/// The command runs in `dir` (`env -C`, `sudo -D`): a `cd` for the paths it names.
+fn chdir(dir: &str) -> Run {
+    Run {
+        argv: vec!["cd".into(), dir.into()],
+        wild: vec![false, false],
+        open: false,
+    }
 }
 
 pub(super) fn sudo(
@@ -196,6 +242,10 @@ pub(super) fn sudo(
         });
         if flags.is_some_and(|f| f.contains(['s', 'i'])) || a == "--shell" || a == "--login" {
             shell_form = true;
+        }
+        let others: Vec<&str> = valued.iter().copied().filter(|v| *v != "-D").collect();
+        if let Some(dir) = option_value(args, i, 'D', "chdir", &others) {
+            n.runs.push(chdir(dir));
         }
         if flags.is_some_and(|f| f.contains('e')) || a == "--edit" {
             return n.hide(format!("`{program} -e` edits files as another user"));

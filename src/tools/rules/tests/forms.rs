@@ -285,3 +285,37 @@ fn the_modal_offers_nothing_for_a_command_no_allow_would_cover() {
     let cat = Rules::new(&offered("cat README"));
     assert_eq!(shell(&cat, "cat /proc/1/environ"), None);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_path_deny_rule_sees_attached_values_revisions_and_a_wrapper_s_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join(".env"), "KEY=1").unwrap();
+    std::fs::create_dir_all(d.join("secrets")).unwrap();
+    std::fs::write(d.join("secrets/key"), "k").unwrap();
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    let rules = Rules::new(&[
+        rule("*", RuleTarget::Path(".env".into()), Deny, false),
+        rule("*", RuleTarget::Path("secrets/**".into()), Deny, false),
+        // Only in history: no file in the tree for a search to find.
+        rule("*", RuleTarget::Path("gone/**".into()), Deny, false),
+        rule("run_command", cmd("rg *"), Allow, false),
+        rule("run_command", cmd("grep *"), Allow, false),
+        rule("run_command", cmd("git *"), Allow, false),
+    ]);
+    for command in [
+        "rg -f.env x src",
+        "grep -if.env -r src",
+        "git show HEAD:gone/key",
+        "git log -L1,2:.env",
+        "env -C secrets cat key",
+        "env --chdir=secrets cat key",
+        "sudo -D secrets cat key",
+    ] {
+        assert_eq!(shell_in(&rules, command, d), Some(Deny), "{command}");
+    }
+    // No allow covers per-process data named in an attached value.
+    assert_eq!(shell_in(&rules, "rg -f/proc/1/environ x src", d), None);
+    assert_eq!(shell_in(&rules, "grep -n5 x src", d), Some(Allow));
+}
