@@ -13,6 +13,9 @@ use super::Unsafe;
 pub(super) struct Lexed {
     pub(super) segments: Vec<String>,
     pub(super) hazard: Option<Unsafe>,
+    /// The first command or process substitution (`$(`, backticks, `<(`), even after another
+    /// hazard: `echo $HOME $(rm x)` runs `rm`.
+    pub(super) substitution: Option<Unsafe>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -62,6 +65,7 @@ pub(super) fn lex(command: &str) -> Result<Lexed, Unsafe> {
     Ok(Lexed {
         segments: lexer.segments,
         hazard: lexer.hazard,
+        substitution: lexer.substitution,
     })
 }
 
@@ -72,6 +76,7 @@ struct Lexer {
     segments: Vec<String>,
     current: String,
     hazard: Option<Unsafe>,
+    substitution: Option<Unsafe>,
     quote: Quote,
     /// At the start of a word (outside quotes): `#` begins a comment, `~` expands.
     word_start: bool,
@@ -90,6 +95,7 @@ impl Lexer {
             segments: Vec::new(),
             current: String::new(),
             hazard: None,
+            substitution: None,
             quote: Quote::None,
             word_start: true,
             after_eq_colon: false,
@@ -101,8 +107,22 @@ impl Lexer {
         (self.chars[self.i], self.chars.get(self.i + 1).copied())
     }
 
+    /// A `$` at `i`. `$((` is arithmetic to the safe list, but bash runs `$((cmd) )` as a
+    /// command substitution, so for the normaliser it substitutes.
+    fn dollar(&mut self) {
+        let found = dollar(&self.chars, self.i);
+        if self.chars.get(self.i + 1) == Some(&'(') && self.substitution.is_none() {
+            self.substitution = Some(Unsafe::Substitution);
+        }
+        self.note(found);
+    }
+
     /// Records `found` unless an earlier hazard was recorded: the first one is the reason.
     fn note(&mut self, found: Unsafe) {
+        if matches!(found, Unsafe::Substitution | Unsafe::Backticks) && self.substitution.is_none()
+        {
+            self.substitution = Some(found.clone());
+        }
         if self.hazard.is_none() {
             self.hazard = Some(found);
         }
@@ -138,7 +158,7 @@ impl Lexer {
                 }
                 None => return Err(unterminated()),
             },
-            '$' => self.note(dollar(&self.chars, self.i)),
+            '$' => self.dollar(),
             '`' => self.note(Unsafe::Backticks),
             '"' => self.quote = Quote::None,
             _ => {}
@@ -166,7 +186,7 @@ impl Lexer {
             '\'' => self.quote = Quote::Single,
             '"' => self.quote = Quote::Double,
             '`' => self.note(Unsafe::Backticks),
-            '$' => self.note(dollar(&self.chars, self.i)),
+            '$' => self.dollar(),
             '<' | '>' => {
                 self.after_angle = true;
                 self.note(if next == Some('(') {

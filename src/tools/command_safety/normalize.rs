@@ -30,7 +30,6 @@
 //! against a model's slips, not a sandbox; only a mode that asks (`balanced`, `strict`) stops
 //! an arbitrary command.
 
-use super::Unsafe;
 use super::lexer::lex;
 
 /// How deep `sh -c 'sh -c …'` is read before the command counts as opaque.
@@ -98,7 +97,7 @@ pub(super) fn line(text: &str, depth: usize, n: &mut Normalized) {
             return;
         }
     };
-    if let Some(h @ (Unsafe::Substitution | Unsafe::Backticks)) = &lexed.hazard {
+    if let Some(h) = &lexed.substitution {
         n.hide(h.to_string());
     }
     let loose = lexed.hazard.is_some();

@@ -214,3 +214,20 @@ fn a_program_named_by_input_or_by_the_shell_later_is_opaque() {
         assert!(runs(command).is_err(), "{command}: {:?}", runs(command));
     }
 }
+
+#[test]
+fn a_substitution_after_another_hazard_is_still_opaque() {
+    for command in [
+        "echo $HOME $(rm -rf x)",
+        "echo ${x:-$(rm -rf x)}",
+        "echo $(( $(rm -rf x) ))",
+        "bash -c 'echo $((rm -rf x) )'",
+        "echo $HOME `rm -rf x`",
+        "echo * $(rm x)",
+        "ls > f $(rm x)",
+        "echo \"$HOME $(rm x)\"",
+        "echo ~ <(rm x)",
+    ] {
+        assert!(runs(command).is_err(), "{command}: {:?}", runs(command));
+    }
+}

@@ -56,6 +56,7 @@ fn a_deny_rule_sees_through_paths_wrappers_shells_and_find() {
         "find /bin -name rm -exec '{}' -rf x \\;",
         "{rm,-rf,x}",
         "trap 'rm x' EXIT",
+        "echo $HOME $(rm -rf x)",
     ] {
         assert_eq!(shell(&rules, command), Some(Ask), "{command}");
     }
