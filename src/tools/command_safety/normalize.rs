@@ -188,7 +188,13 @@ pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n:
         n.hide(format!("`{first}` defines a function or opens a subshell"));
         return;
     }
-    let program = base(first);
+    // GNU tools as Homebrew installs them (`genv`, `gxargs`, `gtimeout` …) are the same tools.
+    let program = match base(first) {
+        "genv" | "gnice" | "gnohup" | "gtimeout" | "gstdbuf" | "gchroot" | "gxargs" | "gtime" => {
+            &base(first)[1..]
+        }
+        p => p,
+    };
     let rest = &w[1..];
     match program {
         "for" | "select" => {}
@@ -211,6 +217,16 @@ pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n:
         "parallel" | "strace" | "ltrace" | "script" | "runuser" => n.hide(format!(
             "`{program}` runs commands in a syntax that sayso does not read"
         )),
+        // Programs that run a command after options of their own, which sayso does not read.
+        "taskset" | "chrt" | "prlimit" | "unshare" | "nsenter" | "setpriv" | "fakeroot"
+        | "faketime" | "nocache" | "chronic" | "ifne" | "sg" | "pkexec" | "systemd-run"
+        | "firejail" | "cpulimit" | "trickle" | "rlwrap" | "catchsegv" | "valgrind"
+        | "dbus-run-session" | "xvfb-run" | "systemd-inhibit" | "proxychains" | "proxychains4"
+        | "torsocks" | "numactl" | "caffeinate" | "run-one" | "ssh" => {
+            n.hide(format!(
+                "`{program}` runs a command that sayso does not read"
+            ));
+        }
         // `command -v NAME` only says where NAME is.
         "command" if rest.first().is_some_and(|a| a == "-v" || a == "-V") => {}
         "command" | "builtin" => simple(skip_flags(rest, &[]), loose, open, depth, n),
@@ -286,8 +302,9 @@ pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n:
             Some(script) => line(script, depth + 1, n),
             None => n.hide("`su` runs a shell"),
         },
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "posh" | "fish"
-        | "csh" | "tcsh" => shell(program, rest, depth, n),
+        "sh" | "bash" | "rbash" | "zsh" | "dash" | "ksh" | "ksh93" | "pdksh" | "oksh" | "loksh"
+        | "lksh" | "mksh" | "ash" | "yash" | "posh" | "fish" | "csh" | "tcsh" | "nu" | "elvish"
+        | "xonsh" | "pwsh" => shell(program, rest, depth, n),
         "find" | "gfind" => {
             record(program, rest, loose, open, n);
             find(rest, loose, depth, n);

@@ -167,6 +167,10 @@ fn options_read_as_getopt_reads_them() {
         ("flock /tmp/l -c 'rm x'", &["rm x"]),
         ("flock -w 5 /tmp/l --command 'rm x'", &["rm x"]),
         ("watch -tn 1 rm x", &["rm x"]),
+        ("rbash -c 'rm x'", &["rm x"]),
+        ("gtimeout 5 rm x", &["rm x"]),
+        ("genv -i rm x", &["rm x"]),
+        ("ls | gxargs rm", &["rm …"]),
         ("watch -d rm x", &["rm x"]),
         ("xargs --max-lines rm x", &["rm x …"]),
         ("xargs --eof rm x", &["rm x …"]),
@@ -210,6 +214,11 @@ fn a_program_named_by_input_or_by_the_shell_later_is_opaque() {
         "sudo {rm,-rf,x}",
         "alias r=rm\nr -rf x",
         "trap 'rm -rf x' EXIT",
+        "taskset -c 0 rm x",
+        "prlimit --nofile=1 rm x",
+        "unshare -r rm x",
+        "fakeroot rm x",
+        "ssh localhost rm x",
     ] {
         assert!(runs(command).is_err(), "{command}: {:?}", runs(command));
     }
