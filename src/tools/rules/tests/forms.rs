@@ -166,6 +166,14 @@ fn an_allow_pattern_never_covers_what_the_safe_list_refuses() {
         "find . -delete",
         "env rm x",
         "sort -o f f",
+        "git rebase -x 'rm -rf x' HEAD~1",
+        "git difftool -x evil",
+        "git difftool --extcmd=evil",
+        "git clone -u evil x",
+        "git clone -c core.fsmonitor=evil x",
+        "git submodule foreach 'rm -rf x'",
+        "git bisect run ./evil",
+        "git filter-branch --tree-filter 'rm x'",
     ] {
         assert_eq!(shell(&rules, command), None, "{command}");
     }
