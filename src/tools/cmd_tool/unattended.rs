@@ -163,6 +163,10 @@ mod tests {
         {
             std::os::unix::fs::symlink("/proc/self/environ", cwd.join("notes.txt")).unwrap();
             assert!(system_path_refusal("cat notes.txt", cwd).is_some());
+            // A link named like an option, after `--`; a value attached to a short option.
+            std::os::unix::fs::symlink("/proc", cwd.join("-p")).unwrap();
+            assert!(system_path_refusal("cat -- -p/1/environ", cwd).is_some());
+            assert!(system_path_refusal("grep -f/proc/1/environ x", cwd).is_some());
         }
         for cmd in [
             "cat src/main.rs",

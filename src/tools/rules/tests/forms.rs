@@ -324,7 +324,10 @@ fn a_path_deny_rule_sees_attached_values_revisions_and_a_wrapper_s_directory() {
     ] {
         assert_eq!(shell_in(&rules, command, d), Some(Deny), "{command}");
     }
-    // No allow covers per-process data named in an attached value.
+    // No allow covers per-process data named in an attached value, or through a link whose
+    // name looks like an option.
     assert_eq!(shell_in(&rules, "rg -f/proc/1/environ x src", d), None);
+    std::os::unix::fs::symlink("/proc", d.join("-p")).unwrap();
+    assert_eq!(shell_in(&rules, "grep -r x -- -p/1", d), None);
     assert_eq!(shell_in(&rules, "grep -n5 x src", d), Some(Allow));
 }
