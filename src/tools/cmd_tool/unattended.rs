@@ -21,6 +21,7 @@ use crate::tools::builtin::paths::resolve;
 use crate::tools::builtin::protected::shell_arg_refusal;
 use crate::tools::command_safety::segment_argvs;
 use crate::tools::git_guard::{self, GitTarget, Inspection, Target};
+use crate::tools::rules::paths::path_words;
 use crate::tools::shell::ChildEnv;
 
 /// Where each git of `command` runs ([`git_guard::targets`]); empty when it runs none.
@@ -62,17 +63,6 @@ fn shown(cwd: &Path, target: &Target) -> String {
         .unwrap_or(dir)
         .display()
         .to_string()
-}
-
-/// The words of a command that may name a file: every argument, and the value of an
-/// `--option=value`.
-fn path_words(argv: &[String]) -> impl Iterator<Item = &str> {
-    argv.iter()
-        .skip(1)
-        .filter_map(|w| match w.strip_prefix('-') {
-            Some(opt) => opt.split_once('=').map(|(_, v)| v),
-            None => Some(w.as_str()),
-        })
 }
 
 /// Why a command that passed the text gate may not run unasked: it names a system path.
