@@ -5,8 +5,9 @@
 //! `&`, newlines) [`normalize`] takes away what hides the program from a pattern:
 //!
 //! - a directory: `/bin/rm` and `./rm` are `rm`;
-//! - `NAME=value` assignments, redirections (`>f`, `2> f`), reserved words (`if`, `then`,
-//!   `do`, `!`, `{`, `(` …);
+//! - `NAME=value` assignments, reserved words (`if`, `then`, `do`, `!`, `{`, `(` …), and
+//!   redirections (`>f`, `2> f`), which are kept as a run of their own (`: >f`) for the paths
+//!   they name;
 //! - wrappers, with their own options: `command`, `builtin`, `exec`, `env` (`-i`, `-u NAME`,
 //!   `-C DIR`, `-S STRING`, assignments), `nice`, `nohup`, `time`, `timeout`, `stdbuf`,
 //!   `ionice`, `setsid`, `chroot`, `busybox`, `sudo`/`doas`, `xargs` (whose command gets more
@@ -164,15 +165,22 @@ pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n:
     }
     w.retain(|x| !x.is_empty());
     let mut i = 0;
+    // Redirections before the command still open their files: `< .env cat` reads `.env`.
+    let mut redirections = Vec::new();
     while i < w.len() {
         let word = w[i].as_str();
         if let Some(alone) = redirection(word) {
-            i += if alone { 2 } else { 1 };
+            let n = if alone { 2 } else { 1 };
+            redirections.extend(w[i..(i + n).min(w.len())].iter().cloned());
+            i += n;
         } else if is_assignment(word) || KEYWORDS.contains(&word) {
             i += 1;
         } else {
             break;
         }
+    }
+    if !redirections.is_empty() {
+        record(":", &redirections, loose, false, n);
     }
     let w = &w[i.min(w.len())..];
     let Some(first) = w.first() else {

@@ -22,12 +22,20 @@ use crate::tools::builtin::paths::resolve;
 pub const WALK_LIMIT: usize = 20_000;
 
 /// The words of a command that may name a file: every argument (an option too, which may be
-/// a file after `--`), the value of an `--option=value`, what follows each letter of a short option cluster (`-f.env`,
+/// a file after `--`), a redirection's target, the value of an `--option=value`, what follows each letter of a short option cluster (`-f.env`,
 /// `-if/proc/1/environ`: the value may be attached), and what follows a `:` in any of them
 /// (`HEAD:secrets/key`, `-L1,2:.env`).
 pub fn path_words(argv: &[String]) -> impl Iterator<Item = &str> {
     let mut words = Vec::new();
     for w in argv.iter().skip(1) {
+        // A redirection's target (`<.env`, `2>>log`, `&>out`).
+        let unnumbered = w.trim_start_matches(|c: char| c.is_ascii_digit());
+        if let Some(op) = ["&>>", ">>", "<<<", "<>", ">&", "<&", "&>", ">|", ">", "<"]
+            .iter()
+            .find(|op| unnumbered.starts_with(**op))
+        {
+            words.push(&unnumbered[op.len()..]);
+        }
         // After `--` (or for a program that takes no options) a word such as `-p/1/environ`
         // is a file: a link named `-p` may lead to `/proc`.
         if w.starts_with('-') && w != "-" && w != "--" {

@@ -85,8 +85,8 @@ fn wrappers_and_paths_are_seen_through() {
         ("{ rm x; }", &["rm x"]),
         ("(rm x)", &["rm x"]),
         ("rm x > /dev/null", &["rm x > /dev/null"]),
-        (">log rm x", &["rm x"]),
-        ("2> err rm x", &["rm x"]),
+        (">log rm x", &[": >log", "rm x"]),
+        ("2> err rm x", &[": 2> err", "rm x"]),
         ("for f in a b; do rm $f; done", &["rm $f"]),
     ];
     for (command, want) in table {

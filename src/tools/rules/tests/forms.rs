@@ -331,3 +331,22 @@ fn a_path_deny_rule_sees_attached_values_revisions_and_a_wrapper_s_directory() {
     assert_eq!(shell_in(&rules, "grep -r x -- -p/1", d), None);
     assert_eq!(shell_in(&rules, "grep -n5 x src", d), Some(Allow));
 }
+
+#[test]
+fn a_path_deny_rule_sees_redirections() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join(".env"), "KEY=1").unwrap();
+    let rules = Rules::new(&[rule("*", RuleTarget::Path(".env".into()), Deny, false)]);
+    for command in [
+        "cat <.env",
+        "< .env cat",
+        "<.env cat",
+        "0<.env cat",
+        "while read l; do echo \"$l\"; done <.env",
+        "echo x >.env",
+        "> .env echo x",
+    ] {
+        assert_eq!(shell_in(&rules, command, d), Some(Deny), "{command}");
+    }
+}
