@@ -189,7 +189,14 @@ fn exclude_pathspecs(patterns: &[&str]) -> Vec<String> {
         .iter()
         .filter(|p| !p.starts_with('/'))
         .flat_map(|p| expand_braces(p))
-        .map(|p| format!(":(exclude,glob){p}"))
+        .map(|p| {
+            let icase = if cfg!(any(target_os = "macos", windows)) {
+                ",icase"
+            } else {
+                ""
+            };
+            format!(":(exclude,glob{icase}){p}")
+        })
         .collect()
 }
 
@@ -312,8 +319,12 @@ mod brace_tests {
 
     #[test]
     fn a_rule_s_alternatives_become_pathspecs_git_understands() {
+        let specs: Vec<String> = exclude_pathspecs(&["{.env,.env.local}", "secrets/**", "/abs/x"])
+            .iter()
+            .map(|s| s.replace(",icase", ""))
+            .collect();
         assert_eq!(
-            exclude_pathspecs(&["{.env,.env.local}", "secrets/**", "/abs/x"]),
+            specs,
             [
                 ":(exclude,glob).env",
                 ":(exclude,glob).env.local",
