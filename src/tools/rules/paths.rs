@@ -159,7 +159,8 @@ pub fn reads_implicitly(argv: &[String]) -> bool {
         })
     };
     match argv[0].as_str() {
-        "rg" | "ag" | "ack" => true,
+        // `find` with no starting point searches `.` (and may `-exec cat {}` what it finds).
+        "rg" | "ag" | "ack" | "find" | "gfind" | "fd" | "fdfind" => true,
         "grep" | "egrep" | "fgrep" => {
             has('r', "recursive")
                 || has('R', "dereference-recursive")

@@ -349,4 +349,9 @@ fn a_path_deny_rule_sees_redirections() {
     ] {
         assert_eq!(shell_in(&rules, command, d), Some(Deny), "{command}");
     }
+    // `find` with no starting point searches the working directory, which holds `.env`.
+    assert_eq!(
+        shell_in(&rules, "find -type f -exec cat '{}' +", d),
+        Some(Ask)
+    );
 }
