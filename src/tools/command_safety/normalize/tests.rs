@@ -163,6 +163,8 @@ fn options_read_as_getopt_reads_them() {
         ("env --chdir /tmp rm x", &["rm x"]),
         ("env --unset HOME rm x", &["rm x"]),
         ("env -vS 'rm -rf x'", &["rm -rf x"]),
+        ("env -a name rm x", &["rm x"]),
+        ("env --argv0 name rm x", &["rm x"]),
         ("env -iS'rm -rf' x", &["rm -rf x"]),
         ("flock /tmp/l -c 'rm x'", &["rm x"]),
         ("flock -w 5 /tmp/l --command 'rm x'", &["rm x"]),

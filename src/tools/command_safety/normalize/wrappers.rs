@@ -113,7 +113,7 @@ pub(super) fn env(args: &[String], loose: bool, open: bool, depth: usize, n: &mu
         } else if a.starts_with('-') && a != "-" {
             let short = &a[1..];
             // The first of `u`, `C`, `S` in a cluster takes the rest, or the next word.
-            match short.find(['u', 'C', 'P', 'S']) {
+            match short.find(['u', 'C', 'P', 'a', 'L', 'S']) {
                 Some(p) if short[p..].starts_with('S') => {
                     let rest = &short[p + 1..];
                     Some((!rest.is_empty()).then(|| rest.to_owned()))
@@ -135,11 +135,17 @@ pub(super) fn env(args: &[String], loose: bool, open: bool, depth: usize, n: &mu
             words.extend(args.get(next..).unwrap_or_default().iter().cloned());
             return env(&words, loose, open, depth, n);
         }
-        if let Some(dir) = option_value(args, i, 'C', "chdir", &["-u", "-P", "-S"]) {
+        if let Some(dir) = option_value(args, i, 'C', "chdir", &["-u", "-P", "-a", "-L", "-S"]) {
             n.runs.push(chdir(dir));
         }
         if a.starts_with('-') && a != "-" {
-            i += if takes_value(a, &["-u", "-C", "-P", "--unset", "--chdir"]) {
+            // `-a`/`--argv0` (coreutils 9.5), `-P`/`-L` (BSD) take a value too.
+            i += if takes_value(
+                a,
+                &[
+                    "-u", "-C", "-P", "-a", "-L", "--unset", "--chdir", "--argv0",
+                ],
+            ) {
                 2
             } else {
                 1
