@@ -159,6 +159,8 @@ fn options_read_as_getopt_reads_them() {
         ("ionice -tc 3 rm x", &["rm x"]),
         ("sudo -Eu root rm x", &["rm x"]),
         ("sudo --us root rm x", &["rm x"]),
+        ("sudo -c default rm x", &["rm x"]),
+        ("sudo -a bsdauth rm x", &["rm x"]),
         ("env -iu HOME rm x", &["rm x"]),
         ("env --chdir /tmp rm x", &["rm x"]),
         ("env --unset HOME rm x", &["rm x"]),

@@ -211,6 +211,8 @@ pub(super) fn sudo(
     n: &mut Normalized,
 ) {
     let valued = [
+        "-a",
+        "-c",
         "-u",
         "-g",
         "-C",
