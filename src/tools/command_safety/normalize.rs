@@ -290,7 +290,10 @@ pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n:
         "flock" => match dash_c(rest) {
             Some(script) => line(script, depth + 1, n),
             None => {
-                let after = skip_flags(rest, &["-w", "-E", "--timeout", "--conflict-exit-code"]);
+                let after = skip_flags(
+                    rest,
+                    &["-w", "-E", "--timeout", "--wait", "--conflict-exit-code"],
+                );
                 // `flock FILE -c COMMAND` (the documented form) or `flock FILE COMMAND…`.
                 match after.get(1).map(String::as_str) {
                     Some("-c" | "--command") => match after.get(2) {

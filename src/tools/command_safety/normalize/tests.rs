@@ -170,6 +170,7 @@ fn options_read_as_getopt_reads_them() {
         ("env -iS'rm -rf' x", &["rm -rf x"]),
         ("flock /tmp/l -c 'rm x'", &["rm x"]),
         ("flock -w 5 /tmp/l --command 'rm x'", &["rm x"]),
+        ("flock --wait 5 /tmp/l rm x", &["rm x"]),
         ("watch -tn 1 rm x", &["rm x"]),
         ("rbash -c 'rm x'", &["rm x"]),
         ("gtimeout 5 rm x", &["rm x"]),
