@@ -2,7 +2,7 @@
 //! it searches, and what search tools and diffs must leave out.
 //!
 //! - [`path_words`]: the words of a command that may name a file (every argument, the value of
-//!   `--opt=value`), resolved against the working directory (and every `cd` target before it)
+//!   `--opt=value` or of `-fVALUE`, a redirection's target, what follows `REV:`), resolved against the working directory (and every `cd` target before it)
 //!   after symlinks.
 //! - [`holding`]: whether a directory a command reads holds a path a deny rule covers — a
 //!   bounded walk that never follows symlinks and skips `.git`; past [`WALK_LIMIT`] entries it
@@ -10,7 +10,7 @@
 //! - [`PathDenials`]: a tool's `deny` path rules, for `grep_search`, `file_search` and
 //!   `get_changed_files`, which leave those paths out and say so.
 //! - [`reads_implicitly`]: programs that read the working directory's files when they name no
-//!   existing path (`rg PATTERN`, `grep -r PATTERN`, `git diff`, `git grep`).
+//!   existing path (`rg PATTERN`, `grep -r PATTERN`, `find -exec …`, `git diff`, `git grep`).
 
 use std::path::{Path, PathBuf};
 
@@ -22,9 +22,9 @@ use crate::tools::builtin::paths::resolve;
 pub const WALK_LIMIT: usize = 20_000;
 
 /// The words of a command that may name a file: every argument (an option too, which may be
-/// a file after `--`), a redirection's target, the value of an `--option=value`, what follows each letter of a short option cluster (`-f.env`,
-/// `-if/proc/1/environ`: the value may be attached), and what follows a `:` in any of them
-/// (`HEAD:secrets/key`, `-L1,2:.env`).
+/// a file after `--`), a redirection's target, the value of an `--option=value`, what follows
+/// each letter of a short option cluster (`-f.env`, `-if/proc/1/environ`: the value may be
+/// attached), and what follows a `:` in any of them (`HEAD:secrets/key`, `-L1,2:.env`).
 pub fn path_words(argv: &[String]) -> impl Iterator<Item = &str> {
     let mut words = Vec::new();
     for w in argv.iter().skip(1) {
