@@ -321,6 +321,8 @@ fn a_path_deny_rule_sees_attached_values_revisions_and_a_wrapper_s_directory() {
         "env -C secrets cat key",
         "env --chdir=secrets cat key",
         "sudo -D secrets cat key",
+        "cd -P secrets && cat key",
+        "cd -- secrets && cat key",
     ] {
         assert_eq!(shell_in(&rules, command, d), Some(Deny), "{command}");
     }
