@@ -224,6 +224,8 @@ fn a_program_named_by_input_or_by_the_shell_later_is_opaque() {
         "unshare -r rm x",
         "fakeroot rm x",
         "ssh localhost rm x",
+        "env -S 'rm\\_-rf\\_x'",
+        "env -S '${RM} x'",
     ] {
         assert!(runs(command).is_err(), "{command}: {:?}", runs(command));
     }

@@ -128,6 +128,10 @@ pub(super) fn env(args: &[String], loose: bool, open: bool, depth: usize, n: &mu
                 Some(v) => (v, i + 1),
                 None => (args.get(i + 1).cloned().unwrap_or_default(), i + 2),
             };
+            // `env -S` has escapes and expansions of its own (`\_` is a blank, `${HOME}`).
+            if split.contains(['\\', '$']) {
+                return n.hide("`env -S` splits a string with escapes that sayso does not read");
+            }
             let mut words = shell_words::split(&split).unwrap_or_else(|_| {
                 n.hide("`env -S` splits a string that sayso cannot read");
                 Vec::new()
