@@ -66,8 +66,10 @@
 //!   `core.pager`, `core.fsmonitor` or `diff.external` — code git runs. After the subcommand:
 //!   `--output`, `--ext-diff`, `--textconv`, `--exec`, `--paginate`, `--open-files-in-pager`
 //!   (and `-O` for `git grep`), `--upload-pack`, `--receive-pack`, `--config`, `--config-env`,
-//!   `--template`; and anything that can verify a signature (`--show-signature`, a `%G`
-//!   placeholder, a `pretty.<name>` alias, `verify-commit`, …: see `signatures.rs`).
+//!   `--template`, `--extcmd`; `rebase -x`, `difftool -x`, `clone -u`/`-c`, `submodule foreach`,
+//!   `bisect run`, `filter-branch`; and anything that can verify a signature
+//!   (`--show-signature`, a `%G` placeholder, a `pretty.<name>` alias, `verify-commit`, …: see
+//!   `signatures.rs`).
 //!   `git diff --no-index` is allowed: it only reads two files, which `cat` may
 //!   do too. `git branch` is allowed only for listing (read-only flags; names only as patterns
 //!   with `--list`, `--contains`, `--merged`, …). With an entry such as `git status` the global

@@ -82,7 +82,13 @@ fn compile(spec: &RuleSpec) -> Option<Compiled> {
             (Target::Words(words), literal)
         }
         RuleTarget::Path(p) => {
-            let glob = GlobBuilder::new(p).literal_separator(true).build().ok()?;
+            // macOS and Windows open `.ENV` for `.env`: a path rule there ignores case, as
+            // the protected names do.
+            let glob = GlobBuilder::new(p)
+                .literal_separator(true)
+                .case_insensitive(cfg!(any(target_os = "macos", windows)))
+                .build()
+                .ok()?;
             let glob = PathGlob {
                 text: p.clone(),
                 matcher: glob.compile_matcher(),

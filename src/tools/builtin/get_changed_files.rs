@@ -183,12 +183,71 @@ async fn changed(inv: &Invocation) -> Result<(String, String), String> {
 
 /// Git pathspecs that leave out what the deny path rules cover (relative ones: the rules'
 /// globs are relative to the working directory, where git runs).
+/// A rule's `{a,b}` alternatives, which git's glob pathspecs do not know, are expanded.
 fn exclude_pathspecs(patterns: &[&str]) -> Vec<String> {
     patterns
         .iter()
         .filter(|p| !p.starts_with('/'))
-        .map(|p| format!(":(exclude,glob){p}"))
+        .flat_map(|p| expand_braces(p))
+        .map(|p| {
+            let icase = if cfg!(any(target_os = "macos", windows)) {
+                ",icase"
+            } else {
+                ""
+            };
+            format!(":(exclude,glob{icase}){p}")
+        })
         .collect()
+}
+
+/// `{a,b}` alternatives (nested too) expanded as the rules' globs read them; a `{` without
+/// its `}` or after a backslash is a letter.
+fn expand_braces(pattern: &str) -> Vec<String> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '{' => {
+                let mut depth = 0;
+                let mut cuts = vec![i];
+                let mut j = i;
+                let mut end = None;
+                while j < chars.len() {
+                    match chars[j] {
+                        '\\' => j += 1,
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = Some(j);
+                                break;
+                            }
+                        }
+                        ',' if depth == 1 => cuts.push(j),
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                let Some(end) = end else {
+                    return vec![pattern.to_owned()];
+                };
+                cuts.push(end);
+                let prefix: String = chars[..i].iter().collect();
+                let suffix: String = chars[end + 1..].iter().collect();
+                return cuts
+                    .windows(2)
+                    .flat_map(|w| {
+                        let alt: String = chars[w[0] + 1..w[1]].iter().collect();
+                        expand_braces(&format!("{prefix}{alt}{suffix}"))
+                    })
+                    .take(256)
+                    .collect();
+            }
+            _ => i += 1,
+        }
+    }
+    vec![pattern.to_owned()]
 }
 
 impl Tool for GetChangedFiles {
@@ -251,5 +310,33 @@ impl Tool for GetChangedFiles {
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
         out.add(errors.join("\n"), None);
+    }
+}
+
+#[cfg(test)]
+mod brace_tests {
+    use super::*;
+
+    #[test]
+    fn a_rule_s_alternatives_become_pathspecs_git_understands() {
+        let specs: Vec<String> = exclude_pathspecs(&["{.env,.env.local}", "secrets/**", "/abs/x"])
+            .iter()
+            .map(|s| s.replace(",icase", ""))
+            .collect();
+        assert_eq!(
+            specs,
+            [
+                ":(exclude,glob).env",
+                ":(exclude,glob).env.local",
+                ":(exclude,glob)secrets/**"
+            ]
+        );
+        assert_eq!(
+            expand_braces("a/{b,c{d,e}}/*.{pem,key}").len(),
+            6,
+            "{:?}",
+            expand_braces("a/{b,c{d,e}}/*.{pem,key}")
+        );
+        assert_eq!(expand_braces("x{y"), ["x{y"]);
     }
 }

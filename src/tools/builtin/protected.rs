@@ -32,9 +32,19 @@ use std::path::{Component, Path, PathBuf};
 
 mod repository_layout;
 
-/// Whether `name` is `want` as a case-insensitive file system would see it.
+/// Whether `name` is `want` (ASCII) as a case-insensitive file system would see it: case
+/// folded both ways, as APFS and NTFS fold it (so `ſ` is `s`, `ı` is `i`, the Kelvin sign is
+/// `k`), trailing dots and spaces dropped, and an NTFS stream suffix (`.git::$INDEX_ALLOCATION`)
+/// ignored.
 fn same_name(name: &str, want: &str) -> bool {
-    name.trim_end_matches(['.', ' ']).eq_ignore_ascii_case(want)
+    let name = name.split(':').next().unwrap_or(name);
+    let fold = |s: &str| -> String {
+        s.chars()
+            .flat_map(char::to_uppercase)
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    fold(name.trim_end_matches(['.', ' '])) == fold(want)
 }
 
 /// Why a write to `path` (resolved, absolute) must be confirmed by the user, if it must.
@@ -182,6 +192,11 @@ mod tests {
             "docs/.gitattributes",
             ".gitmodules",
             ".GitModules",
+            ".gıt/config",
+            ".ſayso/config.toml",
+            ".gitattributeſ",
+            ".git::$INDEX_ALLOCATION/config",
+            "b/HEAD::$DATA",
         ] {
             assert!(caution(cwd, p, &[]).is_some(), "{p}");
         }

@@ -25,6 +25,7 @@ use crate::tools::builtin::paths::resolve;
 use crate::tools::builtin::protected::{read_refusal, shell_arg_refusal};
 use crate::tools::command_safety::segment_argvs;
 use crate::tools::git_guard::{self, GitTarget, Inspection, Target};
+use crate::tools::rules::paths::path_words;
 use crate::tools::shell::ChildEnv;
 
 /// Where each git of `command` runs ([`git_guard::targets`]); empty when it runs none.
@@ -66,17 +67,6 @@ fn shown(cwd: &Path, target: &Target) -> String {
         .unwrap_or(dir)
         .display()
         .to_string()
-}
-
-/// The words of a command that may name a file: every argument, and the value of an
-/// `--option=value`.
-fn path_words(argv: &[String]) -> impl Iterator<Item = &str> {
-    argv.iter()
-        .skip(1)
-        .filter_map(|w| match w.strip_prefix('-') {
-            Some(opt) => opt.split_once('=').map(|(_, v)| v),
-            None => Some(w.as_str()),
-        })
 }
 
 /// Why a command that passed the text gate may not run unasked: it names a system path, or
@@ -332,6 +322,10 @@ mod tests {
         {
             std::os::unix::fs::symlink("/proc/self/environ", cwd.join("notes.txt")).unwrap();
             assert!(system_path_refusal("cat notes.txt", cwd, &[]).is_some());
+            // A link named like an option, after `--`; a value attached to a short option.
+            std::os::unix::fs::symlink("/proc", cwd.join("-p")).unwrap();
+            assert!(system_path_refusal("cat -- -p/1/environ", cwd, &[]).is_some());
+            assert!(system_path_refusal("grep -f/proc/1/environ x", cwd, &[]).is_some());
         }
         for cmd in [
             "cat src/main.rs",

@@ -13,6 +13,9 @@ use super::Unsafe;
 pub(super) struct Lexed {
     pub(super) segments: Vec<String>,
     pub(super) hazard: Option<Unsafe>,
+    /// The first command or process substitution (`$(`, backticks, `<(`), even after another
+    /// hazard: `echo $HOME $(rm x)` runs `rm`.
+    pub(super) substitution: Option<Unsafe>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -62,6 +65,7 @@ pub(super) fn lex(command: &str) -> Result<Lexed, Unsafe> {
     Ok(Lexed {
         segments: lexer.segments,
         hazard: lexer.hazard,
+        substitution: lexer.substitution,
     })
 }
 
@@ -72,11 +76,15 @@ struct Lexer {
     segments: Vec<String>,
     current: String,
     hazard: Option<Unsafe>,
+    substitution: Option<Unsafe>,
     quote: Quote,
     /// At the start of a word (outside quotes): `#` begins a comment, `~` expands.
     word_start: bool,
     /// The previous character was an unquoted `=` or `:`: a `~` here expands too.
     after_eq_colon: bool,
+    /// The previous character was an unquoted `<` or `>`: a `&` or `|` here is part of the
+    /// redirection operator (`2>&1`, `<&3`, `>|`), not a separator.
+    after_angle: bool,
 }
 
 impl Lexer {
@@ -87,9 +95,11 @@ impl Lexer {
             segments: Vec::new(),
             current: String::new(),
             hazard: None,
+            substitution: None,
             quote: Quote::None,
             word_start: true,
             after_eq_colon: false,
+            after_angle: false,
         }
     }
 
@@ -97,8 +107,22 @@ impl Lexer {
         (self.chars[self.i], self.chars.get(self.i + 1).copied())
     }
 
+    /// A `$` at `i`. `$((` is arithmetic to the safe list, but bash runs `$((cmd) )` as a
+    /// command substitution, so for the normaliser it substitutes.
+    fn dollar(&mut self) {
+        let found = dollar(&self.chars, self.i);
+        if self.chars.get(self.i + 1) == Some(&'(') && self.substitution.is_none() {
+            self.substitution = Some(Unsafe::Substitution);
+        }
+        self.note(found);
+    }
+
     /// Records `found` unless an earlier hazard was recorded: the first one is the reason.
     fn note(&mut self, found: Unsafe) {
+        if matches!(found, Unsafe::Substitution | Unsafe::Backticks) && self.substitution.is_none()
+        {
+            self.substitution = Some(found.clone());
+        }
         if self.hazard.is_none() {
             self.hazard = Some(found);
         }
@@ -134,7 +158,7 @@ impl Lexer {
                 }
                 None => return Err(unterminated()),
             },
-            '$' => self.note(dollar(&self.chars, self.i)),
+            '$' => self.dollar(),
             '`' => self.note(Unsafe::Backticks),
             '"' => self.quote = Quote::None,
             _ => {}
@@ -152,6 +176,7 @@ impl Lexer {
     fn unquoted(&mut self) -> Result<(), Unsafe> {
         let (c, next) = self.at();
         let mut starts_word = false;
+        let after_angle = std::mem::take(&mut self.after_angle);
         match c {
             '\\' => return self.unquoted_backslash(next),
             '#' if self.word_start => {
@@ -161,12 +186,16 @@ impl Lexer {
             '\'' => self.quote = Quote::Single,
             '"' => self.quote = Quote::Double,
             '`' => self.note(Unsafe::Backticks),
-            '$' => self.note(dollar(&self.chars, self.i)),
-            '<' | '>' => self.note(if next == Some('(') {
-                Unsafe::Substitution
-            } else {
-                Unsafe::Redirection
-            }),
+            '$' => self.dollar(),
+            '<' | '>' => {
+                self.after_angle = true;
+                self.note(if next == Some('(') {
+                    Unsafe::Substitution
+                } else {
+                    Unsafe::Redirection
+                })
+            }
+            '&' | '|' if after_angle => {}
             '(' | ')' | '{' | '}' => self.note(Unsafe::Grouping),
             '*' | '?' | '[' => self.note(Unsafe::Glob),
             '~' if self.word_start || self.after_eq_colon => self.note(Unsafe::Tilde),

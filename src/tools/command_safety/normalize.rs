@@ -5,8 +5,9 @@
 //! `&`, newlines) [`normalize`] takes away what hides the program from a pattern:
 //!
 //! - a directory: `/bin/rm` and `./rm` are `rm`;
-//! - `NAME=value` assignments, redirections (`>f`, `2> f`), reserved words (`if`, `then`,
-//!   `do`, `!`, `{`, `(` …);
+//! - `NAME=value` assignments, reserved words (`if`, `then`, `do`, `!`, `{`, `(` …), and
+//!   redirections (`>f`, `2> f`), which are kept as a run of their own (`: >f`) for the paths
+//!   they name;
 //! - wrappers, with their own options: `command`, `builtin`, `exec`, `env` (`-i`, `-u NAME`,
 //!   `-C DIR`, `-S STRING`, assignments), `nice`, `nohup`, `time`, `timeout`, `stdbuf`,
 //!   `ionice`, `setsid`, `chroot`, `busybox`, `sudo`/`doas`, `xargs` (whose command gets more
@@ -30,7 +31,6 @@
 //! against a model's slips, not a sandbox; only a mode that asks (`balanced`, `strict`) stops
 //! an arbitrary command.
 
-use super::Unsafe;
 use super::lexer::lex;
 
 /// How deep `sh -c 'sh -c …'` is read before the command counts as opaque.
@@ -98,7 +98,7 @@ pub(super) fn line(text: &str, depth: usize, n: &mut Normalized) {
             return;
         }
     };
-    if let Some(h @ (Unsafe::Substitution | Unsafe::Backticks)) = &lexed.hazard {
+    if let Some(h) = &lexed.substitution {
         n.hide(h.to_string());
     }
     let loose = lexed.hazard.is_some();
@@ -154,25 +154,33 @@ fn looks_wild(word: &str) -> bool {
 /// One simple command's words: strips what hides the program, then records the run(s).
 pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n: &mut Normalized) {
     let mut w: Vec<String> = words.to_vec();
-    // A group's brackets stick to words: `(rm x)` is `(rm`, `x)`.
-    let grouped = w.first().is_some_and(|f| f.starts_with(['(', '{']));
+    // A subshell's parentheses stick to words: `(rm x)` is `(rm`, `x)`. A brace does not
+    // (`{` and `}` are words of their own): `{rm,-rf,x}` is a brace expansion, `{}` a word.
+    let grouped = w.first().is_some_and(|f| f.starts_with('('));
     if let Some(first) = w.first_mut() {
-        *first = first.trim_start_matches(['(', '{']).to_owned();
+        *first = first.trim_start_matches('(').to_owned();
     }
     if grouped && let Some(last) = w.last_mut() {
-        *last = last.trim_end_matches([')', '}']).to_owned();
+        *last = last.trim_end_matches(')').to_owned();
     }
     w.retain(|x| !x.is_empty());
     let mut i = 0;
+    // Redirections before the command still open their files: `< .env cat` reads `.env`.
+    let mut redirections = Vec::new();
     while i < w.len() {
         let word = w[i].as_str();
         if let Some(alone) = redirection(word) {
-            i += if alone { 2 } else { 1 };
+            let n = if alone { 2 } else { 1 };
+            redirections.extend(w[i..(i + n).min(w.len())].iter().cloned());
+            i += n;
         } else if is_assignment(word) || KEYWORDS.contains(&word) {
             i += 1;
         } else {
             break;
         }
+    }
+    if !redirections.is_empty() {
+        record(":", &redirections, loose, false, n);
     }
     let w = &w[i.min(w.len())..];
     let Some(first) = w.first() else {
@@ -188,17 +196,45 @@ pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n:
         n.hide(format!("`{first}` defines a function or opens a subshell"));
         return;
     }
-    let program = base(first);
+    // GNU tools as Homebrew installs them (`genv`, `gxargs`, `gtimeout` …) are the same tools.
+    let program = match base(first) {
+        "genv" | "gnice" | "gnohup" | "gtimeout" | "gstdbuf" | "gchroot" | "gxargs" | "gtime" => {
+            &base(first)[1..]
+        }
+        p => p,
+    };
     let rest = &w[1..];
     match program {
         "for" | "select" => {}
         "case" | "function" | "coproc" => n.hide(format!("`{program}` is not read by sayso")),
+        // `trap ACTION SIGNAL` runs ACTION as a script later; an alias changes what a word
+        // of the next line runs (`sh` expands aliases).
+        "trap"
+            if rest
+                .first()
+                .is_some_and(|a| !matches!(a.as_str(), "-" | "" | "-l" | "-p")) =>
+        {
+            n.hide("`trap` runs text that sayso does not read");
+        }
+        "alias" if rest.iter().any(|a| a.contains('=')) => {
+            n.hide("`alias` changes what a command word runs");
+        }
         "eval" | "source" | "." => {
             n.hide(format!("`{program}` runs text that sayso does not read"));
         }
         "parallel" | "strace" | "ltrace" | "script" | "runuser" => n.hide(format!(
             "`{program}` runs commands in a syntax that sayso does not read"
         )),
+        // Programs that run a command after options of their own, which sayso does not read.
+        "taskset" | "chrt" | "prlimit" | "unshare" | "nsenter" | "setpriv" | "fakeroot"
+        | "faketime" | "nocache" | "chronic" | "ifne" | "sg" | "pkexec" | "systemd-run"
+        | "firejail" | "cpulimit" | "trickle" | "rlwrap" | "catchsegv" | "valgrind"
+        | "dbus-run-session" | "xvfb-run" | "systemd-inhibit" | "proxychains" | "proxychains4"
+        | "torsocks" | "numactl" | "caffeinate" | "run-one" | "ssh" => {
+            n.hide(format!(
+                "`{program}` runs a command that sayso does not read"
+            ));
+        }
         // `command -v NAME` only says where NAME is.
         "command" if rest.first().is_some_and(|a| a == "-v" || a == "-V") => {}
         "command" | "builtin" => simple(skip_flags(rest, &[]), loose, open, depth, n),
@@ -254,20 +290,32 @@ pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n:
         "flock" => match dash_c(rest) {
             Some(script) => line(script, depth + 1, n),
             None => {
-                let after = skip_flags(rest, &["-w", "-E", "--timeout", "--conflict-exit-code"]);
-                simple(after.get(1..).unwrap_or_default(), loose, open, depth, n);
+                let after = skip_flags(
+                    rest,
+                    &["-w", "-E", "--timeout", "--wait", "--conflict-exit-code"],
+                );
+                // `flock FILE -c COMMAND` (the documented form) or `flock FILE COMMAND…`.
+                match after.get(1).map(String::as_str) {
+                    Some("-c" | "--command") => match after.get(2) {
+                        Some(script) => line(script, depth + 1, n),
+                        None => n.hide("`flock -c` runs a shell"),
+                    },
+                    _ => simple(after.get(1..).unwrap_or_default(), loose, open, depth, n),
+                }
             }
         },
         "watch" => {
-            let after = skip_flags(rest, &["-n", "-d", "--interval", "--differences"]);
+            // `-d`/`--differences` take an attached value only (`-d=permanent`).
+            let after = skip_flags(rest, &["-n", "--interval", "-q", "--equexit"]);
             line(&after.join(" "), depth + 1, n);
         }
         "su" => match dash_c(rest) {
             Some(script) => line(script, depth + 1, n),
             None => n.hide("`su` runs a shell"),
         },
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "posh" | "fish"
-        | "csh" | "tcsh" => shell(program, rest, depth, n),
+        "sh" | "bash" | "rbash" | "zsh" | "dash" | "ksh" | "ksh93" | "pdksh" | "oksh" | "loksh"
+        | "lksh" | "mksh" | "ash" | "yash" | "posh" | "fish" | "csh" | "tcsh" | "nu" | "elvish"
+        | "xonsh" | "pwsh" => shell(program, rest, depth, n),
         "find" | "gfind" => {
             record(program, rest, loose, open, n);
             find(rest, loose, depth, n);

@@ -121,6 +121,7 @@ pub(super) const GIT_SUBCOMMAND: OptionRules = OptionRules {
         "config",
         "config-env",
         "template",
+        "extcmd",
     ],
     // `git diff --text` is a real option and a prefix of `--textconv`.
     long_ok: &["text"],
@@ -193,6 +194,23 @@ pub(super) fn check_git(segment: &str, args: &[String]) -> Result<(), Unsafe> {
         return Err(dangerous(option));
     }
     if let Some(word) = super::signatures::signature_word(subcommand, sub_args) {
+        return Err(dangerous(word));
+    }
+    // Short options and words of one subcommand that run a command or set a configuration.
+    let (shorts, words): (&str, &[&str]) = match subcommand.as_str() {
+        "rebase" => ("x", &[]),
+        "difftool" | "mergetool" => ("x", &[]),
+        "clone" => ("uc", &[]),
+        "submodule" => ("", &["foreach"]),
+        "bisect" => ("", &["run"]),
+        "filter-branch" => return Err(dangerous(subcommand)),
+        _ => ("", &[]),
+    };
+    if let Some(word) = sub_args.iter().find(|a| {
+        words.contains(&a.as_str())
+            || a.strip_prefix('-')
+                .is_some_and(|c| !c.starts_with('-') && c.contains(|ch| shorts.contains(ch)))
+    }) {
         return Err(dangerous(word));
     }
     match subcommand.as_str() {

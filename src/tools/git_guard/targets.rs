@@ -20,7 +20,11 @@
 //!   as git does. Any other `GIT_*` variable (`GIT_CONFIG_*`, `GIT_COMMON_DIR`,
 //!   `GIT_EXEC_PATH`, `GIT_CEILING_DIRECTORIES`, …) but a few that change nothing git reads
 //!   (identities, dates, `GIT_PAGER`, `GIT_TERMINAL_PROMPT`, `GIT_OPTIONAL_LOCKS`,
-//!   `GIT_NO_LAZY_FETCH`): unknown. `source`/`.` of a file: unknown for every later git.
+//!   `GIT_NO_LAZY_FETCH`): unknown. `HOME`/`XDG_CONFIG_HOME` (git's user configuration),
+//!   a variable set from input or by name (`read`, `printf -v`, `declare -n`) or exported
+//!   without a value sayso saw, an `alias`, `set -P`, `cd -P` through `..`: unknown.
+//!   `trap` with a git in its action: unknown. `source`/`.` of a file: unknown for every later
+//!   git.
 //! - `sh|bash|zsh|dash|ksh -c 'SCRIPT'` is read recursively (up to 4 levels). Shell keywords
 //!   before a command (`if`, `then`, `do`, `!`, …) are skipped.
 //! - git behind any other wrapper (`sudo`, `xargs`, `find -exec`, `eval`, `nice`, `timeout`,
@@ -167,7 +171,11 @@ fn scan(
                     looping = true;
                     words = rest;
                 }
-                "!" | "if" | "then" | "else" | "elif" | "do" | "time" => words = rest,
+                // `time -p`: bash's keyword takes that one option.
+                "time" if rest.first().is_some_and(|w| w == "-p" || w == "--") => {
+                    words = &rest[1..];
+                }
+                "!" | "if" | "then" | "else" | "elif" | "do" | "time" | "coproc" => words = rest,
                 _ => break,
             }
         }
@@ -227,6 +235,13 @@ fn assign(shell: &mut Shell, name: &str, value: Option<&str>) {
         }
         "GIT_DIR" => shell.git_dir = value.map(str::to_owned),
         "GIT_WORK_TREE" => shell.work_tree = value.map(str::to_owned),
+        // Where git finds its user configuration (`$HOME/.gitconfig`,
+        // `$XDG_CONFIG_HOME/git/config`), which may set a pager or an fsmonitor.
+        "HOME" | "XDG_CONFIG_HOME" if value.is_some() => {
+            shell.unknown.get_or_insert_with(|| {
+                format!("the command sets `{name}`, where git reads its user configuration")
+            });
+        }
         "CDPATH" if value.is_some() => {
             shell
                 .unknown
@@ -239,6 +254,13 @@ fn assign(shell: &mut Shell, name: &str, value: Option<&str>) {
         }
         _ => {}
     }
+}
+
+/// A variable name whose value changes where git runs or what it reads.
+fn moves_git(name: &str) -> bool {
+    let name = name.split(['=', '[']).next().unwrap_or_default();
+    matches!(name, "CDPATH" | "HOME" | "XDG_CONFIG_HOME")
+        || (name.starts_with("GIT_") && !HARMLESS_GIT_VARS.contains(&name))
 }
 
 /// A path word the shell passes as written: no expansion or pattern left in it.
@@ -279,9 +301,42 @@ fn segment(
     match program.as_str() {
         "cd" => change_dir(args, ctx, shells, looping),
         "pushd" | "popd" => with_unknown(shells, "the command uses `pushd`/`popd`"),
+        // An alias changes what a later `git` or `cd` runs (`sh` expands aliases); `set -P`
+        // makes `cd` physical.
+        "alias" => with_unknown(shells, "the command defines an alias"),
+        "set"
+            if args
+                .iter()
+                .any(|a| a == "physical" || (a.starts_with(['-', '+']) && a.contains('P'))) =>
+        {
+            with_unknown(shells, "the command changes how `cd` moves")
+        }
+        // Variables set from input or by name, which the assignments above cannot read.
+        "read" | "getopts" | "printf" | "mapfile" | "readarray" | "let"
+            if args.iter().any(|a| moves_git(a)) =>
+        {
+            with_unknown(
+                shells,
+                "the command sets a variable git reads from a value sayso cannot read",
+            )
+        }
+        "trap" if args.iter().any(|a| mentions_git(a)) => {
+            out.push(GitTarget::Unknown(
+                "`trap` runs git later, which sayso does not read".into(),
+            ));
+            shells
+        }
         "export" | "declare" | "typeset" | "readonly" | "local" | "unset" => {
             if looping {
                 return with_unknown(shells, "the command changes git's variables inside a loop");
+            }
+            // A name reference (`declare -n r=GIT_DIR`) sets another variable; `export NAME`
+            // exports a value set where sayso cannot see (`read NAME`).
+            if args
+                .iter()
+                .any(|a| a.starts_with(['-', '+']) && a.contains('n') && program != "unset")
+            {
+                return with_unknown(shells, "the command declares a name reference");
             }
             let mut next = shells.clone();
             for s in &shells {
@@ -290,6 +345,13 @@ fn segment(
                     match (program.as_str(), assignment(word)) {
                         ("unset", _) => assign(&mut s, word, None),
                         (_, Some((name, value))) => assign(&mut s, name, Some(value)),
+                        (_, None) if moves_git(word) => {
+                            s.unknown.get_or_insert_with(|| {
+                                format!(
+                                    "the command exports `{word}`, whose value sayso cannot tell"
+                                )
+                            });
+                        }
                         (_, None) => {}
                     }
                 }
@@ -403,6 +465,27 @@ const WRAPPERS: &[&str] = &[
     "systemd-run",
     "firejail",
     "env",
+    "prlimit",
+    "setpriv",
+    "fakeroot",
+    "faketime",
+    "nocache",
+    "chronic",
+    "ifne",
+    "sg",
+    "pkexec",
+    "ssh",
+    "catchsegv",
+    "valgrind",
+    "dbus-run-session",
+    "xvfb-run",
+    "systemd-inhibit",
+    "proxychains",
+    "proxychains4",
+    "torsocks",
+    "cpulimit",
+    "trickle",
+    "rlwrap",
 ];
 
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"];
@@ -410,10 +493,18 @@ const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "bu
 /// The script of `sh -c SCRIPT` (also `-ec`, `-lc`, `-e -c`), if that is the form.
 fn shell_script(args: &[String]) -> Option<&str> {
     let mut it = args.iter();
+    let mut c = false;
     while let Some(a) = it.next() {
-        match a.strip_prefix('-') {
-            Some(cluster) if !cluster.starts_with('-') && cluster.contains('c') => {
-                return it.next().map(String::as_str);
+        match a.strip_prefix(['-', '+']) {
+            Some(cluster) if !cluster.starts_with('-') => {
+                c |= cluster.contains('c');
+                // Each `o`/`O` takes a word (`-oc errexit SCRIPT`).
+                for _ in cluster.chars().filter(|ch| matches!(ch, 'o' | 'O')) {
+                    it.next();
+                }
+                if c {
+                    return it.next().map(String::as_str);
+                }
             }
             Some(_) => {}
             None => return None,

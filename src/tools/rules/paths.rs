@@ -2,7 +2,7 @@
 //! it searches, and what search tools and diffs must leave out.
 //!
 //! - [`path_words`]: the words of a command that may name a file (every argument, the value of
-//!   `--opt=value`), resolved against the working directory (and every `cd` target before it)
+//!   `--opt=value` or of `-fVALUE`, a redirection's target, what follows `REV:`), resolved against the working directory (and every `cd` target before it)
 //!   after symlinks.
 //! - [`holding`]: whether a directory a command reads holds a path a deny rule covers — a
 //!   bounded walk that never follows symlinks and skips `.git`; past [`WALK_LIMIT`] entries it
@@ -10,7 +10,7 @@
 //! - [`PathDenials`]: a tool's `deny` path rules, for `grep_search`, `file_search` and
 //!   `get_changed_files`, which leave those paths out and say so.
 //! - [`reads_implicitly`]: programs that read the working directory's files when they name no
-//!   existing path (`rg PATTERN`, `grep -r PATTERN`, `git diff`, `git grep`).
+//!   existing path (`rg PATTERN`, `grep -r PATTERN`, `find -exec …`, `git diff`, `git grep`).
 
 use std::path::{Path, PathBuf};
 
@@ -21,16 +21,48 @@ use crate::tools::builtin::paths::resolve;
 /// Directory entries a [`holding`] walk looks at before it gives up.
 pub const WALK_LIMIT: usize = 20_000;
 
-/// The words of a command that may name a file: every argument, and the value of an
-/// `--option=value`.
+/// The words of a command that may name a file: every argument (an option too, which may be
+/// a file after `--`), a redirection's target, the value of an `--option=value`, what follows
+/// each letter of a short option cluster (`-f.env`, `-if/proc/1/environ`: the value may be
+/// attached), and what follows a `:` in any of them (`HEAD:secrets/key`, `-L1,2:.env`).
 pub fn path_words(argv: &[String]) -> impl Iterator<Item = &str> {
-    argv.iter()
-        .skip(1)
-        .filter_map(|w| match w.strip_prefix('-') {
-            Some(opt) => opt.split_once('=').map(|(_, v)| v),
-            None => Some(w.as_str()),
-        })
-        .filter(|w| !w.is_empty())
+    let mut words = Vec::new();
+    for w in argv.iter().skip(1) {
+        // A redirection's target (`<.env`, `2>>log`, `&>out`).
+        let unnumbered = w.trim_start_matches(|c: char| c.is_ascii_digit());
+        if let Some(op) = ["&>>", ">>", "<<<", "<>", ">&", "<&", "&>", ">|", ">", "<"]
+            .iter()
+            .find(|op| unnumbered.starts_with(**op))
+        {
+            words.push(&unnumbered[op.len()..]);
+        }
+        // After `--` (or for a program that takes no options) a word such as `-p/1/environ`
+        // is a file: a link named `-p` may lead to `/proc`.
+        if w.starts_with('-') && w != "-" && w != "--" {
+            words.push(w.as_str());
+        }
+        match w.strip_prefix('-') {
+            Some(opt) => match opt.split_once('=') {
+                Some((_, v)) => words.push(v),
+                None if !opt.starts_with('-') => {
+                    for (j, c) in opt.char_indices() {
+                        if !c.is_ascii_alphanumeric() {
+                            break;
+                        }
+                        words.push(&opt[j + c.len_utf8()..]);
+                    }
+                }
+                None => {}
+            },
+            None => words.push(w.as_str()),
+        }
+    }
+    let after_colons: Vec<&str> = words
+        .iter()
+        .filter_map(|w| w.split_once(':').map(|(_, rest)| rest))
+        .collect();
+    words.extend(after_colons);
+    words.into_iter().filter(|w| !w.is_empty())
 }
 
 /// `path` (absolute, resolved) as path rules see it: relative to the project root `root`
@@ -127,7 +159,8 @@ pub fn reads_implicitly(argv: &[String]) -> bool {
         })
     };
     match argv[0].as_str() {
-        "rg" | "ag" | "ack" => true,
+        // `find` with no starting point searches `.` (and may `-exec cat {}` what it finds).
+        "rg" | "ag" | "ack" | "find" | "gfind" | "fd" | "fdfind" => true,
         "grep" | "egrep" | "fgrep" => {
             has('r', "recursive")
                 || has('R', "dereference-recursive")

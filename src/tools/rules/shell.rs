@@ -42,9 +42,7 @@ impl Rules {
         let mut bases = Bases::new(&inv.cwd);
         let mut found = None;
         for run in &normalized.runs {
-            if matches!(run.argv[0].as_str(), "cd" | "pushd")
-                && let Some(dir) = run.argv.get(1)
-            {
+            if let Some(dir) = cd_target(&run.argv) {
                 bases.cd(dir);
             }
             let paths: Vec<PathBuf> = if path_rules.is_empty() {
@@ -130,9 +128,7 @@ impl Rules {
             if matches!(rule.target, Target::Words(_)) && argv_refusal(argv).is_some() {
                 return None;
             }
-            if matches!(argv[0].as_str(), "cd" | "pushd")
-                && let Some(dir) = argv.get(1)
-            {
+            if let Some(dir) = cd_target(argv) {
                 bases.cd(dir);
             }
             for word in path_words(argv) {
@@ -155,6 +151,23 @@ impl Rules {
         }
         per_segment.first().map(|r| Found::plain(r))
     }
+}
+
+/// The directory of a `cd`/`pushd` (after its options `-L`, `-P`, `-e`, `--`).
+fn cd_target(argv: &[String]) -> Option<&str> {
+    if !matches!(argv.first()?.as_str(), "cd" | "pushd") {
+        return None;
+    }
+    let mut args = argv[1..].iter();
+    let mut dir = args.next()?;
+    while dir.starts_with('-') && dir.len() > 1 {
+        let end = dir == "--";
+        dir = args.next()?;
+        if end {
+            break;
+        }
+    }
+    Some(dir)
 }
 
 /// The strictest `deny`/`ask` word rule that may, but need not, match `run`: it asks.

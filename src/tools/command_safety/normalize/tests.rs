@@ -37,7 +37,7 @@ fn wrappers_and_paths_are_seen_through() {
         ("exec -a name rm x", &["rm x"]),
         ("env rm x", &["rm x"]),
         ("env -i A=1 -u HOME rm x", &["rm x"]),
-        ("env --unset=HOME -C /tmp rm x", &["rm x"]),
+        ("env --unset=HOME -C /tmp rm x", &["cd /tmp", "rm x"]),
         ("env -S 'rm -f' x", &["rm -f x"]),
         ("/usr/bin/env -- rm x", &["rm x"]),
         ("LC_ALL=C rm x", &["rm x"]),
@@ -85,8 +85,8 @@ fn wrappers_and_paths_are_seen_through() {
         ("{ rm x; }", &["rm x"]),
         ("(rm x)", &["rm x"]),
         ("rm x > /dev/null", &["rm x > /dev/null"]),
-        (">log rm x", &["rm x"]),
-        ("2> err rm x", &["rm x"]),
+        (">log rm x", &[": >log", "rm x"]),
+        ("2> err rm x", &[": 2> err", "rm x"]),
         ("for f in a b; do rm $f; done", &["rm $f"]),
     ];
     for (command, want) in table {
@@ -146,4 +146,104 @@ fn expanded_words_are_wild_and_the_rest_is_fixed() {
     assert!(!run.is_exact());
     let quoted = normalize("rm -rf '$DIR'");
     assert!(quoted.runs[0].is_exact(), "a quoted `$` is a letter");
+}
+
+#[test]
+fn options_read_as_getopt_reads_them() {
+    // Clusters, abbreviations, long options with their value in the next word, and the
+    // wrappers' other documented forms: each must still show the `rm` that runs.
+    let table: &[(&str, &[&str])] = &[
+        ("xargs -tn 1 rm -rf x", &["rm -rf x …"]),
+        ("timeout -vs KILL 5 rm x", &["rm x"]),
+        ("timeout --sig KILL 5 rm x", &["rm x"]),
+        ("ionice -tc 3 rm x", &["rm x"]),
+        ("sudo -Eu root rm x", &["rm x"]),
+        ("sudo --us root rm x", &["rm x"]),
+        ("sudo -c default rm x", &["rm x"]),
+        ("sudo -a bsdauth rm x", &["rm x"]),
+        ("env -iu HOME rm x", &["rm x"]),
+        ("env --chdir /tmp rm x", &["rm x"]),
+        ("env --unset HOME rm x", &["rm x"]),
+        ("env -vS 'rm -rf x'", &["rm -rf x"]),
+        ("env -a name rm x", &["rm x"]),
+        ("env --argv0 name rm x", &["rm x"]),
+        ("env -iS'rm -rf' x", &["rm -rf x"]),
+        ("flock /tmp/l -c 'rm x'", &["rm x"]),
+        ("flock -w 5 /tmp/l --command 'rm x'", &["rm x"]),
+        ("flock --wait 5 /tmp/l rm x", &["rm x"]),
+        ("watch -tn 1 rm x", &["rm x"]),
+        ("rbash -c 'rm x'", &["rm x"]),
+        ("gtimeout 5 rm x", &["rm x"]),
+        ("genv -i rm x", &["rm x"]),
+        ("ls | gxargs rm", &["rm …"]),
+        ("watch -d rm x", &["rm x"]),
+        ("xargs --max-lines rm x", &["rm x …"]),
+        ("xargs --eof rm x", &["rm x …"]),
+        ("exec -la name rm x", &["rm x"]),
+        ("nice --adj 5 rm x", &["rm x"]),
+        ("sh -oc errexit 'rm x'", &["rm x"]),
+        ("2>&1 rm x", &["rm x"]),
+        (">&2 rm x", &["rm x"]),
+        (">|out rm x", &["rm x"]),
+        ("<&0 rm x", &["rm x"]),
+        (
+            "find . -exec rm -- + -rf x \\;",
+            &["find . -exec rm -- + -rf x ;", "rm -- + -rf x"],
+        ),
+    ];
+    for (command, want) in table {
+        let got = runs(command).map(|r| r.into_iter().filter(|s| s.starts_with("rm")).collect());
+        let want: Vec<String> = want
+            .iter()
+            .filter(|s| s.starts_with("rm"))
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(got, Ok(want), "{command}");
+    }
+}
+
+#[test]
+fn a_program_named_by_input_or_by_the_shell_later_is_opaque() {
+    for command in [
+        "echo rm | xargs -I% sh -c %",
+        "echo rm | xargs -I{} sh -c '{}'",
+        "echo rm | xargs -0I{} {} -rf x",
+        "echo rm | xargs -rI {} {} -rf x",
+        "echo rm | xargs --rep=X X -rf x",
+        "echo rm | xargs --replace '{}' -rf x",
+        "echo rm | xargs -I% env %",
+        "find /bin -name rm -exec '{}' -rf x \\;",
+        "find /bin -name rm -exec {} -rf x \\;",
+        "find /bin -name rm -exec env {} -rf x +",
+        "{rm,-rf,x}",
+        "sudo {rm,-rf,x}",
+        "alias r=rm\nr -rf x",
+        "trap 'rm -rf x' EXIT",
+        "taskset -c 0 rm x",
+        "prlimit --nofile=1 rm x",
+        "unshare -r rm x",
+        "fakeroot rm x",
+        "ssh localhost rm x",
+        "env -S 'rm\\_-rf\\_x'",
+        "env -S '${RM} x'",
+    ] {
+        assert!(runs(command).is_err(), "{command}: {:?}", runs(command));
+    }
+}
+
+#[test]
+fn a_substitution_after_another_hazard_is_still_opaque() {
+    for command in [
+        "echo $HOME $(rm -rf x)",
+        "echo ${x:-$(rm -rf x)}",
+        "echo $(( $(rm -rf x) ))",
+        "bash -c 'echo $((rm -rf x) )'",
+        "echo $HOME `rm -rf x`",
+        "echo * $(rm x)",
+        "ls > f $(rm x)",
+        "echo \"$HOME $(rm x)\"",
+        "echo ~ <(rm x)",
+    ] {
+        assert!(runs(command).is_err(), "{command}: {:?}", runs(command));
+    }
 }

@@ -4,8 +4,35 @@
 
 use super::{Normalized, Run, is_assignment, line, simple};
 
+/// Whether the option word `a` takes the next word as its value, as `getopt_long` reads it:
+/// `valued` are the options that take one (`-x`, `--name`). A short option may end a cluster
+/// (`-tn 1` is `-t -n 1`; in `-n1` the value is attached), and a long one may be abbreviated
+/// (`--sig KILL` is `--signal KILL`).
+pub(super) fn takes_value(a: &str, valued: &[&str]) -> bool {
+    if valued.contains(&a) {
+        return true;
+    }
+    if let Some(long) = a.strip_prefix("--") {
+        return !long.is_empty()
+            && !long.contains('=')
+            && valued
+                .iter()
+                .any(|v| v.strip_prefix("--").is_some_and(|v| v.starts_with(long)));
+    }
+    let Some(cluster) = a.strip_prefix('-') else {
+        return false;
+    };
+    let chars: Vec<char> = cluster.chars().collect();
+    for (j, c) in chars.iter().enumerate() {
+        if valued.contains(&format!("-{c}").as_str()) {
+            return j + 1 == chars.len();
+        }
+    }
+    false
+}
+
 /// The words after a wrapper's options (`--` ends them); `valued` are the options that take
-/// the next word as their value (also as `--name=value` or `-xVALUE`).
+/// the next word as their value (also as `--name=value` or `-xVALUE`, see [`takes_value`]).
 pub(super) fn skip_flags<'a>(args: &'a [String], valued: &[&str]) -> &'a [String] {
     let mut i = 0;
     while let Some(a) = args.get(i) {
@@ -15,8 +42,7 @@ pub(super) fn skip_flags<'a>(args: &'a [String], valued: &[&str]) -> &'a [String
         if !a.starts_with('-') || a == "-" {
             break;
         }
-        let takes_value = valued.contains(&a.as_str());
-        i += if takes_value { 2 } else { 1 };
+        i += if takes_value(a, valued) { 2 } else { 1 };
     }
     args.get(i..).unwrap_or_default()
 }
@@ -45,9 +71,8 @@ pub(super) fn dash_c(args: &[String]) -> Option<&str> {
         if cluster.contains('c') {
             c = true;
         }
-        if cluster.ends_with('o') || cluster.ends_with('O') {
-            i += 1;
-        }
+        // Each `o`/`O` of a cluster takes one word (`-oc errexit SCRIPT`).
+        i += cluster.chars().filter(|c| matches!(c, 'o' | 'O')).count();
     }
     if c {
         args.get(i).map(String::as_str)
@@ -70,39 +95,115 @@ pub(super) fn shell(program: &str, args: &[String], depth: usize, n: &mut Normal
 pub(super) fn env(args: &[String], loose: bool, open: bool, depth: usize, n: &mut Normalized) {
     let mut i = 0;
     while let Some(a) = args.get(i) {
-        let (name, value) = match a.split_once('=') {
-            Some((k, v)) if a.starts_with("--") => (k, Some(v)),
-            _ => (a.as_str(), None),
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        // `-S STRING` / `--split-string=STRING`, also at the end of a cluster (`-iS STRING`)
+        // or attached (`-S'rm -f'`, `-vSrm`).
+        let split = if let Some(long) = a.strip_prefix("--") {
+            let (name, value) = long
+                .split_once('=')
+                .map_or((long, None), |(k, v)| (k, Some(v)));
+            if !name.is_empty() && "split-string".starts_with(name) {
+                Some(value.map(str::to_owned))
+            } else {
+                None
+            }
+        } else if a.starts_with('-') && a != "-" {
+            let short = &a[1..];
+            // The first of `u`, `C`, `S` in a cluster takes the rest, or the next word.
+            match short.find(['u', 'C', 'P', 'a', 'L', 'S']) {
+                Some(p) if short[p..].starts_with('S') => {
+                    let rest = &short[p + 1..];
+                    Some((!rest.is_empty()).then(|| rest.to_owned()))
+                }
+                _ => None,
+            }
+        } else {
+            None
         };
-        match name {
-            "--" => {
-                i += 1;
-                break;
+        if let Some(value) = split {
+            let (split, next) = match value {
+                Some(v) => (v, i + 1),
+                None => (args.get(i + 1).cloned().unwrap_or_default(), i + 2),
+            };
+            // `env -S` has escapes and expansions of its own (`\_` is a blank, `${HOME}`).
+            if split.contains(['\\', '$']) {
+                return n.hide("`env -S` splits a string with escapes that sayso does not read");
             }
-            "-S" | "--split-string" => {
-                let (split, next) = match value {
-                    Some(v) => (v.to_owned(), i + 1),
-                    None => (args.get(i + 1).cloned().unwrap_or_default(), i + 2),
-                };
-                let mut words = shell_words::split(&split).unwrap_or_else(|_| {
-                    n.hide("`env -S` splits a string that sayso cannot read");
-                    Vec::new()
-                });
-                words.extend(args.get(next..).unwrap_or_default().iter().cloned());
-                return env(&words, loose, open, depth, n);
-            }
-            "-u" | "-C" | "-P" if value.is_none() => i += 2,
-            _ if a.starts_with("-S") && a.len() > 2 => {
-                let mut words = vec!["-S".to_owned(), a[2..].to_owned()];
-                words.extend(args[i + 1..].iter().cloned());
-                return env(&words, loose, open, depth, n);
-            }
-            _ if a.starts_with('-') && a != "-" => i += 1,
-            _ if is_assignment(a) => i += 1,
-            _ => break,
+            let mut words = shell_words::split(&split).unwrap_or_else(|_| {
+                n.hide("`env -S` splits a string that sayso cannot read");
+                Vec::new()
+            });
+            words.extend(args.get(next..).unwrap_or_default().iter().cloned());
+            return env(&words, loose, open, depth, n);
+        }
+        if let Some(dir) = option_value(args, i, 'C', "chdir", &["-u", "-P", "-a", "-L", "-S"]) {
+            n.runs.push(chdir(dir));
+        }
+        if a.starts_with('-') && a != "-" {
+            // `-a`/`--argv0` (coreutils 9.5), `-P`/`-L` (BSD) take a value too.
+            i += if takes_value(
+                a,
+                &[
+                    "-u", "-C", "-P", "-a", "-L", "--unset", "--chdir", "--argv0",
+                ],
+            ) {
+                2
+            } else {
+                1
+            };
+        } else if is_assignment(a) {
+            i += 1;
+        } else {
+            break;
         }
     }
     simple(args.get(i..).unwrap_or_default(), loose, open, depth, n);
+}
+
+/// The value of option `-short`/`--long` when `args[i]` is that option (`-C DIR`, `-CDIR`,
+/// `-iC DIR`, `--chdir DIR`, `--ch=DIR`); `others` are the cluster's other valued options.
+fn option_value<'a>(
+    args: &'a [String],
+    i: usize,
+    short: char,
+    long: &str,
+    others: &[&str],
+) -> Option<&'a str> {
+    let a = args.get(i)?;
+    if let Some(l) = a.strip_prefix("--") {
+        let (name, value) = l.split_once('=').map_or((l, None), |(k, v)| (k, Some(v)));
+        if name.is_empty() || !long.starts_with(name) {
+            return None;
+        }
+        return value.or_else(|| args.get(i + 1).map(String::as_str));
+    }
+    let cluster = a.strip_prefix('-')?;
+    for (j, c) in cluster.char_indices() {
+        if c == short {
+            let rest = &cluster[j + c.len_utf8()..];
+            return if rest.is_empty() {
+                args.get(i + 1).map(String::as_str)
+            } else {
+                Some(rest)
+            };
+        }
+        if others.contains(&format!("-{c}").as_str()) {
+            return None;
+        }
+    }
+    None
+}
+
+/// The command runs in `dir` (`env -C`, `sudo -D`): a `cd` for the paths it names.
+fn chdir(dir: &str) -> Run {
+    Run {
+        argv: vec!["cd".into(), dir.into()],
+        wild: vec![false, false],
+        open: false,
+    }
 }
 
 pub(super) fn sudo(
@@ -114,11 +215,12 @@ pub(super) fn sudo(
     n: &mut Normalized,
 ) {
     let valued = [
+        "-a",
+        "-c",
         "-u",
         "-g",
         "-C",
         "-D",
-        "-h",
         "-p",
         "-r",
         "-t",
@@ -144,13 +246,23 @@ pub(super) fn sudo(
         if !a.starts_with('-') {
             break;
         }
-        if a == "-s" || a == "-i" || a == "--shell" || a == "--login" {
+        let short = a.strip_prefix('-').filter(|s| !s.starts_with('-'));
+        let flags = short.map(|s| {
+            s.split(|c: char| valued.contains(&format!("-{c}").as_str()))
+                .next()
+                .unwrap_or_default()
+        });
+        if flags.is_some_and(|f| f.contains(['s', 'i'])) || a == "--shell" || a == "--login" {
             shell_form = true;
         }
-        if a == "-e" || a == "--edit" {
+        let others: Vec<&str> = valued.iter().copied().filter(|v| *v != "-D").collect();
+        if let Some(dir) = option_value(args, i, 'D', "chdir", &others) {
+            n.runs.push(chdir(dir));
+        }
+        if flags.is_some_and(|f| f.contains('e')) || a == "--edit" {
             return n.hide(format!("`{program} -e` edits files as another user"));
         }
-        i += if valued.contains(&a.as_str()) { 2 } else { 1 };
+        i += if takes_value(a, &valued) { 2 } else { 1 };
     }
     let cmd = args.get(i..).unwrap_or_default();
     match (cmd.is_empty(), shell_form) {
@@ -173,9 +285,6 @@ pub(super) fn xargs(args: &[String], loose: bool, depth: usize, n: &mut Normaliz
         "-s",
         "--arg-file",
         "--delimiter",
-        "--eof",
-        "--replace",
-        "--max-lines",
         "--max-args",
         "--max-procs",
         "--max-chars",
@@ -191,33 +300,70 @@ pub(super) fn xargs(args: &[String], loose: bool, depth: usize, n: &mut Normaliz
         if !a.starts_with('-') || a == "-" {
             break;
         }
-        let name = a.split_once('=').map_or(a.as_str(), |(k, _)| k);
-        if name == "-I" {
-            replace = args.get(i + 1).cloned();
-        } else if let Some(r) = a.strip_prefix("-I") {
-            replace = Some(r.to_owned());
-        } else if name == "--replace" || a.starts_with("-i") {
-            replace = Some(
-                a.split_once('=')
-                    .map(|(_, v)| v.to_owned())
-                    .or_else(|| {
-                        a.strip_prefix("-i")
-                            .filter(|v| !v.is_empty())
-                            .map(Into::into)
-                    })
-                    .unwrap_or_else(|| "{}".into()),
-            );
+        if let Some(long) = a.strip_prefix("--") {
+            let (name, value) = long
+                .split_once('=')
+                .map_or((long, None), |(k, v)| (k, Some(v)));
+            if !name.is_empty() && "replace".starts_with(name) {
+                replace = Some(value.unwrap_or("{}").to_owned());
+            }
+        } else {
+            // A short cluster: `-I` takes the rest or the next word, `-i` the rest or `{}`;
+            // another valued option ends the cluster.
+            let short = &a[1..];
+            for (j, c) in short.char_indices() {
+                let rest = &short[j + c.len_utf8()..];
+                match c {
+                    'I' if rest.is_empty() => replace = args.get(i + 1).cloned(),
+                    'I' => replace = Some(rest.to_owned()),
+                    'i' if rest.is_empty() => replace = Some("{}".into()),
+                    'i' => replace = Some(rest.to_owned()),
+                    'e' | 'l' => {}
+                    _ if !valued.contains(&format!("-{c}").as_str()) => continue,
+                    _ => {}
+                }
+                break;
+            }
         }
-        i += if valued.contains(&a.as_str()) { 2 } else { 1 };
+        i += if takes_value(a, &valued) { 2 } else { 1 };
     }
     let cmd = args.get(i..).unwrap_or_default();
-    match cmd.first() {
-        None => n.hide("`xargs` without a command runs what its input says"),
-        Some(c) if replace.as_ref().is_some_and(|r| c.contains(r.as_str())) => {
-            n.hide("`xargs` takes the command itself from its input")
-        }
-        Some(_) => simple(cmd, loose, true, depth, n),
+    if cmd.is_empty() {
+        return n.hide("`xargs` without a command runs what its input says");
     }
+    match replace {
+        Some(r) => hidden_in_program(
+            cmd,
+            &r,
+            (loose, true),
+            depth,
+            n,
+            "`xargs` takes the command itself from its input",
+        ),
+        None => simple(cmd, loose, true, depth, n),
+    }
+}
+
+/// Reads `cmd`, a command whose `marker` words are replaced by an input line or a file name
+/// (`xargs -I`, `find -exec`): opaque when a program it runs is named by the marker
+/// (`xargs -I% sh -c %`, `find -exec {} \;`), whatever wraps it.
+fn hidden_in_program(
+    cmd: &[String],
+    marker: &str,
+    (loose, open): (bool, bool),
+    depth: usize,
+    n: &mut Normalized,
+    why: &str,
+) {
+    let mut sub = Normalized::default();
+    simple(cmd, loose, open, depth, &mut sub);
+    if sub.runs.iter().any(|r| r.argv[0].contains(marker)) {
+        n.hide(why);
+    }
+    if let Some(o) = sub.opaque {
+        n.hide(o);
+    }
+    n.runs.extend(sub.runs);
 }
 
 pub(super) fn find(args: &[String], loose: bool, depth: usize, n: &mut Normalized) {
@@ -226,11 +372,18 @@ pub(super) fn find(args: &[String], loose: bool, depth: usize, n: &mut Normalize
         i += 1;
         match a.as_str() {
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                let end = args[i..]
-                    .iter()
-                    .position(|w| w == ";" || w == "+")
-                    .map_or(args.len(), |p| i + p);
-                simple(&args[i..end], loose, false, depth, n);
+                // `+` ends the command only right after `{}`.
+                let end = (i..args.len())
+                    .find(|&k| args[k] == ";" || (args[k] == "+" && k > i && args[k - 1] == "{}"))
+                    .unwrap_or(args.len());
+                hidden_in_program(
+                    &args[i..end],
+                    "{}",
+                    (loose, false),
+                    depth,
+                    n,
+                    "`find` runs a program named by a file it finds",
+                );
                 i = end + 1;
             }
             "-delete" => n.runs.push(Run {

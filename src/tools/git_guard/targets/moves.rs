@@ -17,8 +17,20 @@ pub(super) fn change_dir(
         .iter()
         .skip_while(|a| matches!(a.as_str(), "-L" | "-P" | "-e" | "-@" | "--"))
         .collect();
+    // A physical `cd` takes `..` after a symlink to the link target's parent.
+    let physical = args
+        .iter()
+        .take_while(|a| a.starts_with('-') && a.as_str() != "--")
+        .any(|a| a == "-P");
     let why = match dirs.as_slice() {
         _ if looping => Some("the command changes directory inside a loop"),
+        [d] if physical
+            && Path::new(d.as_str())
+                .components()
+                .any(|c| c == Component::ParentDir) =>
+        {
+            Some("`cd -P` through `..` follows symlinks sayso does not resolve")
+        }
         [] => Some("`cd` with no directory goes to the home directory"),
         [d] if d.as_str() == "-" => Some("`cd -` goes back to a directory sayso cannot tell"),
         [d] if !plain_path(d) => {

@@ -227,3 +227,37 @@ fn many_directory_changes_are_unknown_rather_than_endless() {
             .any(|t| matches!(t, GitTarget::Unknown(_)))
     );
 }
+
+#[test]
+fn forms_that_move_git_or_run_it_later_are_read_or_unknown() {
+    for command in [
+        "sh -oc errexit 'git -C /evil status'",
+        "time -p git -C /evil status",
+        "coproc git -C /evil status",
+    ] {
+        assert_eq!(targets(command), [at("/evil")], "{command}");
+    }
+    let unknown = |t: &[GitTarget]| t.iter().any(|t| matches!(t, GitTarget::Unknown(_)));
+    for command in [
+        "trap 'git -C /evil status' EXIT",
+        "alias git='git -C /evil'\ngit status",
+        "read -r GIT_DIR < f; export GIT_DIR; git status",
+        "set -a; read GIT_DIR < f; git status",
+        "printf -v GIT_DIR /evil; export GIT_DIR; git status",
+        "declare -n r=GIT_DIR; r=/evil; export GIT_DIR; git status",
+        "cd -P link/.. && git status",
+        "set -P; cd link/.. && git status",
+        "prlimit git status",
+        "fakeroot git status",
+        "ssh h 'git status'",
+        "HOME=. git status",
+        "XDG_CONFIG_HOME=. git status",
+        "export HOME=.; git status",
+    ] {
+        assert!(
+            unknown(&targets(command)),
+            "{command}: {:?}",
+            targets(command)
+        );
+    }
+}

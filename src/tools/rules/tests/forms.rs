@@ -42,8 +42,23 @@ fn a_deny_rule_sees_through_paths_wrappers_shells_and_find() {
         "find . -exec rm {} +",
         "true && { rm x; }",
         "if true; then rm x; fi",
+        "flock /tmp/l -c 'rm x'",
+        "timeout -vs KILL 5 rm x",
+        "sudo -Eu root rm x",
+        "env --chdir /tmp rm x",
+        "2>&1 rm x",
+        "ls | xargs -tn 1 rm",
     ] {
         assert_eq!(shell(&rules, command), Some(Deny), "{command}");
+    }
+    for command in [
+        "echo rm | xargs -I% sh -c %",
+        "find /bin -name rm -exec '{}' -rf x \\;",
+        "{rm,-rf,x}",
+        "trap 'rm x' EXIT",
+        "echo $HOME $(rm -rf x)",
+    ] {
+        assert_eq!(shell(&rules, command), Some(Ask), "{command}");
     }
     for command in ["ls -la", "echo rm x", "git rm --cached x", "grep rm x"] {
         assert_eq!(shell(&rules, command), None, "{command}");
@@ -151,6 +166,14 @@ fn an_allow_pattern_never_covers_what_the_safe_list_refuses() {
         "find . -delete",
         "env rm x",
         "sort -o f f",
+        "git rebase -x 'rm -rf x' HEAD~1",
+        "git difftool -x evil",
+        "git difftool --extcmd=evil",
+        "git clone -u evil x",
+        "git clone -c core.fsmonitor=evil x",
+        "git submodule foreach 'rm -rf x'",
+        "git bisect run ./evil",
+        "git filter-branch --tree-filter 'rm x'",
     ] {
         assert_eq!(shell(&rules, command), None, "{command}");
     }
@@ -272,4 +295,67 @@ fn the_modal_offers_nothing_for_a_command_no_allow_would_cover() {
     assert_eq!(shell(&rules, "git diff --output=.git/config"), None);
     let cat = Rules::new(&offered("cat README"));
     assert_eq!(shell(&cat, "cat /proc/1/environ"), None);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_path_deny_rule_sees_attached_values_revisions_and_a_wrapper_s_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join(".env"), "KEY=1").unwrap();
+    std::fs::create_dir_all(d.join("secrets")).unwrap();
+    std::fs::write(d.join("secrets/key"), "k").unwrap();
+    std::fs::create_dir_all(d.join("src")).unwrap();
+    let rules = Rules::new(&[
+        rule("*", RuleTarget::Path(".env".into()), Deny, false),
+        rule("*", RuleTarget::Path("secrets/**".into()), Deny, false),
+        // Only in history: no file in the tree for a search to find.
+        rule("*", RuleTarget::Path("gone/**".into()), Deny, false),
+        rule("run_command", cmd("rg *"), Allow, false),
+        rule("run_command", cmd("grep *"), Allow, false),
+        rule("run_command", cmd("git *"), Allow, false),
+    ]);
+    for command in [
+        "rg -f.env x src",
+        "grep -if.env -r src",
+        "git show HEAD:gone/key",
+        "git log -L1,2:.env",
+        "env -C secrets cat key",
+        "env --chdir=secrets cat key",
+        "sudo -D secrets cat key",
+        "cd -P secrets && cat key",
+        "cd -- secrets && cat key",
+    ] {
+        assert_eq!(shell_in(&rules, command, d), Some(Deny), "{command}");
+    }
+    // No allow covers per-process data named in an attached value, or through a link whose
+    // name looks like an option.
+    assert_eq!(shell_in(&rules, "rg -f/proc/1/environ x src", d), None);
+    std::os::unix::fs::symlink("/proc", d.join("-p")).unwrap();
+    assert_eq!(shell_in(&rules, "grep -r x -- -p/1", d), None);
+    assert_eq!(shell_in(&rules, "grep -n5 x src", d), Some(Allow));
+}
+
+#[test]
+fn a_path_deny_rule_sees_redirections() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join(".env"), "KEY=1").unwrap();
+    let rules = Rules::new(&[rule("*", RuleTarget::Path(".env".into()), Deny, false)]);
+    for command in [
+        "cat <.env",
+        "< .env cat",
+        "<.env cat",
+        "0<.env cat",
+        "while read l; do echo \"$l\"; done <.env",
+        "echo x >.env",
+        "> .env echo x",
+    ] {
+        assert_eq!(shell_in(&rules, command, d), Some(Deny), "{command}");
+    }
+    // `find` with no starting point searches the working directory, which holds `.env`.
+    assert_eq!(
+        shell_in(&rules, "find -type f -exec cat '{}' +", d),
+        Some(Ask)
+    );
 }
