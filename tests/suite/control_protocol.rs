@@ -12,25 +12,11 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::tool_messages;
 use crate::support::{home_with, sayso};
 
 fn shell(id: &str, cmd: &str) -> (String, &'static str, Value) {
     (id.into(), "run_command", json!({"cmd": cmd, "flag": null}))
-}
-
-fn tool_messages(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap().to_owned(),
-                m["content"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
 }
 
 fn response(id: &str, behavior: &str, extra: Value) -> String {

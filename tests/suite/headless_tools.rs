@@ -7,22 +7,8 @@ use serde_json::{Value, json};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::home_with as home;
+use crate::support::tool_messages;
 use crate::support::{run, sayso};
-
-fn tool_messages(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap().to_owned(),
-                m["content"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
 
 #[tokio::test]
 async fn without_a_user_a_call_needing_approval_is_rejected_and_the_run_goes_on() {

@@ -30,35 +30,10 @@ use serde_json::{Value, json};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::home_with as home;
+use crate::support::result_of;
 use crate::support::{Output, run, sayso};
 
 const NO_JUDGE: &str = "[judge]\nenabled = false\n";
-
-pub(crate) fn tool_messages(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap().to_owned(),
-                m["content"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
-
-/// The tool message for `id` in the last request.
-pub(crate) fn result_of(fx: &Fixture, id: &str) -> String {
-    let reqs = fx.requests();
-    let last = &reqs.last().unwrap().body;
-    tool_messages(last)
-        .into_iter()
-        .find(|(i, _)| i == id)
-        .unwrap_or_else(|| panic!("no result for {id}"))
-        .1
-}
 
 /// Runs `sayso -p` in `cwd` with `args` after pushing `calls` and a final text reply.
 pub(crate) async fn run_calls(

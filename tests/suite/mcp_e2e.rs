@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::tool_messages;
 use crate::support::{home_with, run, sayso};
 
 fn mcp_dir(test: &str) -> Option<PathBuf> {
@@ -52,21 +53,6 @@ fn filesystem(dir: &std::path::Path, root: &std::path::Path, extra: &str) -> Str
         entry(dir, "server-filesystem"),
         root.display().to_string()
     )
-}
-
-fn tool_messages(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap().to_owned(),
-                m["content"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
 }
 
 fn offered(body: &Value) -> Vec<String> {

@@ -42,6 +42,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
+use crate::support::tool_messages;
 use crate::support::{home_with, run, sayso};
 
 /// What the controller answers to each line sayso prints.
@@ -106,21 +107,6 @@ fn response(id: &str, behavior: &str, extra: Value) -> String {
 
 fn of_type<'a>(events: &'a [Value], t: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == t).collect()
-}
-
-fn tool_messages(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap().to_owned(),
-                m["content"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
 }
 
 /// The ids of the assistant messages' tool calls in a request body, in order.

@@ -21,9 +21,10 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 
-use crate::hostile::{git, result_of, run_calls};
+use crate::hostile::{git, run_calls};
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::home_with as home;
+use crate::support::result_of;
 
 /// Records a failed expectation for one form and goes on with the next, so that a run names
 /// every form that broke.

@@ -26,24 +26,10 @@ use serde_json::{Value, json};
 
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::tool_messages;
 use crate::support::{home_with, run, sayso};
 
 const HEADER_VALUE: &str = "hdr-team-secret-31415926";
-
-fn tool_messages(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap().to_owned(),
-                m["content"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
 
 /// Every character of `secret`, in order, with anything between them: the model can read it.
 fn spread_out(text: &str, secret: &str) -> bool {

@@ -34,34 +34,11 @@ use tokio::sync::Notify;
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
 use crate::support::{Output, home_with, run, sayso};
+use crate::support::{result_of, tool_messages};
 
 const NO_JUDGE: &str = "[judge]\nenabled = false\n";
 
-fn tool_messages(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap().to_owned(),
-                m["content"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
-
 /// The tool message for `id` in the last request.
-fn result_of(fx: &Fixture, id: &str) -> String {
-    let reqs = fx.requests();
-    tool_messages(&reqs.last().unwrap().body)
-        .into_iter()
-        .find(|(i, _)| i == id)
-        .unwrap_or_else(|| panic!("no result for {id}"))
-        .1
-}
-
 fn shell(id: &str, cmd: &str) -> (String, String, Value) {
     (id.into(), "run_command".into(), json!({"cmd": cmd}))
 }

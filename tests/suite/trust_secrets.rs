@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
+use crate::support::result_of;
 use crate::support::{home_with, run, sayso};
 
 const KEY: &str = "sk-live-0123456789abcdef";
@@ -36,30 +37,6 @@ const MCP_TOKEN: &str = "Bearer mcp-token-5566778899";
 const HEADER_VALUE: &str = "hdr-team-secret-31415926";
 /// A variable no one treats as secret: seeing it proves the environment really was read.
 const CANARY: &str = "SAYSO_TEST_CANARY=plain-value-visible";
-
-fn tool_messages(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap().to_owned(),
-                m["content"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
-
-fn result_of(fx: &Fixture, id: &str) -> String {
-    let reqs = fx.requests();
-    tool_messages(&reqs.last().unwrap().body)
-        .into_iter()
-        .find(|(i, _)| i == id)
-        .unwrap_or_else(|| panic!("no result for {id}"))
-        .1
-}
 
 fn system_message(body: &Value) -> String {
     body["messages"][0]["content"]

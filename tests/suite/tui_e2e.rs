@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::support::fixture::sse::tool_call_reply as calls;
 use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::tool_messages;
 use crate::support::tui::Tui;
 
 fn run_command(id: &'static str, cmd: &str) -> (&'static str, &'static str, Value) {
@@ -15,21 +16,6 @@ fn run_command(id: &'static str, cmd: &str) -> (&'static str, &'static str, Valu
 }
 
 /// The tool messages of a request: (tool_call_id, content).
-fn tool_messages(body: &Value) -> Vec<(String, String)> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap().to_owned(),
-                m["content"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
-
 fn lines_with<'a>(screen: &'a str, text: &str) -> Vec<&'a str> {
     screen.lines().filter(|l| l.contains(text)).collect()
 }

@@ -104,3 +104,29 @@ pub async fn run(mut cmd: tokio::process::Command) -> Output {
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// The tool messages (call id, content) of a request body, in order.
+pub fn tool_messages(body: &serde_json::Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap().to_owned(),
+                m["content"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The tool message for call `id` in the last request the fixture received.
+pub fn result_of(fx: &fixture::Fixture, id: &str) -> String {
+    let reqs = fx.requests();
+    tool_messages(&reqs.last().unwrap().body)
+        .into_iter()
+        .find(|(i, _)| i == id)
+        .unwrap_or_else(|| panic!("no result for {id}"))
+        .1
+}
