@@ -214,7 +214,7 @@ fn highlight_one(h: &mut HighlightLines<'_>, assets: &Assets, line: &str) -> Opt
     Some(b.finish())
 }
 
-/// Unstyled lines (tabs expanded, control characters removed).
+/// Unstyled lines (tabs drawn as the tab mark, control characters removed).
 pub fn plain_lines(code: &str) -> Vec<Line<'static>> {
     code.lines()
         .map(|l| {
@@ -225,8 +225,8 @@ pub fn plain_lines(code: &str) -> Vec<Line<'static>> {
         .collect()
 }
 
-/// Accumulates styled text into a line: merges runs of one style, expands tabs to the next
-/// tab stop, drops control characters (including the line end).
+/// Accumulates styled text into a line: merges runs of one style, draws a tab as the dim tab
+/// mark padded to the next tab stop, drops control characters (including the line end).
 #[derive(Default)]
 struct LineBuilder {
     spans: Vec<Span<'static>>,
@@ -243,8 +243,15 @@ impl LineBuilder {
         self.style = style;
         for c in text.chars() {
             if c == '\t' {
+                // Drawn as the dim mark the rest of the screen uses (`tabs::TAB_MARK`), so a tab
+                // in code shows as a tab.
                 let n = TAB_WIDTH - self.col % TAB_WIDTH;
-                self.buf.extend(std::iter::repeat_n(' ', n));
+                self.flush();
+                self.spans.push(Span::styled(
+                    super::tabs::TAB_MARK,
+                    self.style.add_modifier(ratatui::style::Modifier::DIM),
+                ));
+                self.buf.extend(std::iter::repeat_n(' ', n - 1));
                 self.col += n;
             } else if !c.is_control() {
                 self.buf.push(c);
@@ -407,13 +414,13 @@ mod tests {
     fn unknown_or_empty_language_is_plain() {
         for lang in ["", "nonsense-lang"] {
             let lines = highlight_code("a\tb\n\nc", lang);
-            assert_eq!(text(&lines), ["a   b", "", "c"]);
-            assert!(
-                lines
-                    .iter()
-                    .flat_map(|l| &l.spans)
-                    .all(|s| s.style == Style::default())
-            );
+            // The tab shows as the dim tab mark, padded to the next stop.
+            assert_eq!(text(&lines), ["a→  b", "", "c"]);
+            assert!(lines.iter().flat_map(|l| &l.spans).all(|s| {
+                s.style == Style::default()
+                    || (s.content == super::super::tabs::TAB_MARK
+                        && s.style == Style::default().add_modifier(ratatui::style::Modifier::DIM))
+            }));
         }
     }
 

@@ -270,20 +270,15 @@ impl<'t> Renderer<'t> {
     }
 }
 
-/// Text safe to print: tabs become four spaces, other control characters are removed.
+/// Text safe to print: control characters are removed, but tabs are kept (the wrapping draws
+/// each as the dim tab mark, `tabs::expand_tabs`).
 fn sanitize(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(|c| c.is_control() && c != '\t') {
         return text.to_string();
     }
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c == '\t' {
-            out.push_str("    ");
-        } else if !c.is_control() {
-            out.push(c);
-        }
-    }
-    out
+    text.chars()
+        .filter(|&c| c == '\t' || !c.is_control())
+        .collect()
 }
 
 #[cfg(test)]

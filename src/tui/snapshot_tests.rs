@@ -91,6 +91,24 @@ fn approval_modal_shows_a_tab_only_change() {
     insta::assert_snapshot!(frame);
 }
 
+/// A bidi override in a command ("Trojan Source") is shown as text, not applied: the modal
+/// reads in the order the shell will run it.
+#[test]
+fn approval_modal_shows_bidi_controls_in_a_command() {
+    let mut a = app();
+    let (mut req, _answer) = request(1, 1, None, None);
+    let cmd = "echo safe \u{202E}; rm -rf x #\u{202C}";
+    req.ask.cmd_string = cmd.into();
+    req.ask.args = serde_json::json!({ "cmd": cmd });
+    a.update(AppEvent::Approval(req));
+    let frame = render(&a, Instant::now());
+    assert!(
+        frame.contains("echo safe ⟨U+202E⟩; rm -rf x #⟨U+202C⟩"),
+        "{frame}"
+    );
+    assert!(!frame.contains('\u{202E}'), "{frame}");
+}
+
 #[test]
 fn approval_modal_with_a_judge_reason_two_of_three() {
     let mut a = app_in(Mode::Auto);

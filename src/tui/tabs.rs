@@ -1,9 +1,11 @@
-//! Tab characters made visible. A terminal cell cannot hold a tab (ratatui drops control
-//! characters when it writes a buffer), so without this a tab vanished from the screen and a
-//! change that only turned spaces into a tab showed nothing in the approval diff. Every line the
+//! Characters the screen would hide, made visible. A terminal cell cannot hold a tab (ratatui
+//! drops control characters when it writes a buffer), so without this a tab vanished from the
+//! screen and a change that only turned spaces into a tab showed nothing in the approval diff;
+//! and a bidirectional control (U+202A–U+202E, U+2066–U+2069: "Trojan Source") makes a terminal
+//! that applies bidi show a command in another order than the one that runs. Every line the
 //! wrapping functions lay out passes through [`expand_tabs`] first: each tab becomes a dim `→`
 //! padded with spaces to the next tab stop ([`TAB_WIDTH`] columns, counted from the start of
-//! the line's own text).
+//! the line's own text), and each bidi control a dim `⟨U+202E⟩`.
 
 use std::borrow::Cow;
 
@@ -18,11 +20,65 @@ pub const TAB_WIDTH: usize = 4;
 /// What a tab is drawn as (followed by the spaces up to the next tab stop).
 pub const TAB_MARK: &str = "→";
 
-/// `line` with every tab drawn as [`TAB_MARK`] and padding; borrowed when it has none.
+/// A bidirectional embedding, override or isolate control.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with every bidi control written as a visible `⟨U+XXXX⟩`.
+fn show_bidi(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if is_bidi_control(c) {
+                format!("⟨U+{:04X}⟩", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// `line` with every tab drawn as [`TAB_MARK`] and padding, and every bidi control as
+/// `⟨U+XXXX⟩`; borrowed when it has neither.
 pub fn expand_tabs<'a>(line: &'a Line<'static>) -> Cow<'a, Line<'static>> {
-    if !line.spans.iter().any(|s| s.content.contains('\t')) {
+    let hidden = |s: &Span<'_>| s.content.chars().any(|c| c == '\t' || is_bidi_control(c));
+    if !line.spans.iter().any(hidden) {
         return Cow::Borrowed(line);
     }
+    let bidi: Vec<Span<'static>> = line
+        .spans
+        .iter()
+        .flat_map(|span| {
+            if !span.content.chars().any(is_bidi_control) {
+                return vec![span.clone()];
+            }
+            // Each control as its own dim span, the text around it as it was.
+            let mut parts = Vec::new();
+            let mut rest = String::new();
+            for c in span.content.chars() {
+                if is_bidi_control(c) {
+                    if !rest.is_empty() {
+                        parts.push(Span::styled(std::mem::take(&mut rest), span.style));
+                    }
+                    parts.push(Span::styled(
+                        show_bidi(&c.to_string()),
+                        span.style.add_modifier(Modifier::DIM),
+                    ));
+                } else {
+                    rest.push(c);
+                }
+            }
+            if !rest.is_empty() {
+                parts.push(Span::styled(rest, span.style));
+            }
+            parts
+        })
+        .collect();
+    let line = &Line {
+        spans: bidi,
+        style: line.style,
+        alignment: line.alignment,
+    };
     let mut spans: Vec<Span<'static>> = Vec::with_capacity(line.spans.len() + 2);
     let mut col = 0;
     for span in &line.spans {
@@ -106,6 +162,18 @@ mod tests {
             assert!(lines.iter().all(|l| l.width() <= 40), "{shown:?}");
         }
         assert_eq!(text(&wrap_line(&short, 40)[0]), "→   x");
+    }
+
+    #[test]
+    fn bidi_controls_are_shown_not_applied() {
+        // `rm -rf ~ #` reversed on screen by an RLO in a comment: the control shows as text.
+        let l = Line::from("ls \u{202E}# ~ fr- mr\u{2066}x\u{2069}");
+        let shown = text(&expand_tabs(&l));
+        assert_eq!(shown, "ls ⟨U+202E⟩# ~ fr- mr⟨U+2066⟩x⟨U+2069⟩");
+        assert!(!shown.chars().any(is_bidi_control));
+        // With a tab too, the columns count the shown text.
+        let l = Line::from("\u{202E}\tx");
+        assert_eq!(text(&expand_tabs(&l)), "⟨U+202E⟩→   x");
     }
 
     #[test]

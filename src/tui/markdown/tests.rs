@@ -296,8 +296,9 @@ fn links() {
 fn html_and_control_characters() {
     let out = text_of(&render("<details>\n<summary>Hi</summary>\n</details>", 40));
     assert_eq!(out, "<details>\n<summary>Hi</summary>\n</details>");
+    // Escape characters go; a tab shows as the tab mark, padded to the next stop.
     let out = text_of(&render("a\u{1b}[31mred\tb", 40));
-    assert_eq!(out, "a[31mred    b");
+    assert_eq!(out, "a[31mred→   b");
 }
 
 #[test]
