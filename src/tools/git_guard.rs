@@ -70,15 +70,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
 use super::shell::ChildEnv;
 
 pub mod targets;
 pub use targets::{GitTarget, Target};
 
-/// The oldest git that honours `GIT_NO_LAZY_FETCH`.
-pub const MIN_VERSION: (u32, u32) = (2, 45);
+mod program;
+use program::is_executable;
+pub use program::{MIN_VERSION, git_program, parse_version, version, version_refusal};
 
 /// Config set on every guarded git (command-line scope, through the environment).
 pub const NEUTRAL_CONFIG: &[(&str, &str)] = &[
@@ -461,72 +461,6 @@ fn has_submodules(cwd: &Path) -> bool {
         dir = d.parent();
     }
     false
-}
-
-/// The git program: the first `git` on `PATH` in an absolute directory (a relative entry such
-/// as `.` would pick a `git` from the project itself).
-pub fn git_program() -> Option<&'static Path> {
-    static GIT: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
-    GIT.get_or_init(|| {
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .filter(|d| d.is_absolute())
-            .map(|d| d.join("git"))
-            .find(|p| is_executable(p))
-    })
-    .as_deref()
-}
-
-fn is_executable(p: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    }
-    #[cfg(not(unix))]
-    {
-        p.is_file()
-    }
-}
-
-/// The installed git's version, read once.
-pub fn version() -> Option<(u32, u32)> {
-    static VERSION: OnceLock<Option<(u32, u32)>> = OnceLock::new();
-    *VERSION.get_or_init(|| {
-        let out = Command::new(git_program()?)
-            .arg("--version")
-            .stdin(Stdio::null())
-            .output()
-            .ok()?;
-        parse_version(&String::from_utf8_lossy(&out.stdout))
-    })
-}
-
-/// `git version 2.47.3` → (2, 47).
-pub fn parse_version(text: &str) -> Option<(u32, u32)> {
-    let v = text.split_whitespace().nth(2)?;
-    let mut parts = v.split('.');
-    let major = parts.next()?.parse().ok()?;
-    let minor = parts
-        .next()?
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect::<String>()
-        .parse()
-        .ok()?;
-    Some((major, minor))
-}
-
-/// Why no git may run unasked with this git, if that is so.
-pub fn version_refusal() -> Option<String> {
-    match version() {
-        Some(v) if v >= MIN_VERSION => None,
-        Some((a, b)) => Some(format!(
-            "git {a}.{b} is older than {}.{}, which cannot turn off fetching from a partial clone's remote",
-            MIN_VERSION.0, MIN_VERSION.1
-        )),
-        None => Some("git was not found or did not report its version".into()),
-    }
 }
 
 #[cfg(test)]
