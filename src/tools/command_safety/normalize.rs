@@ -313,15 +313,24 @@ pub(super) fn simple(words: &[String], loose: bool, open: bool, depth: usize, n:
             Some(script) => line(script, depth + 1, n),
             None => n.hide("`su` runs a shell"),
         },
-        "sh" | "bash" | "rbash" | "zsh" | "dash" | "ksh" | "ksh93" | "pdksh" | "oksh" | "loksh"
-        | "lksh" | "mksh" | "ash" | "yash" | "posh" | "fish" | "csh" | "tcsh" | "nu" | "elvish"
-        | "xonsh" | "pwsh" => shell(program, rest, depth, n),
+        p if is_shell(p) => shell(program, rest, depth, n),
         "find" | "gfind" => {
             record(program, rest, loose, open, n);
             find(rest, loose, depth, n);
         }
         _ => record(program, rest, loose, open, n),
     }
+}
+
+/// The shells whose `-c SCRIPT` is read (the normaliser here, the git guard's targets).
+pub const SHELLS: &[&str] = &[
+    "sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "pdksh", "oksh", "loksh", "lksh", "mksh",
+    "ash", "yash", "posh", "fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh",
+];
+
+/// Whether `program` (a base name) is one of [`SHELLS`].
+pub fn is_shell(program: &str) -> bool {
+    SHELLS.contains(&program)
 }
 
 pub(super) fn record(program: &str, args: &[String], loose: bool, open: bool, n: &mut Normalized) {
@@ -332,7 +341,8 @@ pub(super) fn record(program: &str, args: &[String], loose: bool, open: bool, n:
 }
 
 mod wrappers;
-use wrappers::{dash_c, env, find, shell, skip_flags, sudo, xargs};
+pub use wrappers::dash_c;
+use wrappers::{env, find, shell, skip_flags, sudo, xargs};
 
 #[cfg(test)]
 mod tests;

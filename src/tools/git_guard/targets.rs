@@ -38,6 +38,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::tools::command_safety::normalize::{dash_c, is_shell};
 use crate::tools::command_safety::{Unsafe, rule_segments};
 
 mod moves;
@@ -384,8 +385,8 @@ fn segment(
             }
             shells
         }
-        p if SHELLS.contains(&base_name(p)) => {
-            match shell_script(args) {
+        p if is_shell(base_name(p)) => {
+            match dash_c(args) {
                 Some(script) if depth < MAX_DEPTH => {
                     let inner: Vec<Shell> = shells.iter().map(with_prefix).collect();
                     scan(script, ctx, inner, depth + 1, out);
@@ -455,6 +456,7 @@ const WRAPPERS: &[&str] = &[
     "runuser",
     "unbuffer",
     "script",
+    "busybox",
     "find",
     "fd",
     "nsenter",
@@ -487,31 +489,6 @@ const WRAPPERS: &[&str] = &[
     "trickle",
     "rlwrap",
 ];
-
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"];
-
-/// The script of `sh -c SCRIPT` (also `-ec`, `-lc`, `-e -c`), if that is the form.
-fn shell_script(args: &[String]) -> Option<&str> {
-    let mut it = args.iter();
-    let mut c = false;
-    while let Some(a) = it.next() {
-        match a.strip_prefix(['-', '+']) {
-            Some(cluster) if !cluster.starts_with('-') => {
-                c |= cluster.contains('c');
-                // Each `o`/`O` takes a word (`-oc errexit SCRIPT`).
-                for _ in cluster.chars().filter(|ch| matches!(ch, 'o' | 'O')) {
-                    it.next();
-                }
-                if c {
-                    return it.next().map(String::as_str);
-                }
-            }
-            Some(_) => {}
-            None => return None,
-        }
-    }
-    None
-}
 
 fn with_unknown(shells: Vec<Shell>, why: &str) -> Vec<Shell> {
     shells.iter().map(|s| s.tainted(why)).collect()

@@ -48,7 +48,7 @@ pub(super) fn skip_flags<'a>(args: &'a [String], valued: &[&str]) -> &'a [String
 }
 
 /// The script of a `-c SCRIPT` (`-c` alone or ending a cluster such as `-ec`, `-lc`).
-pub(super) fn dash_c(args: &[String]) -> Option<&str> {
+pub fn dash_c(args: &[String]) -> Option<&str> {
     let mut c = false;
     let mut i = 0;
     while let Some(a) = args.get(i) {

@@ -72,6 +72,10 @@ fn directory_changes_are_followed() {
         ("! git -C sub diff --quiet", &[at("/p/w/sub")]),
         ("time git -C sub status", &[at("/p/w/sub")]),
         ("command git -C sub status", &[at("/p/w/sub")]),
+        // Every shell the normaliser reads, not only `sh` and `bash`.
+        ("rbash -c 'git -C sub status'", &[at("/p/w/sub")]),
+        ("ksh93 -c 'git -C sub status'", &[at("/p/w/sub")]),
+        ("sh --command 'git -C sub status'", &[at("/p/w/sub")]),
         ("exec git -C sub status", &[at("/p/w/sub")]),
         (
             "sh -c 'cd sub && git status'",
