@@ -1,6 +1,7 @@
 //! Tests of the parent module.
 
 use super::*;
+use crate::tools::builtin::file_search::shown;
 
 fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
