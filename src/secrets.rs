@@ -99,6 +99,11 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
     })
 }
 
+/// `text` scrubbed where only `text[grown_from..]` is new ([`Scrubber::scrub_grown`]).
+pub fn scrub_grown(text: &mut String, grown_from: usize) {
+    with(|v| v.scrubber.scrub_grown(text, grown_from))
+}
+
 /// Where a text to be continued may be cut for [`scrub`] to miss no secret
 /// ([`Scrubber::safe_cut`]).
 pub fn safe_cut(text: &str) -> usize {

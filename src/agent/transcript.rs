@@ -313,10 +313,9 @@ impl Transcript {
 
 /// `text` + `piece`, scrubbed of secret values: a secret split over pieces is whole here.
 fn grow_scrubbed(text: &mut String, piece: &str) {
+    let from = text.len();
     text.push_str(piece);
-    if let std::borrow::Cow::Owned(s) = crate::secrets::scrub(text) {
-        *text = s;
-    }
+    crate::secrets::scrub_grown(text, from);
 }
 
 #[cfg(test)]

@@ -76,6 +76,28 @@ impl Scrubber {
         self.needles.is_empty()
     }
 
+    /// The length of the longest form of a secret (0 when there is none).
+    pub fn longest(&self) -> usize {
+        self.needles.first().map_or(0, |n| n.1.len())
+    }
+
+    /// Scrubs `text` where `text[..grown_from]` was already scrubbed and only the rest is new:
+    /// a secret the new part completes starts at most `longest - 1` bytes before it, so only
+    /// that window is searched (a reply growing piece by piece costs its pieces, not its
+    /// length each time).
+    pub fn scrub_grown(&self, text: &mut String, grown_from: usize) {
+        let mut from = grown_from
+            .min(text.len())
+            .saturating_sub(self.longest().saturating_sub(1));
+        while !text.is_char_boundary(from) {
+            from -= 1;
+        }
+        if let Cow::Owned(tail) = self.scrub(&text[from..]) {
+            text.truncate(from);
+            text.push_str(&tail);
+        }
+    }
+
     /// `text` with every occurrence of a secret replaced by its marker (borrowed when none).
     pub fn scrub<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let mut spans: Vec<(usize, usize, &str)> = Vec::new();
@@ -255,6 +277,30 @@ mod tests {
         let text = "ab sk-live-123456et";
         assert_eq!(s.safe_cut(text), 3);
         assert_eq!(scrubber(&[]).safe_cut("abc"), 3);
+    }
+
+    /// Scrubbing only the window a new piece can complete gives what scrubbing the whole text
+    /// after every piece gives, wherever the pieces split the secrets (multibyte text too).
+    #[test]
+    fn scrubbing_as_a_text_grows_equals_rescanning_it_whole() {
+        let s = scrubber(&[("$KEY", "sk-live-123456"), ("$ÜBER", "überlang-geheim")]);
+        let whole = "x sk-live-123456 y überlang-geheim z sk-live-123456sk-live-123456 ü";
+        let chars: Vec<char> = whole.chars().collect();
+        for size in 1..=9 {
+            let (mut grown, mut rescanned) = (String::new(), String::new());
+            for piece in chars.chunks(size) {
+                let from = grown.len();
+                grown.extend(piece);
+                s.scrub_grown(&mut grown, from);
+                rescanned.extend(piece);
+                rescanned = s.scrub(&rescanned).into_owned();
+            }
+            assert_eq!(grown, rescanned, "pieces of {size}");
+            assert!(
+                !grown.contains("sk-live") && !grown.contains("geheim"),
+                "{grown}"
+            );
+        }
     }
 
     #[test]
