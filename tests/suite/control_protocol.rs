@@ -3,13 +3,10 @@
 //! as an editor plugin or a CI wrapper would. Checked: what ran (files), what the model was told
 //! (tool messages), the stderr messages, and that sayso never hangs.
 
-use std::process::Stdio;
-use std::time::Duration;
-
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
+use crate::support::controller::{self, Run, Script, response};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::tool_messages;
@@ -19,72 +16,11 @@ fn shell(id: &str, cmd: &str) -> (String, &'static str, Value) {
     (id.into(), "run_command", json!({"cmd": cmd, "flag": null}))
 }
 
-fn response(id: &str, behavior: &str, extra: Value) -> String {
-    let mut r = json!({"behavior": behavior});
-    if let (Some(o), Some(e)) = (r.as_object_mut(), extra.as_object()) {
-        o.extend(e.clone());
-    }
-    json!({"type": "control_response", "response": {"subtype": "tool_approval", "request_id": id, "response": r}}).to_string()
-}
-
-/// What the controller does on each line sayso prints: answer lines to write (possibly none).
-type Script = Box<dyn FnMut(&Value) -> Vec<String> + Send>;
-
-struct Run {
-    events: Vec<Value>,
-    stderr: String,
-    code: i32,
-}
-
 /// Runs `sayso -p --json --approvals stdio ARGS go` in `home`, feeding `script`'s answers.
-async fn drive(
-    home: &std::path::Path,
-    args: &[&str],
-    mut script: Script,
-    close_stdin: bool,
-) -> Run {
-    let mut cmd = sayso(home);
-    cmd.args(["-p", "--json", "--approvals", "stdio"])
-        .args(args)
-        .arg("go")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("sayso starts");
-    let mut stdin = child.stdin.take();
-    if close_stdin {
-        stdin = None;
-    }
-    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut stderr = child.stderr.take().unwrap();
-    let mut events = Vec::new();
-    let read = async {
-        while let Some(line) = stdout.next_line().await.unwrap() {
-            let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-            for answer in script(&v) {
-                if let Some(s) = stdin.as_mut() {
-                    s.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
-                    s.flush().await.unwrap();
-                }
-            }
-            events.push(v);
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(30), read)
-        .await
-        .expect("sayso never hangs");
-    drop(stdin);
-    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
-        .await
-        .expect("exits")
-        .unwrap();
-    let mut err = String::new();
-    stderr.read_to_string(&mut err).await.unwrap();
-    Run {
-        events,
-        stderr: err,
-        code: status.code().unwrap_or(-1),
-    }
+async fn drive(home: &std::path::Path, args: &[&str], script: Script, close_stdin: bool) -> Run {
+    let mut all = vec!["--approvals", "stdio"];
+    all.extend_from_slice(args);
+    controller::drive(home, &all, script, close_stdin).await
 }
 
 /// A fixture whose model makes `calls` in one reply, then says "done".

@@ -33,76 +33,19 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::Stdio;
-use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
+use crate::support::controller::{self, Run, Script, response};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
 use crate::support::tool_messages;
 use crate::support::{home_with, run, sayso};
 
-/// What the controller answers to each line sayso prints.
-type Script = Box<dyn FnMut(&Value) -> Vec<String> + Send>;
-
-struct Run {
-    events: Vec<Value>,
-    stderr: String,
-    code: i32,
-}
-
 /// `sayso -p --json ARGS go` in `home`, feeding `script`'s answers on stdin.
-async fn drive(home: &Path, args: &[&str], mut script: Script) -> Run {
-    let mut cmd = sayso(home);
-    cmd.args(["-p", "--json"])
-        .args(args)
-        .arg("go")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("sayso starts");
-    let mut stdin = child.stdin.take();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut stderr = child.stderr.take().unwrap();
-    let mut events = Vec::new();
-    let read = async {
-        while let Some(line) = stdout.next_line().await.unwrap() {
-            let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-            for answer in script(&v) {
-                if let Some(s) = stdin.as_mut() {
-                    s.write_all(format!("{answer}\n").as_bytes()).await.unwrap();
-                    s.flush().await.unwrap();
-                }
-            }
-            events.push(v);
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(60), read)
-        .await
-        .expect("sayso never hangs");
-    drop(stdin);
-    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
-        .await
-        .expect("exits")
-        .unwrap();
-    let mut err = String::new();
-    stderr.read_to_string(&mut err).await.unwrap();
-    Run {
-        events,
-        stderr: err,
-        code: status.code().unwrap_or(-1),
-    }
-}
-
-fn response(id: &str, behavior: &str, extra: Value) -> String {
-    let mut r = json!({"behavior": behavior});
-    if let (Some(o), Some(e)) = (r.as_object_mut(), extra.as_object()) {
-        o.extend(e.clone());
-    }
-    json!({"type": "control_response", "response": {"subtype": "tool_approval", "request_id": id, "response": r}}).to_string()
+async fn drive(home: &Path, args: &[&str], script: Script) -> Run {
+    controller::drive(home, args, script, false).await
 }
 
 fn of_type<'a>(events: &'a [Value], t: &str) -> Vec<&'a Value> {

@@ -1,6 +1,7 @@
 //! Shared test support: the fixture server, a client for it, and the real binary in isolation.
 
 pub mod context_limit;
+pub mod controller;
 pub mod fixture;
 pub mod tui;
 
