@@ -1,14 +1,24 @@
-//! The input box: a multi-line ratatui-textarea with sent-message history and `/` completion.
+//! The input box: a multi-line ratatui-textarea with sent-message history, the readline keys,
+//! the `/` command popup and `@{` completion.
 //!
 //! Enter sends; Alt+Enter, Shift+Enter and Ctrl+J insert a newline; a bracketed paste is inserted
 //! as text and never sends. Up/Down walk the history while the input is empty or still shows a
 //! recalled message; any edit ends the walk. The text typed while a modal is open stays here.
+//! The readline keys ([`readline`]) act on the cursor's line; other keys go to the text area.
+//! While the popup ([`command_menu`]) is open, Up/Down move its highlight, Tab completes the
+//! highlighted command and Enter runs it (or completes it when it needs an argument).
+
+mod command_menu;
+mod readline;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Style;
-use ratatui_textarea::TextArea;
+use ratatui_textarea::{CursorMove, TextArea};
 
+use self::readline::Edit;
 use super::strings;
+
+pub use self::command_menu::MenuView;
 
 pub struct Composer {
     pub area: TextArea<'static>,
@@ -19,6 +29,11 @@ pub struct Composer {
     walking: Option<usize>,
     /// What was recalled, to notice edits.
     recalled: Option<String>,
+    menu: command_menu::CommandMenu,
+    /// What the last kill removed, for Ctrl+Y.
+    kill: String,
+    /// The key before was a kill: the next kill adds to `kill` instead of replacing it.
+    killing: bool,
 }
 
 /// What a key did in the input box.
@@ -46,6 +61,9 @@ impl Composer {
             history: Vec::new(),
             walking: None,
             recalled: None,
+            menu: Default::default(),
+            kill: String::new(),
+            killing: false,
         }
     }
 
@@ -66,6 +84,24 @@ impl Composer {
         self.area.clear();
         self.walking = None;
         self.recalled = None;
+        self.menu.edited();
+    }
+
+    /// The `/` popup, while it is open (never while walking the history).
+    pub fn menu(&self) -> Option<MenuView> {
+        if self.walking.is_some() {
+            return None;
+        }
+        self.menu.view(&self.text())
+    }
+
+    pub fn menu_open(&self) -> bool {
+        self.menu().is_some()
+    }
+
+    /// Esc: closes the popup until the next edit.
+    pub fn close_menu(&mut self) {
+        self.menu.dismiss();
     }
 
     /// Lines the box needs (for layout), at least one.
@@ -77,7 +113,14 @@ impl Composer {
         // Terminals send CR for newlines in pastes.
         let text = text.replace("\r\n", "\n").replace('\r', "\n");
         self.area.insert_str(&text);
+        self.edited();
+    }
+
+    /// The text changed by typing: the history walk ends, the popup follows the new text.
+    fn edited(&mut self) {
         self.walking = None;
+        self.recalled = None;
+        self.menu.edited();
     }
 
     pub fn remember(&mut self, sent: &str) {
@@ -101,18 +144,38 @@ impl Composer {
     }
 
     pub fn handle_key(&mut self, key: KeyEvent) -> InputOutcome {
+        let edit = readline::edit_for(&key);
+        let outcome = self.dispatch(key, edit);
+        self.killing = edit.is_some_and(Edit::kills);
+        outcome
+    }
+
+    fn dispatch(&mut self, key: KeyEvent, edit: Option<Edit>) -> InputOutcome {
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let newline = match key.code {
+            KeyCode::Enter => alt || shift,
+            KeyCode::Char('j') => ctrl,
+            _ => false,
+        };
+        if newline {
+            self.area.insert_newline();
+            self.edited();
+            return InputOutcome::Edited;
+        }
+        if let Some(menu) = self.menu() {
+            match key.code {
+                KeyCode::Up | KeyCode::Down => {
+                    self.menu.step(key.code == KeyCode::Up, menu.items.len());
+                    return InputOutcome::Ignored;
+                }
+                KeyCode::Tab => return self.complete_from_menu(&menu, false),
+                KeyCode::Enter => return self.complete_from_menu(&menu, true),
+                _ => {}
+            }
+        }
         match key.code {
-            KeyCode::Enter if alt || shift => {
-                self.area.insert_newline();
-                InputOutcome::Edited
-            }
-            KeyCode::Char('j') if ctrl => {
-                self.area.insert_newline();
-                InputOutcome::Edited
-            }
             KeyCode::Enter => {
                 let text = self.text();
                 if text.trim().is_empty() {
@@ -127,18 +190,83 @@ impl Composer {
                 self.complete_command()
             }
             _ => {
-                let changed = self.area.input(key);
+                let changed = match edit {
+                    Some(edit) => self.apply(edit),
+                    None => self.area.input(key),
+                };
                 if changed {
-                    self.walking = None;
-                    self.recalled = None;
-                }
-                if changed {
+                    self.edited();
                     InputOutcome::Edited
                 } else {
                     InputOutcome::Ignored
                 }
             }
         }
+    }
+
+    /// A readline edit on the cursor's line; whether the text changed.
+    fn apply(&mut self, edit: Edit) -> bool {
+        self.area.cancel_selection();
+        match edit {
+            Edit::Yank => return !self.kill.is_empty() && self.area.insert_str(self.kill.clone()),
+            Edit::Undo => return self.area.undo(),
+            _ => {}
+        }
+        let (row, col) = (self.area.cursor().0, self.area.cursor().1);
+        let line = self.area.lines()[row].clone();
+        let Some((from, to)) = readline::span(edit, &line, col) else {
+            return false;
+        };
+        if !edit.kills() {
+            self.move_to_col(if from == col { to } else { from });
+            return false;
+        }
+        if from == to {
+            return false;
+        }
+        let removed: String = line.chars().skip(from).take(to - from).collect();
+        self.kill = match (self.killing, edit.backward()) {
+            (false, _) => removed,
+            (true, true) => removed + &self.kill,
+            (true, false) => std::mem::take(&mut self.kill) + &removed,
+        };
+        self.move_to_col(from);
+        self.area.delete_str(to - from)
+    }
+
+    /// Moves the cursor to character `col` of its line.
+    fn move_to_col(&mut self, col: usize) {
+        let (row, now) = (self.area.cursor().0, self.area.cursor().1);
+        if let (Ok(r), Ok(c)) = (u16::try_from(row), u16::try_from(col)) {
+            self.area.move_cursor(CursorMove::Jump(r, c));
+            return;
+        }
+        // A line longer than the jump can address: step there.
+        let step = if col < now {
+            CursorMove::Back
+        } else {
+            CursorMove::Forward
+        };
+        for _ in 0..now.abs_diff(col) {
+            self.area.move_cursor(step);
+        }
+    }
+
+    /// Tab (or Enter, `run`) in the popup: the highlighted command. Enter runs one that needs
+    /// no argument; otherwise the input becomes its name (and a space, when it takes arguments).
+    fn complete_from_menu(&mut self, menu: &MenuView, run: bool) -> InputOutcome {
+        let c = menu.items[menu.selected];
+        if run && command_menu::runs_bare(c) {
+            return InputOutcome::Submit(c.name.to_owned());
+        }
+        let completed = if c.args.is_empty() {
+            c.name.to_owned()
+        } else {
+            format!("{} ", c.name)
+        };
+        self.set_text(&completed);
+        self.edited();
+        InputOutcome::Edited
     }
 
     /// Up: recalls the previous sent message (the last one when the walk starts).
@@ -306,18 +434,127 @@ mod tests {
     }
 
     #[test]
-    fn tab_completes_slash_commands() {
+    fn the_popup_completes_the_highlighted_command_and_enter_runs_it() {
         let mut c = Composer::new();
         typed(&mut c, "/res");
+        let menu = c.menu().expect("open on a command prefix");
+        assert_eq!(menu.items[0].name, "/resume");
         c.handle_key(key(KeyCode::Tab, KeyModifiers::NONE));
-        assert_eq!(c.text(), "/resume ");
+        assert_eq!(c.text(), "/resume ", "it takes an argument: a space for it");
+        assert!(c.menu().is_none(), "closed once an argument follows");
+
         let mut c = Composer::new();
         typed(&mut c, "/mo");
+        c.handle_key(key(KeyCode::Down, KeyModifiers::NONE));
+        assert_eq!(c.text(), "/mo", "Down moves the highlight, not the history");
+        c.handle_key(key(KeyCode::Tab, KeyModifiers::NONE));
+        assert_eq!(c.text(), "/mode ", "the second match, highlighted");
+
+        let mut c = Composer::new();
+        typed(&mut c, "/he");
+        assert_eq!(
+            c.handle_key(key(KeyCode::Enter, KeyModifiers::NONE)),
+            InputOutcome::Submit("/help".into())
+        );
+
+        // Closed (Esc), Tab falls back to the common prefix.
+        let mut c = Composer::new();
+        typed(&mut c, "/mo");
+        c.close_menu();
+        assert!(c.menu().is_none());
         c.handle_key(key(KeyCode::Tab, KeyModifiers::NONE));
         assert_eq!(c.text(), "/mode", "the common prefix of /mode and /model");
+        typed(&mut c, "l");
+        assert!(c.menu().is_some(), "an edit opens it again");
+    }
+
+    #[test]
+    fn a_recalled_command_does_not_open_the_popup() {
         let mut c = Composer::new();
-        typed(&mut c, "/c");
-        c.handle_key(key(KeyCode::Tab, KeyModifiers::NONE));
-        assert_eq!(c.text(), "/c", "ambiguous: /clear, /copy, /collapse");
+        c.remember("older");
+        c.remember("/help");
+        c.handle_key(key(KeyCode::Up, KeyModifiers::NONE));
+        assert_eq!(c.text(), "/help");
+        assert!(c.menu().is_none());
+        c.handle_key(key(KeyCode::Up, KeyModifiers::NONE));
+        assert_eq!(c.text(), "older", "Up still walks the history");
+    }
+
+    fn ctrl(c: &mut Composer, ch: char) -> InputOutcome {
+        c.handle_key(key(KeyCode::Char(ch), KeyModifiers::CONTROL))
+    }
+
+    fn alt(c: &mut Composer, code: KeyCode) -> InputOutcome {
+        c.handle_key(key(code, KeyModifiers::ALT))
+    }
+
+    fn cursor(c: &Composer) -> (usize, usize) {
+        (c.area.cursor().0, c.area.cursor().1)
+    }
+
+    #[test]
+    fn ctrl_u_and_ctrl_k_kill_within_the_cursors_line_and_ctrl_y_yanks() {
+        let mut c = Composer::new();
+        c.set_text("first line\nsecond line");
+        c.area.move_cursor(CursorMove::Jump(1, 6));
+        assert_eq!(ctrl(&mut c, 'u'), InputOutcome::Edited);
+        assert_eq!(c.text(), "first line\n line");
+        assert_eq!(cursor(&c), (1, 0));
+        assert_eq!(
+            ctrl(&mut c, 'u'),
+            InputOutcome::Ignored,
+            "at the line start"
+        );
+        assert_eq!(c.text(), "first line\n line", "the line above stays");
+        c.handle_key(key(KeyCode::Up, KeyModifiers::NONE));
+        ctrl(&mut c, 'e');
+        assert_eq!(cursor(&c), (0, 10));
+        assert_eq!(ctrl(&mut c, 'k'), InputOutcome::Ignored, "at the line end");
+        ctrl(&mut c, 'a');
+        assert_eq!(cursor(&c), (0, 0));
+        alt(&mut c, KeyCode::Char('f'));
+        assert_eq!(cursor(&c), (0, 5));
+        ctrl(&mut c, 'k');
+        assert_eq!(c.text(), "first\n line");
+        ctrl(&mut c, 'a');
+        ctrl(&mut c, 'y');
+        assert_eq!(c.text(), " linefirst\n line", "the last kill: \" line\"");
+    }
+
+    #[test]
+    fn kills_in_a_row_add_up_and_undo_goes_back_one_edit() {
+        let mut c = Composer::new();
+        typed(&mut c, "explain /tmp/proj/build.log now");
+        ctrl(&mut c, 'w');
+        assert_eq!(c.text(), "explain /tmp/proj/build.log ");
+        ctrl(&mut c, 'w');
+        assert_eq!(c.text(), "explain ", "Ctrl+W takes the whole path");
+        ctrl(&mut c, 'y');
+        assert_eq!(c.text(), "explain /tmp/proj/build.log now", "both kills");
+        // Ctrl+Z and the forms of Ctrl+_ undo: the yank, then each kill.
+        ctrl(&mut c, 'z');
+        assert_eq!(c.text(), "explain ");
+        ctrl(&mut c, '7');
+        assert_eq!(c.text(), "explain /tmp/proj/build.log ");
+        c.handle_key(key(KeyCode::Char('/'), KeyModifiers::CONTROL));
+        assert_eq!(c.text(), "explain /tmp/proj/build.log now");
+
+        let mut c = Composer::new();
+        typed(&mut c, "one two three");
+        alt(&mut c, KeyCode::Char('b'));
+        alt(&mut c, KeyCode::Char('b'));
+        assert_eq!(cursor(&c), (0, 4));
+        alt(&mut c, KeyCode::Char('d'));
+        assert_eq!(c.text(), "one  three");
+        c.handle_key(key(KeyCode::End, KeyModifiers::NONE));
+        alt(&mut c, KeyCode::Backspace);
+        assert_eq!(c.text(), "one  ");
+        ctrl(&mut c, 'a');
+        ctrl(&mut c, 'y');
+        assert_eq!(
+            c.text(),
+            "threeone  ",
+            "a move in between: the last kill alone"
+        );
     }
 }
