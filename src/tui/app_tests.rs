@@ -216,9 +216,11 @@ fn slash_commands_toggle_auto_and_reject_unknown_ones_without_sending() {
     assert!(a.update(key(KeyCode::Enter)).is_empty());
     assert_eq!(
         a.flash(),
-        Some("unknown command /frobnicate — /help lists them")
+        Some("unknown command /frobnicate — /help lists them; //frobnicate sends it as a message")
     );
     assert!(!a.busy());
+    assert_eq!(a.input().text(), "/frobnicate", "kept, to be fixed");
+    a.input_mut().clear();
     typed(&mut a, "/approvals clear");
     assert_eq!(
         a.update(key(KeyCode::Enter)),

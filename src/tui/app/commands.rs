@@ -1,14 +1,19 @@
 //! Slash commands (SPEC §6.3), each declared once: its name, its arguments, one line of help
 //! and its handler. The help text and the input box's completion are made from [`COMMANDS`].
 //! A command that needs the agent sends it an [`Effect::Agent`] command; adding one that only
-//! changes the UI touches this file alone. An unknown command is a one-line error and nothing
-//! is sent.
+//! changes the UI touches this file alone. Which lines are commands at all (a path or `//` is a
+//! message; an unknown or ambiguous name is a one-line error, the input kept) is decided in
+//! [`line`].
+
+mod line;
 
 use super::{Activity, App, Effect};
 use crate::agent::task::Command;
 use crate::agent::transcript::{Entry, Transcript};
 use crate::events::Mode;
 use crate::tui::strings;
+
+pub(super) use self::line::{Line, mistake, parse};
 
 pub struct SlashCommand {
     pub name: &'static str,
@@ -137,20 +142,9 @@ pub fn help_text() -> String {
     out
 }
 
-pub(super) fn run(app: &mut App, line: &str) -> Vec<Effect> {
-    let mut parts = line.splitn(2, char::is_whitespace);
-    let name = parts.next().unwrap_or_default();
-    let arg = parts.next().map(str::trim).unwrap_or_default();
-    match COMMANDS
-        .iter()
-        .find(|c| c.name == name || (name == "/exit" && c.name == "/quit"))
-    {
-        Some(c) => (c.run)(app, arg),
-        None => {
-            app.flash = Some(format!("unknown command {name} — /help lists them"));
-            Vec::new()
-        }
-    }
+/// Runs `command` with its argument (`""` when none).
+pub(super) fn run(app: &mut App, command: &SlashCommand, arg: &str) -> Vec<Effect> {
+    (command.run)(app, arg)
 }
 
 /// A command the agent runs between turns.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
-use super::{Activity, App, Effect, still_ctx};
+use super::{Activity, App, Effect, commands, still_ctx};
 use crate::agent::task::Command;
 use crate::tui::entry_lines::foldable;
 use crate::tui::input::InputOutcome;
@@ -106,6 +106,7 @@ impl App {
         let page = self.chat_height().saturating_sub(2).max(1);
         let empty = self.input.is_empty();
         match key.code {
+            KeyCode::Esc if self.input.menu_open() => self.input.close_menu(),
             KeyCode::Esc if self.busy => return Some(vec![Effect::Stop]),
             KeyCode::Esc if self.selected.is_some() => self.select(None),
             KeyCode::Char('c') if ctrl => return Some(self.ctrl_c()),
@@ -199,17 +200,27 @@ impl App {
         }
     }
 
+    /// Enter: a command runs, a message is sent; a mistake (an unknown or ambiguous command
+    /// name) is pointed out and the input kept for fixing (rules in `commands::line`).
     fn submit(&mut self, text: String) -> Vec<Effect> {
-        let trimmed = text.trim();
-        if trimmed.starts_with('/') {
-            let line = trimmed.to_owned();
-            self.input.remember(&line);
-            self.input.clear();
-            self.flash = None;
-            let effects = super::commands::run(self, &line);
-            self.after_transcript_change();
-            return effects;
+        let line = commands::parse(&text, |p| std::path::Path::new(p).exists());
+        if let Some(error) = commands::mistake(&line) {
+            self.flash = Some(error);
+            return Vec::new();
         }
+        let message = match line {
+            commands::Line::Command { command, arg } => {
+                let arg = arg.to_owned();
+                self.input.remember(text.trim());
+                self.input.clear();
+                self.flash = None;
+                let effects = commands::run(self, command, &arg);
+                self.after_transcript_change();
+                return effects;
+            }
+            commands::Line::Message(m) => m,
+            commands::Line::Ambiguous { .. } | commands::Line::Unknown(_) => return Vec::new(),
+        };
         if self.busy {
             self.flash = Some(strings::BUSY_FOR_COMMAND.into());
             return Vec::new();
@@ -222,6 +233,6 @@ impl App {
         self.chat.end();
         self.busy = true;
         self.activity = Activity::Thinking;
-        vec![Effect::Send(text)]
+        vec![Effect::Send(message)]
     }
 }
