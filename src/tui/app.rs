@@ -8,9 +8,11 @@
 //! - [`commands`](self::commands): the slash commands, each declared once.
 //! - [`agent_events`](self::agent_events): what the agent's events do to the status, the
 //!   overlays and the transcript.
+//! - [`hints`](self::hints): hints on the flash line expire (on their time, or when untrue).
 
 mod agent_events;
 mod commands;
+mod hints;
 mod keys;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -124,6 +126,8 @@ pub struct App {
     tool_started: HashMap<String, Instant>,
     /// A one-line message under the input (errors of slash commands, hints).
     flash: Option<String>,
+    /// Since when the flash line shows its text (hints expire).
+    flash_shown: Option<hints::Shown>,
     bell: bool,
     quit: bool,
     /// Terminal size.
@@ -179,6 +183,7 @@ impl App {
             selected: None,
             tool_started: HashMap::new(),
             flash: None,
+            flash_shown: None,
             bell,
             quit: false,
             size: (80, 24),
@@ -192,8 +197,15 @@ impl App {
         self.update_at(event, Instant::now())
     }
 
-    /// Handles `event`, which happened at `now` (the approval modal's key gate reads it).
+    /// Handles `event`, which happened at `now` (the approval modal's key gate and the hints'
+    /// expiry read it).
     pub fn update_at(&mut self, event: AppEvent, now: Instant) -> Vec<Effect> {
+        let effects = self.handle(event, now);
+        self.expire_hints(now);
+        effects
+    }
+
+    fn handle(&mut self, event: AppEvent, now: Instant) -> Vec<Effect> {
         match event {
             AppEvent::Key(k) if k.kind == KeyEventKind::Press => {
                 let previous = self.last_key.replace(now);

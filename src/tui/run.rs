@@ -1,7 +1,8 @@
 //! The event loop: one stream of [`AppEvent`]s in, `update`, effects out, and at most one draw
 //! per ~16 ms after input, per ~40 ms when only the agent's output changed — only when
 //! something changed. No timer runs while idle; a tick runs only while a
-//! clock is on screen (a running tool, a retry countdown). Frames are written inside
+//! clock is on screen (a running tool, a retry countdown), and one wake-up comes when a hint on
+//! the flash line expires. Frames are written inside
 //! synchronized-update markers.
 
 use std::io::{Write, stdout};
@@ -187,6 +188,8 @@ async fn event_loop(
         }
         let next_frame = last_draw.map_or(now, |t| t + gap);
         if pending.is_empty() {
+            // A hint on screen expires: one wake-up at that moment, none while nothing is due.
+            let expiry = app.next_expiry();
             let event = tokio::select! {
                 ev = keys.next() => match ev {
                     Some(Ok(e)) => to_app_event(e),
@@ -196,6 +199,9 @@ async fn event_loop(
                 // is taken all at once below: one wake-up per frame, not one per delta.
                 Some(ev) = app_rx.recv(), if !dirty => Some(ev),
                 _ = tick.tick(), if app.needs_ticks() => Some(AppEvent::Tick),
+                () = tokio::time::sleep_until(expiry.unwrap_or(now).into()), if expiry.is_some() => {
+                    Some(AppEvent::Tick)
+                }
                 () = tokio::time::sleep_until(next_frame.into()), if dirty => None,
                 () = signals.recv() => return exit::INTERRUPTED,
             };

@@ -150,7 +150,7 @@ pub(super) fn run(app: &mut App, command: &SlashCommand, arg: &str) -> Vec<Effec
 /// A command the agent runs between turns.
 fn between_turns(app: &mut App, command: Command) -> Vec<Effect> {
     if app.busy {
-        app.flash = Some(strings::BUSY_FOR_COMMAND.into());
+        app.show_hint(strings::BUSY_FOR_COMMAND);
         Vec::new()
     } else {
         vec![Effect::Agent(command)]
@@ -208,7 +208,7 @@ fn mode(app: &mut App, arg: &str) -> Vec<Effect> {
 
 fn clear(app: &mut App, _: &str) -> Vec<Effect> {
     if app.busy {
-        app.flash = Some(strings::BUSY_FOR_COMMAND.into());
+        app.show_hint(strings::BUSY_FOR_COMMAND);
         return Vec::new();
     }
     app.transcript = Transcript::default();
@@ -230,7 +230,7 @@ fn context(app: &mut App, _: &str) -> Vec<Effect> {
 
 fn compact(app: &mut App, arg: &str) -> Vec<Effect> {
     if app.busy {
-        app.flash = Some(strings::BUSY_FOR_COMMAND.into());
+        app.show_hint(strings::BUSY_FOR_COMMAND);
         return Vec::new();
     }
     // Like a turn: busy until `TurnEnded`, Esc stops it.

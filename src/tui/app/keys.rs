@@ -4,10 +4,11 @@
 //! With an empty input, Tab moves a selection up through the foldable blocks on screen
 //! (Shift+Tab down), Enter folds or unfolds the selected block, and Esc clears the selection.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
+use super::hints::QUIT_WINDOW;
 use super::{Activity, App, Effect, commands, still_ctx};
 use crate::agent::task::Command;
 use crate::tui::entry_lines::foldable;
@@ -87,7 +88,7 @@ impl App {
         if key.code != KeyCode::Char('c') || !ctrl {
             self.last_ctrl_c = None;
         }
-        if let Some(effects) = self.app_key(key, ctrl) {
+        if let Some(effects) = self.app_key(key, ctrl, now) {
             return effects;
         }
         match self.input.handle_key(key) {
@@ -102,14 +103,14 @@ impl App {
     }
 
     /// Keys the app takes before the input box; `None` passes the key on.
-    fn app_key(&mut self, key: KeyEvent, ctrl: bool) -> Option<Vec<Effect>> {
+    fn app_key(&mut self, key: KeyEvent, ctrl: bool, now: Instant) -> Option<Vec<Effect>> {
         let page = self.chat_height().saturating_sub(2).max(1);
         let empty = self.input.is_empty();
         match key.code {
             KeyCode::Esc if self.input.menu_open() => self.input.close_menu(),
             KeyCode::Esc if self.busy => return Some(vec![Effect::Stop]),
             KeyCode::Esc if self.selected.is_some() => self.select(None),
-            KeyCode::Char('c') if ctrl => return Some(self.ctrl_c()),
+            KeyCode::Char('c') if ctrl => return Some(self.ctrl_c(now)),
             KeyCode::Char('d') if ctrl && empty => {
                 self.quit = true;
                 return Some(vec![Effect::Quit]);
@@ -126,21 +127,20 @@ impl App {
         Some(Vec::new())
     }
 
-    fn ctrl_c(&mut self) -> Vec<Effect> {
+    fn ctrl_c(&mut self, now: Instant) -> Vec<Effect> {
         if self.busy {
             return vec![Effect::Stop];
         }
-        let now = Instant::now();
         if self
             .last_ctrl_c
-            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(1))
+            .is_some_and(|t| now.duration_since(t) < QUIT_WINDOW)
         {
             self.quit = true;
             return vec![Effect::Quit];
         }
         self.last_ctrl_c = Some(now);
         self.input.clear();
-        self.flash = Some(strings::PRESS_AGAIN_TO_QUIT.into());
+        self.show_hint(strings::PRESS_AGAIN_TO_QUIT);
         Vec::new()
     }
 
@@ -175,7 +175,7 @@ impl App {
             .filter(|&i| foldable(&self.transcript.entries[i]))
             .collect();
         if blocks.is_empty() {
-            self.flash = Some(strings::NO_BLOCKS.into());
+            self.show_hint(strings::NO_BLOCKS);
             return;
         }
         let at = self
@@ -188,7 +188,7 @@ impl App {
             (Some(i), false) => (i + 1) % blocks.len(),
         };
         self.select(Some(blocks[next]));
-        self.flash = Some(strings::SELECTED_BLOCK.into());
+        self.show_hint(strings::SELECTED_BLOCK);
     }
 
     fn toggle_selected(&mut self) {
@@ -222,7 +222,7 @@ impl App {
             commands::Line::Ambiguous { .. } | commands::Line::Unknown(_) => return Vec::new(),
         };
         if self.busy {
-            self.flash = Some(strings::BUSY_FOR_COMMAND.into());
+            self.show_hint(strings::BUSY_FOR_COMMAND);
             return Vec::new();
         }
         self.input.remember(&text);
