@@ -6,7 +6,14 @@ pub const HELP_KEYS: &str = "\
 Keys: Enter send · Alt+Enter / Shift+Enter / Ctrl+J newline · Esc or Ctrl+C stop a running turn · \
 Ctrl+C twice quit · Ctrl+D quit on an empty input · PgUp/PgDn/Home/End/wheel scroll · \
 Up/Down (empty input) history · Tab / Shift+Tab (empty input) select a block, Enter fold or \
-unfold it, Esc let go";
+unfold it, Esc let go
+Editing (on the cursor's line): Ctrl+A / Ctrl+E start / end · Alt+B / Alt+F word back / \
+forward · Ctrl+U / Ctrl+K kill to the start / end · Ctrl+W kill the word back (to a space) · \
+Alt+Backspace / Alt+D kill a word back / forward · Ctrl+Y yank the last kill · Ctrl+Z or \
+Ctrl+_ undo
+/ opens the command list: Up/Down choose, Tab complete, Enter run, Esc close. Only a command \
+name (or the start of just one) is a command: /tmp/x.log explain sends a message, and // at \
+the start sends a literal /";
 
 pub const FOOTER_IDLE: &[(&str, &str)] = &[
     ("Enter", "send"),
@@ -18,6 +25,14 @@ pub const FOOTER_IDLE: &[(&str, &str)] = &[
 ];
 pub const FOOTER_BUSY: &[(&str, &str)] =
     &[("Esc", "stop"), ("PgUp/PgDn", "scroll"), ("End", "follow")];
+/// While the `/` popup is open (its title is [`MENU_TITLE`]).
+pub const FOOTER_MENU: &[(&str, &str)] = &[
+    ("↑/↓", "choose"),
+    ("Tab", "complete"),
+    ("Enter", "run"),
+    ("Esc", "close"),
+];
+pub const MENU_TITLE: &str = " Commands ";
 pub const FOOTER_MODAL: &[(&str, &str)] = &[
     ("a", "always"),
     ("y", "accept"),

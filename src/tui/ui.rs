@@ -1,4 +1,5 @@
-//! Draws one frame from `&App`: status bar, chat pane, input box, footer, and the modal on top.
+//! Draws one frame from `&App`: status bar, chat pane, input box (the `/` popup above it),
+//! footer, and the modal on top.
 
 use std::time::Instant;
 
@@ -9,7 +10,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::{Activity, App};
 use super::strings;
-use super::widgets::{footer, modal, picker, questions, status_bar};
+use super::widgets::{command_menu, footer, modal, picker, questions, status_bar};
 use crate::events::format_delay;
 
 /// Draws the frame; returns the chat pane's area (its rows may scroll as a whole).
@@ -28,6 +29,7 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     status_bar::draw(f, status, app, now);
     draw_chat(f, chat, app, now);
     draw_input(f, input, app);
+    command_menu::draw(f, input, app);
     if let Some(msg) = app.flash() {
         f.render_widget(
             Paragraph::new(Line::from(Span::styled(msg.to_owned(), app.theme().notice))),

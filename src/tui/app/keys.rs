@@ -236,3 +236,6 @@ impl App {
         vec![Effect::Send(message)]
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -12,6 +12,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App) {
     let hints = match app.modal() {
         Some(m) if m.reason.is_some() => strings::FOOTER_REASON,
         Some(_) => strings::FOOTER_MODAL,
+        None if app.input().menu_open() => strings::FOOTER_MENU,
         None if app.busy() => strings::FOOTER_BUSY,
         None => strings::FOOTER_IDLE,
     };

@@ -1,5 +1,6 @@
 //! Widgets: each draws from `&App` and changes nothing.
 
+pub mod command_menu;
 pub mod footer;
 pub mod modal;
 pub mod picker;

@@ -1,0 +1,79 @@
+//! The `/` popup: the commands that match what is typed, each with its arguments and one line of
+//! help, drawn in a box just above the input box; the highlighted one is kept in view. Its keys
+//! are in the footer. Draws nothing while the popup is closed (`input::command_menu`).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::tui::app::{App, COMMANDS, SlashCommand};
+use crate::tui::strings;
+
+/// At most this many commands show at once; the rest scroll into view with Up/Down.
+const MAX_ROWS: usize = 8;
+
+/// `input` is the input box's area; the popup sits on the rows above it, over the chat.
+pub fn draw(f: &mut Frame, input: Rect, app: &App) {
+    let Some(menu) = app.input().menu() else {
+        return;
+    };
+    // Room above the input, below the status bar.
+    let room = input.y.saturating_sub(1) as usize;
+    let rows = menu.items.len().min(MAX_ROWS).min(room.saturating_sub(2));
+    if rows == 0 {
+        return;
+    }
+    let height = rows as u16 + 2;
+    let rect = Rect {
+        x: input.x,
+        y: input.y - height,
+        width: input.width,
+        height,
+    };
+    let t = app.theme();
+    f.render_widget(Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.modal_border)
+        .title(Span::styled(strings::MENU_TITLE, t.modal_title));
+    let inner = block.inner(rect);
+    f.render_widget(block, rect);
+    // One column for every command's name and arguments, so it stays put while filtering.
+    let head_w = COMMANDS.iter().map(|c| head(c).len()).max().unwrap_or(0);
+    let first = menu.selected.saturating_sub(rows - 1);
+    let width = inner.width as usize;
+    let lines: Vec<Line<'static>> = menu
+        .items
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(rows)
+        .map(|(i, c)| {
+            let text = format!(" {:<head_w$}  {}", head(c), c.help);
+            let text: String = text.chars().take(width).collect();
+            if i == menu.selected {
+                Line::from(Span::styled(format!("{text:<width$}"), t.choice_selected))
+            } else {
+                let split = text
+                    .char_indices()
+                    .nth(head_w + 1)
+                    .map_or(text.len(), |(b, _)| b);
+                Line::from(vec![
+                    Span::styled(text[..split].to_owned(), t.footer_key),
+                    Span::styled(text[split..].to_owned(), t.dim),
+                ])
+            }
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// A command's name and arguments: `/model [NAME]`.
+fn head(c: &SlashCommand) -> String {
+    if c.args.is_empty() {
+        c.name.to_owned()
+    } else {
+        format!("{} {}", c.name, c.args)
+    }
+}
