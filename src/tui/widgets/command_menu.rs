@@ -33,10 +33,21 @@ pub fn draw(f: &mut Frame, input: Rect, app: &App) {
     };
     let t = app.theme();
     f.render_widget(Clear, rect);
+    // When they do not all fit, the title says where the highlight is among them.
+    let title = if menu.items.len() > rows {
+        format!(
+            "{}({}/{}) ",
+            strings::MENU_TITLE,
+            menu.selected + 1,
+            menu.items.len()
+        )
+    } else {
+        strings::MENU_TITLE.to_owned()
+    };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.modal_border)
-        .title(Span::styled(strings::MENU_TITLE, t.modal_title));
+        .title(Span::styled(title, t.modal_title));
     let inner = block.inner(rect);
     f.render_widget(block, rect);
     // One column for every command's name and arguments, so it stays put while filtering.
