@@ -57,12 +57,12 @@ async fn an_unknown_command_is_an_error_that_keeps_the_input() {
     tui.send("/frobnicate").await;
     let screen = tui.wait_for("unknown command /frobnicate").await;
     assert!(
-        screen.contains("//frobnicate sends it as a message"),
-        "{screen}"
-    );
-    assert!(
         has_line(&screen, "/frobnicate"),
         "the input still holds it:\n{screen}"
+    );
+    assert!(
+        screen.contains("//frobnicate sends it as a message"),
+        "{screen}"
     );
     // Fixing it is one key away: the draft is there to edit.
     tui.keys(&["BSpace"]);
