@@ -11,9 +11,12 @@ use std::sync::Arc;
 
 use serde_json::json;
 
+use super::applied::Applied;
+use super::create_file::unified_diff;
 use super::paths::{display, resolve};
 use super::protected::write_caution;
 use crate::config::opts::Opts;
+use crate::events::{ChangeKind, FileChange, MAX_DIFF_BYTES};
 use crate::provider::ToolSpec;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
 
@@ -60,8 +63,42 @@ fn human_size(n: u64) -> String {
     }
 }
 
-/// Deletes the file; the message for the model.
-pub fn delete(inv: &Invocation) -> Result<String, String> {
+/// What deleting `t` removes, as a diff: its lines, or as many as [`MAX_DIFF_BYTES`] holds (a
+/// symlink or a binary file: no lines, marked truncated unless it was empty).
+fn removal(t: &Target, meta: &std::fs::Metadata) -> FileChange {
+    let file = t.path.to_string_lossy();
+    let empty = |truncated| FileChange {
+        truncated,
+        ..FileChange::new(&t.shown, &file, ChangeKind::Deleted, String::new())
+    };
+    if meta.file_type().is_symlink() {
+        return empty(false);
+    }
+    let mut head = Vec::new();
+    if let Ok(f) = std::fs::File::open(&t.path) {
+        let _ = f.take(MAX_DIFF_BYTES as u64 + 1).read_to_end(&mut head);
+    }
+    let whole = head.len() as u64 == meta.len() && head.len() <= MAX_DIFF_BYTES;
+    let text = match std::str::from_utf8(&head) {
+        Ok(s) => s,
+        // Cut in the middle of a character at the end of what was read.
+        Err(e) if e.error_len().is_none() && !whole => {
+            std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or("")
+        }
+        Err(_) => return empty(true),
+    };
+    let mut change = FileChange::new(
+        &t.shown,
+        &file,
+        ChangeKind::Deleted,
+        unified_diff(&t.shown, text, ""),
+    );
+    change.truncated |= !whole;
+    change
+}
+
+/// Deletes the file: the message for the model, and what it removed.
+pub fn delete(inv: &Invocation) -> Result<Applied, String> {
     let filepath = inv.arg_str("filepath");
     if filepath.is_empty() {
         return Err("`filepath` is required".into());
@@ -93,16 +130,18 @@ pub fn delete(inv: &Invocation) -> Result<String, String> {
             t.shown
         ));
     }
+    let change = removal(&t, &meta);
     std::fs::remove_file(&t.path).map_err(|e| format!("Cannot delete `{}`: {e}", t.shown))?;
     inv.ctx.ledger.forget(&t.path);
-    Ok(if ft.is_symlink() {
+    let content = if ft.is_symlink() {
         format!(
             "Deleted {} (a symlink; its target was not touched)",
             t.shown
         )
     } else {
         format!("Deleted {}", t.shown)
-    })
+    };
+    Ok(Applied::new(content, change))
 }
 
 /// The file's size and first lines, for the approval modal.
@@ -235,7 +274,7 @@ impl Tool for DeleteFile {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
                 Some(match delete(&inv) {
-                    Ok(s) => CmdResult::Success(s),
+                    Ok(a) => a.into_result(),
                     Err(e) => CmdResult::Error(e),
                 })
             })
@@ -243,10 +282,7 @@ impl Tool for DeleteFile {
     }
 
     fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        out.add(
-            data.and_then(<[String]>::last).cloned().unwrap_or_default(),
-            None,
-        );
+        Applied::report(data, out);
     }
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
@@ -292,9 +328,16 @@ mod tests {
         let path = dir.path().join("src/old.rs");
         let canonical = resolve(dir.path(), "src/old.rs").path;
         ctx.ledger.record(&canonical, b"something else");
+        let applied = delete(&inv_in(dir.path(), &ctx, "src/old.rs")).unwrap();
+        assert_eq!(applied.content, "Deleted src/old.rs");
+        let change = applied.change.unwrap();
         assert_eq!(
-            delete(&inv_in(dir.path(), &ctx, "src/old.rs")),
-            Ok("Deleted src/old.rs".into())
+            change.diff,
+            "--- a/src/old.rs\n+++ b/src/old.rs\n@@ -1 +0,0 @@\n-fn old() {}\n"
+        );
+        assert_eq!(
+            (change.kind, change.removed, change.truncated),
+            (ChangeKind::Deleted, 1, false)
         );
         assert!(!path.exists());
         assert!(dir.path().join("src").is_dir());
@@ -373,9 +416,15 @@ mod tests {
                 secret.display()
             )))
         );
+        let applied = delete(&i).unwrap();
         assert_eq!(
-            delete(&i),
-            Ok("Deleted link.txt (a symlink; its target was not touched)".into())
+            applied.content,
+            "Deleted link.txt (a symlink; its target was not touched)"
+        );
+        assert_eq!(
+            applied.change.unwrap().diff,
+            "",
+            "the target's text is not shown"
         );
         assert!(fs::symlink_metadata(dir.path().join("link.txt")).is_err());
         assert_eq!(fs::read_to_string(&secret).unwrap(), "keep me");
