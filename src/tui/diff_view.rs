@@ -193,3 +193,6 @@ pub fn chat_changes(transcript: &Transcript) -> Vec<ChangedFile> {
         .map(|(file, list)| combine::combine(&list, read_now(file)))
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
