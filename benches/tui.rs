@@ -495,8 +495,20 @@ fn memory_report() {
             | Entry::Notice { text }
             | Entry::Compaction { summary: text, .. } => text.len(),
             Entry::Tool {
-                content, display, ..
-            } => content.len() + display.as_ref().map_or(0, String::len),
+                content,
+                display,
+                changes,
+                ..
+            } => {
+                content.len()
+                    + display.as_ref().map_or(0, String::len)
+                    + changes.iter().map(|c| c.diff.len()).sum::<usize>()
+            }
+            Entry::Changes { files } => files
+                .iter()
+                .flat_map(|f| &f.diffs)
+                .map(|(l, d)| l.len() + d.len())
+                .sum(),
         })
         .sum();
     let heap1 = heap_in_use();

@@ -17,7 +17,10 @@ use tokio::sync::mpsc;
 use crate::exit;
 use crate::provider::{AssistantMessage, ProviderError, StreamDelta};
 
+pub mod file_change;
+
 pub use crate::config::mode::Mode;
+pub use file_change::{ChangeKind, FileChange, MAX_DIFF_BYTES};
 
 /// A saved session, as a list shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,6 +201,12 @@ pub enum Event {
         content: String,
         /// `None`: show `content`; `Some("")`: show nothing.
         display: Option<String>,
+    },
+    /// A call changed a file (after its `ToolOutput`, before its `ToolFinished`).
+    FileChanged {
+        call_id: String,
+        name: String,
+        change: FileChange,
     },
     ToolFinished {
         call_id: String,

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::events::{CallEnd, Event, TurnEnd};
+use crate::events::{CallEnd, Event, FileChange, TurnEnd};
 use crate::provider::StreamDelta;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -41,6 +41,9 @@ pub enum Entry {
         display: Option<String>,
         /// The judge's verdict, when it was asked.
         judge: Option<(bool, String)>,
+        /// The files the call changed, with their diffs.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        changes: Vec<FileChange>,
     },
     Notice {
         text: String,
@@ -51,6 +54,21 @@ pub enum Entry {
         before: u64,
         after: u64,
     },
+    /// `/diff`: the files the chat's file tools changed so far.
+    Changes {
+        files: Vec<ChangedFile>,
+    },
+}
+
+/// One file of `/diff`: its change since before the chat first touched it, or, when that
+/// cannot be told, the diffs as they were applied (and why).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChangedFile {
+    /// "src/a.rs — edited 2 times (+3 −1)".
+    pub title: String,
+    pub note: Option<String>,
+    /// What each diff is ("" when the title says it), and the diff.
+    pub diffs: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -76,6 +94,13 @@ impl Transcript {
     pub fn push_notice(&mut self, text: impl Into<String>) {
         self.mark(self.entries.len());
         self.entries.push(Entry::Notice { text: text.into() });
+    }
+
+    /// Adds the answer to `/diff`; its index.
+    pub fn push_changes(&mut self, files: Vec<ChangedFile>) -> usize {
+        self.mark(self.entries.len());
+        self.entries.push(Entry::Changes { files });
+        self.entries.len() - 1
     }
 
     /// The first entry that changed since the last call (a view's cache starts there).
@@ -139,6 +164,13 @@ impl Transcript {
                 display,
                 ..
             } => self.tool_output(call_id, content, display.as_deref()),
+            Event::FileChanged {
+                call_id, change, ..
+            } => {
+                if let Some(Entry::Tool { changes, .. }) = self.tool_mut(call_id) {
+                    changes.push(change.clone());
+                }
+            }
             Event::ToolFinished { call_id, end, .. } => {
                 self.tool_state(call_id, ToolState::Done(*end), None)
             }
@@ -253,6 +285,7 @@ impl Transcript {
                 content: String::new(),
                 display: None,
                 judge: None,
+                changes: Vec::new(),
             }),
             StreamDelta::ToolCallArguments { .. } | StreamDelta::Usage(_) => {}
         }
@@ -410,6 +443,7 @@ mod tests {
                 content: "the whole file\n\nhidden note".into(),
                 display: Some("Read a (3 lines)".into()),
                 judge: None,
+                changes: Vec::new(),
             }]
         );
     }

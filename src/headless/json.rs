@@ -173,6 +173,15 @@ impl<O: Write> JsonPrinter<O> {
             } => json!({
                 "type": "tool_output", "call_id": call_id, "name": name, "content": content, "display": display,
             }),
+            Event::FileChanged {
+                call_id,
+                name,
+                change,
+            } => json!({
+                "type": "file_changed", "call_id": call_id, "name": name, "path": change.path,
+                "kind": change.kind.as_str(), "diff": change.diff, "added": change.added,
+                "removed": change.removed, "truncated": change.truncated,
+            }),
             Event::ToolFinished { call_id, name, end } => json!({
                 "type": "tool_finished", "call_id": call_id, "name": name, "status": end.as_str(),
             }),

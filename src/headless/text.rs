@@ -9,7 +9,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use super::Printer;
-use crate::events::{CallEnd, Event, Mode, TurnEnd, UserChoice, format_delay};
+use crate::events::{CallEnd, Event, FileChange, Mode, TurnEnd, UserChoice, format_delay};
 use crate::provider::{ProviderError, StreamDelta};
 
 pub struct TextPrinter<O: Write, E: Write> {
@@ -115,6 +115,26 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
         self.replay = Some(0);
     }
 
+    /// What a call changed, as a unified diff on stderr (coloured on a terminal).
+    fn file_changed(&mut self, c: &FileChange) {
+        self.end_line();
+        self.note(&format!("{}:", c.headline()));
+        for line in c.diff.lines() {
+            let colour = match line.as_bytes().first() {
+                _ if !self.dim || line.starts_with("+++") || line.starts_with("---") => "",
+                Some(b'+') => "\x1b[32m",
+                Some(b'-') => "\x1b[31m",
+                Some(b'@') => "\x1b[36m",
+                _ => "",
+            };
+            let reset = if colour.is_empty() { "" } else { "\x1b[0m" };
+            let _ = writeln!(self.err, "{colour}{line}{reset}");
+        }
+        if c.truncated {
+            let _ = writeln!(self.err, "sayso: (the rest of this diff was not kept)");
+        }
+    }
+
     fn tool_finished(&mut self, call_id: &str, name: &str, end: CallEnd) {
         let what = self
             .cmd_strings
@@ -193,6 +213,7 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
                 self.end_line();
                 self.note(&format!("running {cmd_string}"));
             }
+            Event::FileChanged { change, .. } => self.file_changed(change),
             Event::ToolFinished { call_id, name, end } => self.tool_finished(call_id, name, *end),
             Event::Pruned { outputs, .. } => self.note(&format!(
                 "{outputs} older tool output(s) are now sent as short stand-ins to fit the model's context window"

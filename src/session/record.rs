@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::events::{CallEnd, Event, Mode, TurnEnd, UserChoice};
+use crate::events::{CallEnd, Event, FileChange, Mode, TurnEnd, UserChoice};
 use crate::provider::{AssistantMessage, ProviderError, StreamDelta};
 
 /// The first line of every session file.
@@ -85,6 +85,12 @@ pub enum Record {
         call_id: String,
         name: String,
         end: CallEnd,
+    },
+    /// A file the call changed, with its diff (shown again on resume, and summed up by `/diff`).
+    FileChange {
+        call_id: String,
+        name: String,
+        change: FileChange,
     },
     Remembered {
         tool: String,
@@ -197,6 +203,15 @@ impl Record {
                 call_id: call_id.clone(),
                 name: name.clone(),
                 end: *end,
+            },
+            Event::FileChanged {
+                call_id,
+                name,
+                change,
+            } => Record::FileChange {
+                call_id: call_id.clone(),
+                name: name.clone(),
+                change: change.clone(),
             },
             Event::Remembered { tool, command } => Record::Remembered {
                 tool: tool.clone(),
@@ -323,6 +338,15 @@ impl Record {
                 display,
             },
             Record::ToolEnd { call_id, name, end } => Event::ToolFinished { call_id, name, end },
+            Record::FileChange {
+                call_id,
+                name,
+                change,
+            } => Event::FileChanged {
+                call_id,
+                name,
+                change,
+            },
             Record::Remembered { tool, command } => Event::Remembered { tool, command },
             Record::Mode { mode } => Event::ModeChanged { mode },
             Record::Model { model } => Event::ModelChanged { model },
@@ -377,6 +401,27 @@ mod tests {
         assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), r);
         let future: Record = serde_json::from_str(r#"{"t":"hologram","x":1}"#).unwrap();
         assert_eq!(future, Record::Unknown);
+    }
+
+    #[test]
+    fn a_file_change_replays_as_the_same_event() {
+        let e = Event::FileChanged {
+            call_id: "c1".into(),
+            name: "edit_file".into(),
+            change: FileChange::new(
+                "a.txt",
+                "/w/a.txt",
+                crate::events::ChangeKind::Edited,
+                "@@ -1 +1 @@\n-a\n+b\n".into(),
+            ),
+        };
+        let r = Record::from_event(&e).unwrap();
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(line.starts_with("{\"t\":\"file_change\""), "{line}");
+        assert_eq!(
+            serde_json::from_str::<Record>(&line).unwrap().to_events(),
+            [e]
+        );
     }
 
     #[test]

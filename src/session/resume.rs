@@ -182,7 +182,8 @@ impl Builder {
             Record::Reasoning { .. }
             | Record::Approval { .. }
             | Record::Judge { .. }
-            | Record::ToolStarted { .. } => {}
+            | Record::ToolStarted { .. }
+            | Record::FileChange { .. } => {}
         }
         self.out.events.extend(r.into_events());
     }

@@ -129,10 +129,12 @@ impl Preview {
     }
 }
 
-/// Collects what one call reports (SPEC §4.4): `content` for the model, `display` for the user.
+/// Collects what one call reports (SPEC §4.4): `content` for the model, `display` for the user,
+/// and the files it changed (shown, never sent to the model).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolOutput {
     parts: Vec<(String, Option<String>)>,
+    changes: Vec<crate::events::FileChange>,
 }
 
 impl ToolOutput {
@@ -169,9 +171,20 @@ impl ToolOutput {
         &self.parts
     }
 
-    /// Every secret value (`crate::secrets`) replaced by its marker, in content and display.
+    /// Records a file the call changed.
+    pub fn add_change(&mut self, change: crate::events::FileChange) {
+        self.changes.push(change);
+    }
+
+    pub fn changes(&self) -> &[crate::events::FileChange] {
+        &self.changes
+    }
+
+    /// Every secret value (`crate::secrets`) replaced by its marker, in content, display and
+    /// the changes' diffs.
     pub fn scrubbed(self) -> Self {
         Self {
+            changes: self.changes.into_iter().map(|c| c.scrubbed()).collect(),
             parts: self
                 .parts
                 .into_iter()
@@ -188,6 +201,7 @@ impl ToolOutput {
     /// Every part's content capped to `limit` characters (SPEC §8.3); display texts are kept.
     pub fn capped(self, limit: usize) -> Self {
         Self {
+            changes: self.changes,
             parts: self
                 .parts
                 .into_iter()

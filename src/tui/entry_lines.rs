@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use ratatui::text::{Line, Span};
 
+use super::diff_view;
 use super::markdown::render_markdown;
 use super::strings;
 use super::theme::Theme;
@@ -128,6 +129,7 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
             content,
             display,
             judge,
+            changes,
             ..
         } => {
             let mut out = tool_header(name, cmd_string, *state, f, w);
@@ -144,9 +146,10 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
                     w,
                 ));
             }
-            out.extend(tool_output(content, display.as_deref(), f, w));
+            out.extend(tool_output(content, display.as_deref(), changes, f, w));
             out
         }
+        Entry::Changes { files } => diff_view::changes_lines(files, f.expanded, t, w),
         Entry::Notice { text } => {
             let style = if text.starts_with('✗') {
                 t.error
@@ -220,12 +223,24 @@ fn tool_header(
     wrap_line_indent(&Line::from(header), w, &[Span::raw("    ")])
 }
 
-/// A tool's output as the user sees it, folded; expanded, also what the model was sent when
-/// that differs.
-fn tool_output(content: &str, display: Option<&str>, f: &Facts, w: u16) -> Vec<Line<'static>> {
+/// A tool's output as the user sees it, folded, then the diffs of the files it changed (folded
+/// on their own); expanded, also what the model was sent when that differs.
+fn tool_output(
+    content: &str,
+    display: Option<&str>,
+    changes: &[crate::events::FileChange],
+    f: &Facts,
+    w: u16,
+) -> Vec<Line<'static>> {
     let t = f.theme;
     let shown = display.unwrap_or(content);
-    let mut body = plain_wrapped(shown.trim_end(), t.text, "  ", w);
+    let mut body = fold(
+        plain_wrapped(shown.trim_end(), t.text, "  ", w),
+        f.expanded,
+        t,
+        "output",
+    );
+    body.extend(diff_view::change_lines(changes, f.expanded, t, w));
     if f.expanded && !content.is_empty() && display != Some(content) {
         body.push(Line::from(Span::styled(
             format!("  {}", strings::SENT_TO_MODEL),
@@ -233,13 +248,16 @@ fn tool_output(content: &str, display: Option<&str>, f: &Facts, w: u16) -> Vec<L
         )));
         body.extend(plain_wrapped(content.trim_end(), t.dim, "  │ ", w));
     }
-    fold(body, f.expanded, t, "output")
+    body
 }
 
 /// Whether an entry can be folded (Tab selects it, Enter toggles it).
 pub fn foldable(entry: &Entry) -> bool {
     matches!(
         entry,
-        Entry::Tool { .. } | Entry::Reasoning { .. } | Entry::Compaction { .. }
+        Entry::Tool { .. }
+            | Entry::Reasoning { .. }
+            | Entry::Compaction { .. }
+            | Entry::Changes { .. }
     )
 }

@@ -4,7 +4,8 @@
 //!   [`widgets`] draw it from `&App`.
 //! - [`run`]: the event loop (terminal, the agent task, redraw pacing); [`terminal`]:
 //!   setup/restore. The TUI talks to the agent only through `agent::task` commands and events.
-//! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache).
+//! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache); [`diff_view`]: file
+//!   changes drawn as diffs, and `/diff`.
 //! - [`markdown`], [`highlight`], [`wrap`]: Markdown to styled, wrapped lines ([`tabs`]: tab
 //!   characters drawn visibly).
 //! - [`input`], [`modal`], [`questions`], [`picker`]: the input box, the approval modal (and
@@ -14,6 +15,7 @@
 //! - [`theme`], [`strings`]: colours and words, each in one place.
 pub mod app;
 pub mod chat_view;
+pub mod diff_view;
 pub mod entry_lines;
 pub mod highlight;
 pub mod input;

@@ -58,17 +58,7 @@ impl ApprovalModal {
             Some(Preview::Diff { diff, .. }) => diff
                 .lines()
                 .map(|l| {
-                    let style = if l.starts_with("+++") || l.starts_with("---") {
-                        theme.diff_header
-                    } else if l.starts_with('+') {
-                        theme.diff_add
-                    } else if l.starts_with('-') {
-                        theme.diff_del
-                    } else if l.starts_with("@@") {
-                        theme.diff_hunk
-                    } else {
-                        theme.text
-                    };
+                    let style = super::diff_view::line_style(theme, l);
                     Line::from(Span::styled(l.to_owned(), style))
                 })
                 .collect(),

@@ -56,6 +56,8 @@ pub const PLACEHOLDER: &str = "Ask anything — Enter to send, Alt+Enter for a n
 pub const BUSY_FOR_COMMAND: &str = "wait until the current turn ends (Esc stops it)";
 pub const SENT_TO_MODEL: &str = "sent to the model:";
 pub const REASON_PROMPT: &str = "Reason for rejecting (optional), Enter to submit, Esc to go back:";
+/// `/diff` before any file tool changed a file.
+pub const NO_CHANGES: &str = "no changes yet: create_file, edit_file and delete_file have changed no file in this chat (/diff does not track files changed by shell commands)";
 
 /// The first-run picker of servers found on this machine (`server_picker`).
 pub const LOCAL_PICKER_TITLE: &str = " No model endpoint is configured — found on this machine ";

@@ -4,9 +4,11 @@ use std::sync::Arc;
 
 use serde_json::json;
 
+use super::applied::Applied;
 use super::paths::{display, resolve};
 use super::protected::write_caution;
 use crate::config::opts::Opts;
+use crate::events::{ChangeKind, FileChange};
 use crate::provider::ToolSpec;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
 
@@ -21,7 +23,8 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
         .to_string()
 }
 
-fn create(inv: &Invocation) -> Result<String, String> {
+/// Creates the file: the message for the model, and the change (the new lines as a diff).
+pub fn create(inv: &Invocation) -> Result<Applied, String> {
     let filepath = inv.arg_str("filepath");
     if filepath.is_empty() {
         return Err("`filepath` is required".into());
@@ -51,9 +54,15 @@ fn create(inv: &Invocation) -> Result<String, String> {
     std::io::Write::write_all(&mut f, content.as_bytes())
         .map_err(|e| format!("Cannot write `{shown}`: {e}"))?;
     inv.ctx.ledger.record(&r.path, content.as_bytes());
-    Ok(format!(
-        "Created {shown} ({} lines)",
-        content.lines().count()
+    let change = FileChange::new(
+        &shown,
+        &r.path.to_string_lossy(),
+        ChangeKind::Created,
+        unified_diff(&shown, "", content),
+    );
+    Ok(Applied::new(
+        format!("Created {shown} ({} lines)", content.lines().count()),
+        change,
     ))
 }
 
@@ -128,7 +137,7 @@ impl Tool for CreateFile {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
                 Some(match create(&inv) {
-                    Ok(s) => CmdResult::Success(s),
+                    Ok(a) => a.into_result(),
                     Err(e) => CmdResult::Error(e),
                 })
             })
@@ -136,8 +145,7 @@ impl Tool for CreateFile {
     }
 
     fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let summary = data.and_then(<[String]>::last).cloned().unwrap_or_default();
-        out.add(summary, None);
+        Applied::report(data, out);
     }
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {

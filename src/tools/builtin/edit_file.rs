@@ -14,10 +14,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::edit_match::{Applied, Edit, Strategy};
+use super::applied::Applied;
+use super::edit_match::{self, Edit, Strategy};
 use super::paths::{display, resolve};
 use super::protected::write_caution;
 use crate::config::opts::Opts;
+use crate::events::{ChangeKind, FileChange};
 use crate::provider::ToolSpec;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
 
@@ -325,7 +327,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-fn describe(a: &Applied) -> String {
+fn describe(a: &edit_match::Applied) -> String {
     if a.strategy == Strategy::EmptyFile {
         return format!("edits[{}]: filled the empty file", a.index);
     }
@@ -357,8 +359,8 @@ fn describe(a: &Applied) -> String {
     s
 }
 
-/// Edits the file: (display, content for the model).
-pub fn run(inv: &Invocation) -> Result<(String, String), String> {
+/// Edits the file: the summary for the user, the summary and diff for the model, the change.
+pub fn run(inv: &Invocation) -> Result<Applied, String> {
     let p = plan(inv)?;
     let bytes = p.edit.output().as_bytes();
     write_file(&p.path, bytes).map_err(|e| format!("Cannot write `{}`: {e}", p.shown))?;
@@ -371,7 +373,17 @@ pub fn run(inv: &Invocation) -> Result<(String, String), String> {
         content.push_str(&describe(a));
     }
     content.push_str(&format!("\n````diff\n{}````", diff_text));
-    Ok((headline, content))
+    let change = FileChange::new(
+        &p.shown,
+        &p.path.to_string_lossy(),
+        ChangeKind::Edited,
+        diff_text,
+    );
+    Ok(Applied {
+        content,
+        display: Some(headline),
+        change: Some(change),
+    })
 }
 
 impl Tool for EditFile {
@@ -467,9 +479,7 @@ impl Tool for EditFile {
             Box::pin(async move {
                 let done = tokio::task::spawn_blocking(move || run(&inv)).await;
                 Some(match done {
-                    Ok(Ok((display, content))) => {
-                        CmdResult::Success(format!("{display}\n{content}"))
-                    }
+                    Ok(Ok(applied)) => applied.into_result(),
                     Ok(Err(e)) => CmdResult::Error(e),
                     Err(e) => CmdResult::Error(format!("edit_file stopped: {e}")),
                 })
@@ -478,9 +488,7 @@ impl Tool for EditFile {
     }
 
     fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let data = data.and_then(<[String]>::last).cloned().unwrap_or_default();
-        let (display, content) = data.split_once('\n').unwrap_or((&data, &data));
-        out.add(content.to_owned(), Some(display.to_owned()));
+        Applied::report(data, out);
     }
 
     fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {

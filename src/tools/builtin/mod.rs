@@ -2,6 +2,7 @@
 //!
 //! `run_command` is a cmd_tool (see `cmd_tool.rs`); every other tool has its own file here.
 
+pub mod applied;
 pub mod ask_questions;
 pub mod create_file;
 pub mod delete_file;

@@ -30,6 +30,13 @@ impl Batch {
                 display: display.clone(),
             }));
         }
+        for change in out.changes() {
+            fx.push(Effect::Emit(Event::FileChanged {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                change: change.clone(),
+            }));
+        }
         fx.push(Effect::Emit(Event::ToolFinished {
             call_id: call.id.clone(),
             name: call.name.clone(),

@@ -73,6 +73,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: copy,
     },
     SlashCommand {
+        name: "/diff",
+        args: "",
+        help: "the files sayso's file tools changed in this chat, as diffs (not shell commands')",
+        run: diff,
+    },
+    SlashCommand {
         name: "/expand",
         args: "",
         help: "unfold every block (Tab selects one, Enter folds it)",
@@ -302,6 +308,18 @@ fn copy(app: &mut App, arg: &str) -> Vec<Effect> {
             Vec::new()
         }
     }
+}
+
+fn diff(app: &mut App, _: &str) -> Vec<Effect> {
+    let files = crate::tui::diff_view::chat_changes(&app.transcript);
+    if files.is_empty() {
+        app.transcript.push_notice(strings::NO_CHANGES);
+    } else {
+        // Asked for: shown unfolded (Tab selects it, Enter folds it).
+        let i = app.transcript.push_changes(files);
+        app.expanded.insert(i);
+    }
+    Vec::new()
 }
 
 fn expand(app: &mut App, _: &str) -> Vec<Effect> {

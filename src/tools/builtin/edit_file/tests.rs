@@ -158,13 +158,14 @@ fn edits_that_change_nothing_are_an_error() {
 #[test]
 fn the_tool_reports_a_summary_and_the_diff() {
     let (dir, ctx) = project(b"one\ntwo\nthree\n");
-    let (display, content) = run(&inv_in(
+    let applied = run(&inv_in(
         dir.path(),
         &ctx,
         args("f.txt", one("two", "2\n2b")),
     ))
     .unwrap();
-    assert_eq!(display, "Edited f.txt (+2 −1)");
+    let content = applied.content.clone();
+    assert_eq!(applied.display.as_deref(), Some("Edited f.txt (+2 −1)"));
     assert_eq!(
         content,
         "Edited f.txt (+2 −1):\n- edits[0]: exact match at line 2\n````diff\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n+2b\n three\n````"
@@ -173,14 +174,32 @@ fn the_tool_reports_a_summary_and_the_diff() {
         fs::read_to_string(dir.path().join("f.txt")).unwrap(),
         "one\n2\n2b\nthree\n"
     );
+    let change = applied.change.clone().unwrap();
+    assert_eq!(
+        (
+            change.kind,
+            change.path.as_str(),
+            change.added,
+            change.removed
+        ),
+        (ChangeKind::Edited, "f.txt", 2, 1)
+    );
+    assert_eq!(
+        change.diff,
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n+2b\n three\n"
+    );
+    let CmdResult::Success(data) = applied.into_result() else {
+        panic!("an error");
+    };
     let mut out = ToolOutput::default();
     EditFile.on_success(
         &inv_in(dir.path(), &ctx, json!({})),
         &mut out,
-        Some(&[format!("{display}\n{content}")]),
+        Some(&[data]),
     );
     assert_eq!(out.display().as_deref(), Some("Edited f.txt (+2 −1)"));
     assert_eq!(out.content(), content);
+    assert_eq!(out.changes(), [change]);
 }
 
 #[test]
@@ -209,12 +228,13 @@ fn fuzzy_matches_are_described_to_the_model() {
         fs::read_to_string(dir.path().join("f.txt")).unwrap(),
         "fn f() {\n    a();\n    b();\n}\n"
     );
-    let (_, content) = run(&inv_in(
+    let content = run(&inv_in(
         dir.path(),
         &ctx,
         args("f.txt", one("a();\nb();", "a();\nc();")),
     ))
-    .unwrap();
+    .unwrap()
+    .content;
     assert!(
             content.starts_with("Edited f.txt (+1 −1):\n- edits[0]: indentation-tolerant match at line 2; newText re-indented to the file's indentation\n"),
             "{content}"
