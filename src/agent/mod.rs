@@ -484,6 +484,7 @@ impl Agent {
                         error,
                     });
                 }
+                Some(StreamEvent::Notice(n)) => sink.emit(Event::Info(Ok(n))),
                 Some(StreamEvent::Finished(Ok(m))) => return Ok(m),
                 Some(StreamEvent::Finished(Err(e))) => return Err(TurnEnd::Failed(e)),
                 None => {

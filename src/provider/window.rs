@@ -287,7 +287,7 @@ impl Client {
     /// The context window of `model` on this endpoint (see the module docs for the order).
     /// Never fails; at most [`PROBE_TIMEOUT`] the first time, instant when cached.
     pub async fn context_window(&self, model: &str) -> ContextWindow {
-        let key = (self.settings().base_url.clone(), model.to_owned());
+        let key = (self.base_url(), model.to_owned());
         if let Some(w) = self.windows.get(&key) {
             return w;
         }
@@ -300,8 +300,7 @@ impl Client {
 
     /// Forgets the cached window of `model` and finds it out again.
     pub async fn refresh_context_window(&self, model: &str) -> ContextWindow {
-        self.windows
-            .forget(&(self.settings().base_url.clone(), model.to_owned()));
+        self.windows.forget(&(self.base_url(), model.to_owned()));
         self.context_window(model).await
     }
 
@@ -329,7 +328,7 @@ impl Client {
 
     /// Every route at once; each answer that is a 2xx JSON body, or `None`.
     async fn probe_window(&self, model: &str) -> parse::Probes {
-        let base = self.settings().base_url.trim_end_matches('/').to_owned();
+        let base = self.base_url();
         let root = server_root(&base).to_owned();
         let http = &self.http;
         let (props, models, ollama_ps, ollama_show, lmstudio_v0, lmstudio_v1) = tokio::join!(

@@ -276,6 +276,7 @@ fn settings() -> ProviderSettings {
         name: "t".into(),
         base_url: "http://127.0.0.1:1/v1".into(),
         api_key: None,
+        api_key_env: None,
         headers: vec![],
         request_timeout: std::time::Duration::from_secs(1),
         idle_timeout: std::time::Duration::from_secs(1),
