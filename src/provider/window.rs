@@ -267,8 +267,16 @@ fn capped(w: ContextWindow, cap: Option<u64>) -> ContextWindow {
 
 /// `http://h:8080/v1` → `http://h:8080`: where `/props` and `/api/*` live.
 pub(crate) fn server_root(base_url: &str) -> &str {
-    let base = base_url.trim_end_matches('/');
+    let base = api_base(base_url);
     base.strip_suffix("/v1").unwrap_or(base)
+}
+
+/// The base URL without a trailing `/` or a pasted `/chat/completions`: where the probes ask
+/// for `/models` (they are silent: the request itself corrects the base, and says so).
+pub(crate) fn api_base(base_url: &str) -> &str {
+    let base = base_url.trim_end_matches('/');
+    base.strip_suffix("/chat/completions")
+        .map_or(base, |b| b.trim_end_matches('/'))
 }
 
 /// llama.cpp's `/props?model=M` (router mode answers for that model; a single-model server
@@ -328,7 +336,7 @@ impl Client {
 
     /// Every route at once; each answer that is a 2xx JSON body, or `None`.
     async fn probe_window(&self, model: &str) -> parse::Probes {
-        let base = self.base_url();
+        let base = api_base(&self.base_url()).to_owned();
         let root = server_root(&base).to_owned();
         let http = &self.http;
         let (props, models, ollama_ps, ollama_show, lmstudio_v0, lmstudio_v1) = tokio::join!(
