@@ -28,6 +28,7 @@ pub mod call_ids;
 pub mod compaction;
 pub mod context;
 pub mod context_report;
+pub mod in_use;
 pub mod instructions;
 pub mod loop_guard;
 pub mod mcp_sync;

@@ -306,6 +306,24 @@ impl Client {
         w
     }
 
+    /// The window `model` gets as far as the config and a models list's entry (`listed`)
+    /// say, asking nothing: the config, else the list, else OpenAI's published window, capped
+    /// by the project. For a model not in use (the one in use has its learned window).
+    pub fn window_without_asking(&self, model: &str, listed: Option<u64>) -> Option<u64> {
+        let settings = self.settings();
+        let tokens = configured(settings, model)
+            .map(|w| w.tokens)
+            .or(listed)
+            .or_else(|| known_model(model).map(|w| w.tokens))?;
+        Some(
+            capped(
+                ContextWindow::new(tokens, WindowSource::ModelsList, Confidence::Catalog, ""),
+                settings.window_caps.for_model(model),
+            )
+            .tokens,
+        )
+    }
+
     /// Forgets the cached window of `model` and finds it out again.
     pub async fn refresh_context_window(&self, model: &str) -> ContextWindow {
         self.windows.forget(&(self.base_url(), model.to_owned()));

@@ -249,3 +249,161 @@ fn json_lines(stdout: &str) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
 }
+
+/// The `context` of the `turn_completed` event of a `--json` run.
+fn gauge(out: &Output) -> Value {
+    let lines = json_lines(&out.stdout);
+    let done = lines
+        .iter()
+        .find(|l| l["type"] == "turn_completed")
+        .unwrap_or_else(|| panic!("no turn_completed: {}\n{}", out.stdout, out.stderr));
+    done["context"].clone()
+}
+
+/// Characters of a chat request's `messages` and `tools` as JSON (more than sayso counts).
+fn request_chars(body: &Value) -> u64 {
+    (body["messages"].to_string().len() + body["tools"].to_string().len()) as u64
+}
+
+#[tokio::test]
+async fn usage_that_cannot_be_true_is_ignored_and_the_gauge_grows_with_the_chat() {
+    // Every reply says the prompt was 10 tokens, as a scripted server (the demo) does.
+    let fx = Fixture::start().await;
+    let chat = home(&fx.base_url(), "");
+    let mut used = Vec::new();
+    for (i, question) in [
+        "first question",
+        "a second, longer question about the same thing",
+        "and a third one",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let answer = format!("Answer {i}: {}", "words ".repeat(60));
+        fx.push(Reply::Stream(sse::text_reply(&[&answer])));
+        let args: Vec<&str> = match i {
+            0 => vec!["--json", question],
+            _ => vec!["--json", "--continue", question],
+        };
+        let out = ask(&chat, &args, &[]).await;
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let g = gauge(&out);
+        assert_eq!(
+            g["estimated"], true,
+            "10 tokens cannot be this request: {g}"
+        );
+        let sent = request_chars(&fx.requests().last().unwrap().body);
+        let n = g["used"].as_u64().unwrap();
+        assert!(n * 8 >= sent, "{n} tokens for {sent} characters: {g}");
+        used.push(n);
+    }
+    assert!(
+        used.windows(2).all(|w| w[0] < w[1]),
+        "the chat grew, so does the gauge: {used:?}"
+    );
+
+    // A server whose counts can be true (4 characters a token) is believed.
+    let fx = Fixture::start().await;
+    fx.context_limit(100_000, crate::support::context_limit::Overflow::LlamaCpp);
+    fx.push(Reply::Stream(sse::text_reply(&["fine"])));
+    let out = ask(&home(&fx.base_url(), ""), &["--json", "hi"], &[]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let g = gauge(&out);
+    let counted = crate::support::context_limit::prompt_tokens(&fx.requests()[0].body);
+    assert_eq!(
+        (g["estimated"].clone(), g["used"].clone()),
+        (json!(false), json!(counted + 10)),
+        "{g}"
+    );
+}
+
+/// The number after `marker` on `screen` (digits and thousands separators).
+fn number_after(screen: &str, marker: &str) -> u64 {
+    let at = screen
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker:?} on screen:\n{screen}"))
+        + marker.len();
+    let digits: String = screen[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number after {marker:?}:\n{screen}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gauge_context_and_model_say_the_same_window_and_the_same_tokens_in_use() {
+    let fx = Fixture::start().await;
+    // llama.cpp runs the model with 128,000 tokens; its models list gives no window.
+    fx.route(
+        "GET",
+        "/props",
+        Reply::Json(json!({"default_generation_settings": {"n_ctx": 128_000}, "total_slots": 1})),
+    );
+    fx.route(
+        "GET",
+        "/v1/models",
+        Reply::Json(json!({"object": "list", "data": [{"id": "m"}, {"id": "other"}]})),
+    );
+    // Usage that cannot be true: 10 prompt tokens, whatever is sent.
+    fx.push(Reply::Stream(sse::text_reply(&["First answer."])));
+    fx.push(Reply::Stream(sse::text_reply(&["Second answer."])));
+    let tui = Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    tui.send("first question").await;
+    tui.wait_for("First answer.").await;
+    tui.send("second question").await;
+    tui.wait_for("Second answer.").await;
+    let screen = tui.wait_for("of 128k").await;
+    let gauge = number_after(&screen, "ctx ~");
+    assert!(
+        gauge >= 1,
+        "a system prompt and tools are not 10 tokens:\n{screen}"
+    );
+
+    tui.send("/context").await;
+    let screen = tui.wait_for("total ").await;
+    assert!(
+        screen.contains("context window: 128,000 tokens — llama.cpp"),
+        "{screen}"
+    );
+    let in_use = number_after(&screen, "in use: ~");
+    let percent = number_after(&screen, &format!("in use: ~{} tokens (", thousands(in_use)));
+    assert_eq!(percent, gauge, "the gauge and /context agree:\n{screen}");
+    assert_eq!(percent, in_use * 100 / 128_000, "{screen}");
+    assert!(
+        screen.contains("the server's usage (10 prompt tokens for"),
+        "{screen}"
+    );
+    let total = number_after(&screen, "total              ~");
+    assert!(
+        in_use.abs_diff(total) <= total / 20 + 8,
+        "in use ({in_use}) is what the breakdown adds up to ({total}):\n{screen}"
+    );
+
+    tui.send("/model").await;
+    let screen = tui.wait_for("* m ").await;
+    let line = screen
+        .lines()
+        .find(|l| l.contains("* m "))
+        .unwrap_or_default();
+    assert!(line.contains("128,000 tokens"), "{screen}");
+    assert!(!line.contains("not listed"), "{screen}");
+    tui.keys(&["C-d"]);
+    assert_eq!(tui.exit_code().await, 0, "{}", tui.screen());
+}
+
+/// `1234567` → `1,234,567`, as sayso prints token counts.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
