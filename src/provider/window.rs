@@ -315,13 +315,8 @@ impl Client {
             .map(|w| w.tokens)
             .or(listed)
             .or_else(|| known_model(model).map(|w| w.tokens))?;
-        Some(
-            capped(
-                ContextWindow::new(tokens, WindowSource::ModelsList, Confidence::Catalog, ""),
-                settings.window_caps.for_model(model),
-            )
-            .tokens,
-        )
+        let cap = settings.window_caps.for_model(model);
+        Some(cap.map_or(tokens, |cap| cap.min(tokens)))
     }
 
     /// Forgets the cached window of `model` and finds it out again.
