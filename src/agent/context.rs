@@ -3,10 +3,13 @@
 //!
 //! - **Budget.** Of the window, a reserve is kept for the reply (20 % of the window, between
 //!   512 and 16,384 tokens) and a margin (3 %, at least 256): the rest is the input budget.
-//! - **Estimate.** The server's `usage` is the truth; before a request, its size is estimated
-//!   from its characters at a ratio calibrated on the last request (`prompt_tokens` against
-//!   the characters sent), starting at 3 characters a token — on the safe side for code and
-//!   for most tokenizers. Documented in the README as approximate (`~`).
+//! - **Estimate.** The server's `usage` is the truth when it can be true ([`plausible_prompt`]:
+//!   no tokenizer packs more than [`MAX_CHARS_PER_TOKEN`] characters in a token, and a prompt
+//!   that grew grows in tokens too — a scripted or broken server reports 42 whatever it is
+//!   sent); before a request, and after one whose usage is missing or implausible, its size is
+//!   estimated from its characters at a ratio calibrated on the last plausible usage
+//!   (`prompt_tokens` against the characters sent), starting at 3 characters a token — on the
+//!   safe side for code and for most tokenizers. Documented in the README as approximate (`~`).
 //! - **Prune** at 60 % of the window: tool outputs older than the last [`KEEP_ROUNDS`] tool
 //!   rounds are replaced, in the request only, by a stand-in that keeps the call id, the tool
 //!   and what it was called with (`[output of run_command `cargo test` elided …]`). The
@@ -25,6 +28,11 @@ use crate::provider::{ChatMessage, ToolSpec};
 pub const KEEP_ROUNDS: usize = 3;
 /// The characters-per-token ratio before any `usage` was seen.
 pub const DEFAULT_RATIO: f64 = 3.0;
+/// More characters a token than any tokenizer manages (English prose is about 4, code 3):
+/// a server counting fewer tokens than `chars / 8` is not counting this request.
+pub const MAX_CHARS_PER_TOKEN: f64 = 8.0;
+/// Characters a prompt may grow by with no more tokens counted (a chat template's slack).
+const GROWTH_SLACK: usize = 256;
 /// Pruning starts at this share of the window…
 pub const PRUNE_AT: f64 = 0.60;
 /// …and compaction at this one (both capped by the input budget, see [`Budget::prune_at`]).
@@ -99,6 +107,23 @@ pub fn tools_chars(tools: &[ToolSpec]) -> usize {
 /// Characters of a whole request's messages and tools.
 pub fn request_chars(messages: &[ChatMessage], tools: &[ToolSpec]) -> usize {
     messages.iter().map(message_chars).sum::<usize>() + tools_chars(tools)
+}
+
+/// Whether a server's `prompt_tokens` can be the count of a request of `chars` characters:
+/// at most [`MAX_CHARS_PER_TOKEN`] characters a token, and, against the last plausible count
+/// `before` (prompt tokens, characters), a prompt that grew by N characters grew by at least
+/// N / 8 tokens (a count stuck at one number while the chat grows is not a count).
+pub fn plausible_prompt(prompt: u64, chars: usize, before: Option<(u64, usize)>) -> bool {
+    if prompt == 0 || (prompt as f64) * MAX_CHARS_PER_TOKEN < chars as f64 {
+        return false;
+    }
+    match before {
+        Some((p0, c0)) if chars > c0 + GROWTH_SLACK => {
+            let grown = (chars - c0 - GROWTH_SLACK) as f64;
+            (prompt.saturating_sub(p0) as f64) * MAX_CHARS_PER_TOKEN >= grown
+        }
+        _ => true,
+    }
 }
 
 /// Tokens for `chars` characters at `ratio` characters per token, rounded up.
@@ -401,6 +426,24 @@ mod tests {
             matches!(&pruned[2], ChatMessage::Tool { content, .. } if content.starts_with("[output of"))
         );
         assert!(matches!(&pruned[6], ChatMessage::Tool { content, .. } if *content == big));
+    }
+
+    #[test]
+    fn usage_that_cannot_be_a_count_of_the_request_is_implausible() {
+        // A real count: about 3.5 characters a token, growing with the chat.
+        assert!(plausible_prompt(2_000, 7_000, None));
+        assert!(plausible_prompt(3_000, 10_500, Some((2_000, 7_000))));
+        // The demo's scripted 42, whatever it is sent.
+        assert!(!plausible_prompt(42, 9_000, None));
+        assert!(!plausible_prompt(0, 10, None));
+        // A tiny request may count more tokens than characters (the chat template).
+        assert!(plausible_prompt(12, 10, None));
+        // Stuck at one number while the prompt grew by 10,000 characters.
+        assert!(plausible_prompt(5_000, 20_000, None));
+        assert!(!plausible_prompt(5_000, 30_000, Some((5_000, 20_000))));
+        // Growth within the slack proves nothing either way; a shrunk prompt (pruned) neither.
+        assert!(plausible_prompt(5_000, 20_200, Some((5_000, 20_000))));
+        assert!(plausible_prompt(3_000, 12_000, Some((5_000, 20_000))));
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub mod call_ids;
 pub mod compaction;
 pub mod context;
 pub mod context_report;
+pub mod in_use;
 pub mod instructions;
 pub mod loop_guard;
 pub mod mcp_sync;
@@ -484,6 +485,7 @@ impl Agent {
                         error,
                     });
                 }
+                Some(StreamEvent::Notice(n)) => sink.emit(Event::Info(Ok(n))),
                 Some(StreamEvent::Finished(Ok(m))) => return Ok(m),
                 Some(StreamEvent::Finished(Err(e))) => return Err(TurnEnd::Failed(e)),
                 None => {

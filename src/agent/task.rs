@@ -217,7 +217,12 @@ impl Agent {
         let width = list.iter().map(|m| m.id.chars().count()).max().unwrap_or(0);
         let mut out = vec!["models (switch with /model NAME; * is the one in use):".to_owned()];
         for m in &list {
-            let window = match m.context_window {
+            // The model in use: the window the gauge and /context show, wherever it came from.
+            let window = match m.id == current {
+                true => Some(self.window().tokens),
+                false => self.client.window_without_asking(&m.id, m.context_window),
+            };
+            let window = match window {
                 Some(n) => format!("{} tokens", crate::tools::footprint::thousands(n)),
                 None => "window not listed".to_owned(),
             };

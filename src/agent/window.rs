@@ -4,7 +4,8 @@
 //!
 //! Checked before every request, tool-result follow-ups included; an unknown window is a
 //! conservative default, never "no limit". Every change is reported: `Event::Context` for the
-//! gauge, `Event::Pruned` and `Event::Compacted` for the transcript and the session.
+//! gauge (the tokens in use: `in_use.rs`), `Event::Pruned` and `Event::Compacted` for the
+//! transcript and the session.
 
 use tokio_util::sync::CancellationToken;
 
@@ -13,8 +14,9 @@ use super::context::{
     Budget, DEFAULT_RATIO, KEEP_ROUNDS, StandIns, prepare, prune, request_chars, round_start,
     tail_start, tokens, tools_chars,
 };
+use super::in_use::{Counted, InUse};
 use super::{Agent, Event, EventSink, TurnEnd};
-use crate::provider::{AssistantMessage, ChatMessage, ChatRequest, ProviderError, ToolSpec};
+use crate::provider::{ChatMessage, ChatRequest, ProviderError, ToolSpec};
 
 use crate::provider::window::{Confidence, DEFAULT_WINDOW};
 
@@ -24,20 +26,22 @@ pub struct WindowState {
     pub tokens: u64,
     /// Where the size came from.
     pub source: String,
-    /// Characters per token, calibrated on the server's usage.
+    /// Characters per token, calibrated on the server's plausible usage.
     pub ratio: f64,
+    /// The last plausible usage the ratio was calibrated on: (prompt tokens, characters sent).
+    pub calibrated_on: Option<(u64, usize)>,
+    /// The tokens in use as last reported: what the gauge and `/context` show.
+    pub in_use: Option<InUse>,
     /// Characters of the last request sent, to calibrate with its usage.
     pub last_sent_chars: usize,
     /// Tool outputs the last request sent as stand-ins.
     pub pruned: usize,
     pub compactions: usize,
-    /// The last reply's usage: prompt and completion tokens.
-    pub last_usage: Option<(u64, u64)>,
     /// The user was told the window is nearly full (once until the next compaction).
     pub warned: bool,
-    /// The model the window was found out for (`None`: not yet, or the server may still
-    /// change it once it loads the model).
-    pub for_model: Option<String>,
+    /// The model and base URL the window was found out for (`None`: not yet, or the server
+    /// may still change it once it loads the model). A corrected base URL asks again.
+    pub learned_for: Option<(String, String)>,
     /// The instruction notes (a file cut at the cap…) were shown.
     pub notes_shown: bool,
     /// The default tools were fitted to a reported window (once per chat).
@@ -52,12 +56,13 @@ impl Default for WindowState {
             tokens: DEFAULT_WINDOW,
             source: "assumed: nothing reported it (set context_window in the config)".into(),
             ratio: DEFAULT_RATIO,
+            calibrated_on: None,
+            in_use: None,
             last_sent_chars: 0,
             pruned: 0,
             compactions: 0,
-            last_usage: None,
             warned: false,
-            for_model: None,
+            learned_for: None,
             notes_shown: false,
             tools_fitted: false,
             stand_ins: StandIns::default(),
@@ -90,13 +95,13 @@ impl Agent {
                 sink.emit(Event::Info(Ok(note.clone())));
             }
         }
-        let model = self.model.get();
-        if self.window.for_model.as_deref() == Some(model.as_str()) {
+        let key = (self.model.get(), self.client.base_url());
+        if self.window.learned_for.as_ref() == Some(&key) {
             return;
         }
-        let w = self.client.context_window(&model).await;
+        let w = self.client.context_window(&key.0).await;
         if !w.awaits_loading() {
-            self.window.for_model = Some(model);
+            self.window.learned_for = Some(key);
         }
         self.set_window(w.tokens, w.origin());
         // An assumed window says nothing about the model: the tools stay.
@@ -112,13 +117,11 @@ impl Agent {
             &mut self.window.stand_ins,
         )
         .map(|(sent, _)| self.estimate(&sent, &tools));
-        sink.emit(Event::Context {
-            used: sendable.unwrap_or_else(|| self.estimate(&self.messages, &tools)),
-            window: self.window.tokens,
-            source: self.window.source.clone(),
-            estimated: true,
-            ratio: self.window.ratio,
-        });
+        let in_use = InUse {
+            tokens: sendable.unwrap_or_else(|| self.estimate(&self.messages, &tools)),
+            counted: Counted::Estimated,
+        };
+        self.report_in_use(in_use, sink);
     }
 
     /// The first time a window is reported for this chat (at its start, or before a resumed
@@ -153,11 +156,11 @@ impl Agent {
     pub(super) fn reset_window_counts(&mut self) {
         let w = &mut self.window;
         (w.last_sent_chars, w.pruned, w.compactions) = (0, 0, 0);
-        (w.last_usage, w.warned) = (None, false);
+        (w.in_use, w.warned) = (None, false);
         w.stand_ins = StandIns::default();
     }
 
-    fn budget(&self) -> Budget {
+    pub(super) fn budget(&self) -> Budget {
         Budget {
             window: self.window.tokens,
         }
@@ -306,13 +309,11 @@ impl Agent {
             after,
             tail: tail.len(),
         });
-        sink.emit(Event::Context {
-            used: after,
-            window: self.window.tokens,
-            source: self.window.source.clone(),
-            estimated: true,
-            ratio: self.window.ratio,
-        });
+        let in_use = InUse {
+            tokens: after,
+            counted: Counted::Estimated,
+        };
+        self.report_in_use(in_use, sink);
         Ok(true)
     }
 
@@ -350,48 +351,6 @@ impl Agent {
         end
     }
 
-    /// After a reply: calibrates the estimate on the server's usage and reports the gauge.
-    pub(super) fn usage(&mut self, reply: &AssistantMessage, sink: &EventSink) {
-        let u = reply.usage.unwrap_or_default();
-        let (prompt, completion) = (u.prompt_tokens, u.completion_tokens);
-        if let Some(p) = prompt.filter(|p| *p > 0)
-            && self.window.last_sent_chars > 0
-        {
-            // Calibrate, within sane bounds (1–8 characters a token).
-            self.window.ratio = (self.window.last_sent_chars as f64 / p as f64).clamp(1.0, 8.0);
-        }
-        let (used, estimated) = match prompt {
-            Some(p) => (p + completion.unwrap_or(0), false),
-            None => (
-                tokens(
-                    self.window.last_sent_chars + reply.content.len(),
-                    self.window.ratio,
-                ),
-                true,
-            ),
-        };
-        self.window.last_usage = prompt.map(|p| (p, completion.unwrap_or(0)));
-        let percent = used * 100 / self.window.tokens.max(1);
-        if percent >= WARN_AT && !self.window.warned {
-            self.window.warned = true;
-            let b = self.budget();
-            let share = |t: u64| t * 100 / b.window.max(1);
-            sink.emit(Event::Info(Ok(format!(
-                "the context window is {percent}% full ({used} of {} tokens): from {}% older tool outputs are sent as short stand-ins, from {}% the older conversation is summarised (/compact [focus] does it now, /context shows what fills it)",
-                b.window,
-                share(b.prune_at()),
-                share(b.compact_at()),
-            ))));
-        }
-        sink.emit(Event::Context {
-            used,
-            window: self.window.tokens,
-            source: self.window.source.clone(),
-            estimated,
-            ratio: self.window.ratio,
-        });
-    }
-
     /// The server said the request does not fit: learn its window and make room. `Ok` when
     /// the next attempt may fit.
     pub(super) async fn recover(
@@ -403,7 +362,7 @@ impl Agent {
     ) -> Result<(), ProviderError> {
         if let Some(w) = window.filter(|w| *w < self.window.tokens) {
             self.set_window(w, "the server's overflow error");
-            self.window.for_model = Some(self.model.get());
+            self.window.learned_for = Some((self.model.get(), self.client.base_url()));
         }
         sink.emit(Event::Info(Ok(format!(
             "the request did not fit the model's context window ({} tokens): making room and trying once more",

@@ -57,6 +57,7 @@ pub(super) fn provider_settings(
         name: resolved.name.unwrap_or_else(|| "default".into()),
         base_url,
         api_key: resolved.api_key,
+        api_key_env: resolved.file.api_key_env.clone(),
         headers,
         request_timeout: Duration::from_secs(request_timeout),
         idle_timeout: Duration::from_secs(idle_timeout),

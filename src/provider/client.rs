@@ -7,10 +7,14 @@
 //! tells the caller to discard what the failed attempt showed. Dropping the stream cancels the
 //! request and closes the connection. The last item is always [`StreamEvent::Finished`].
 //!
-//! Every request goes through the same retry loop (`with_retries`): a streamed completion
+//! Every request goes through the same retry loop (`retry::with_retries`): a streamed completion
 //! passes its attempts' deltas and `Retrying` events on; the plain completion (the judge) and
 //! the models list wait for the `Finished` outcome, their retries only logged. Each attempt
 //! gets `request_timeout` from its start; every wait inside it is bounded by that deadline.
+//!
+//! Requests go to the base URL in use ([`Client::base_url`]): the configured one, or the one
+//! `base_url.rs` corrected it to after a 404 (said once, as [`StreamEvent::Notice`]). A refused
+//! key becomes [`ProviderError::Auth`], naming where the key came from (`failure.rs`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -19,13 +23,16 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::{FutureExt, Stream, StreamExt, stream};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{Method, StatusCode};
 use tokio::time::{Instant, timeout_at};
 
 use super::assembly::{AssistantMessage, StreamDelta};
+use super::base_url::{Endpoint, about_the_model, correction, not_found_hint};
 use super::decode::ReplyDecoder;
 use super::error::{ProviderError, error_body_message};
+use super::failure::{is_auth_failure, key_hint};
 use super::request::ChatRequest;
-use super::retry::{RetryPolicy, parse_retry_after};
+use super::retry::{Attempt, RetryPolicy, outcome, parse_retry_after, with_retries};
 use super::window::{WindowCache, WindowCaps};
 
 /// Everything the client needs to reach one endpoint.
@@ -37,6 +44,9 @@ pub struct ProviderSettings {
     pub base_url: String,
     /// The secret itself, read from the environment. Never logged.
     pub api_key: Option<String>,
+    /// The variable the key is read from (`api_key_env`), for messages; `None`: none is
+    /// configured.
+    pub api_key_env: Option<String>,
     pub headers: Vec<(String, String)>,
     pub request_timeout: Duration,
     pub idle_timeout: Duration,
@@ -55,6 +65,7 @@ impl std::fmt::Debug for ProviderSettings {
             .field("name", &self.name)
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("api_key_env", &self.api_key_env)
             .field(
                 "headers",
                 &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
@@ -73,6 +84,8 @@ impl std::fmt::Debug for ProviderSettings {
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
     Delta(StreamDelta),
+    /// Something the user should know about the endpoint, once: the base URL was corrected.
+    Notice(String),
     /// The attempt failed and will be retried after `delay`: discard what it produced.
     Retrying {
         /// 1-based number of the coming retry.
@@ -93,6 +106,8 @@ pub struct Client {
     pub(super) headers: HeaderMap,
     /// Context windows found so far (see `window`).
     pub(super) windows: WindowCache,
+    /// The base URL in use (see `base_url`).
+    pub(super) endpoint: Endpoint,
 }
 
 /// A header name or value from the config that HTTP cannot carry.
@@ -140,6 +155,7 @@ impl Client {
         })?;
         Ok(Self {
             http,
+            endpoint: Endpoint::new(&settings.base_url),
             settings: Arc::new(settings),
             headers,
             windows: WindowCache::default(),
@@ -150,51 +166,131 @@ impl Client {
         &self.settings
     }
 
-    pub(super) fn url(&self, path: &str) -> String {
-        format!("{}/{path}", self.settings.base_url.trim_end_matches('/'))
+    /// The base URL requests go to: the configured one, unless a 404 showed an obvious slip
+    /// in it (see `base_url`). No trailing `/`.
+    pub fn base_url(&self) -> String {
+        self.endpoint.base()
     }
 
-    /// Sends one request and checks its status; non-2xx becomes [`ProviderError::Status`].
+    pub(super) fn url(&self, path: &str) -> String {
+        format!("{}/{path}", self.base_url())
+    }
+
+    /// Sends one request to `path` under the base URL and checks its status: non-2xx becomes
+    /// an error. A 404 at a base URL with an obvious slip (no `/v1`, `/chat/completions`
+    /// appended) is sent once more to the corrected base; when that one answers, the client
+    /// keeps it.
     pub(super) async fn send(
         &self,
-        req: reqwest::RequestBuilder,
-        url: &str,
+        method: Method,
+        path: &str,
+        body: Option<Bytes>,
         deadline: Instant,
     ) -> Result<reqwest::Response, ProviderError> {
-        let timed_out = || ProviderError::RequestTimeout(self.settings.request_timeout);
-        let resp = timeout_at(deadline, req.headers(self.headers.clone()).send())
+        let base = self.base_url();
+        let url = format!("{base}/{path}");
+        let resp = self
+            .send_once(method.clone(), &url, body.clone(), deadline)
+            .await?;
+        let fix = correction(&base);
+        let (Some(fix), StatusCode::NOT_FOUND) = (fix, resp.status()) else {
+            return self.check(resp, &url, None, deadline).await;
+        };
+        let text = self.body_text(resp, deadline).await;
+        if about_the_model(&error_body_message(&text)) {
+            return Err(self.status_error(StatusCode::NOT_FOUND, &text, None, &url, None));
+        }
+        let other = format!("{}/{path}", fix.base);
+        tracing::info!(%url, %other, "404: trying the corrected base URL");
+        let second = self.send_once(method, &other, body, deadline).await?;
+        if second.status() == StatusCode::NOT_FOUND {
+            return self.check(second, &url, Some(&other), deadline).await;
+        }
+        self.endpoint.correct(&base, &fix);
+        tracing::warn!(from = %base, to = %fix.base, "base URL corrected");
+        self.check(second, &other, None, deadline).await
+    }
+
+    async fn send_once(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<Bytes>,
+        deadline: Instant,
+    ) -> Result<reqwest::Response, ProviderError> {
+        let mut req = self.http.request(method, url).headers(self.headers.clone());
+        if let Some(body) = body {
+            req = req.body(body);
+        }
+        timeout_at(deadline, req.send())
             .await
-            .map_err(|_| timed_out())?
-            .map_err(|e| ProviderError::from_reqwest(url, &e))?;
+            .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
+            .map_err(|e| ProviderError::from_reqwest(url, &e))
+    }
+
+    /// `resp` when it is a success, else the error it says (`tried`: a corrected URL that
+    /// answered 404 as well).
+    async fn check(
+        &self,
+        resp: reqwest::Response,
+        url: &str,
+        tried: Option<&str>,
+        deadline: Instant,
+    ) -> Result<reqwest::Response, ProviderError> {
         let status = resp.status();
         if status.is_success() {
             return Ok(resp);
         }
         let retry_after = parse_retry_after(resp.headers());
-        let body = timeout_at(deadline, resp.text())
+        let body = self.body_text(resp, deadline).await;
+        Err(self.status_error(status, &body, retry_after, url, tried))
+    }
+
+    async fn body_text(&self, resp: reqwest::Response, deadline: Instant) -> String {
+        timeout_at(deadline, resp.text())
             .await
             .ok()
             .and_then(Result::ok)
-            .unwrap_or_default();
-        if let Some(o) = super::overflow::classify(Some(status.as_u16()), &body) {
-            return Err(ProviderError::ContextOverflow {
-                message: error_body_message(&body),
+            .unwrap_or_default()
+    }
+
+    /// The error for a non-2xx answer: an overflow, a refused key, or the status with the
+    /// server's message (a 404 also naming the URL asked).
+    fn status_error(
+        &self,
+        status: StatusCode,
+        body: &str,
+        retry_after: Option<Duration>,
+        url: &str,
+        tried: Option<&str>,
+    ) -> ProviderError {
+        if let Some(o) = super::overflow::classify(Some(status.as_u16()), body) {
+            return ProviderError::ContextOverflow {
+                message: error_body_message(body),
                 window: o.window,
                 prompt: o.prompt,
-            });
+            };
         }
-        Err(ProviderError::Status {
+        let reason = status
+            .canonical_reason()
+            .map(|r| format!("{r}: "))
+            .unwrap_or_default();
+        let mut message = format!("{reason}{}", error_body_message(body));
+        if is_auth_failure(status.as_u16(), body) {
+            return ProviderError::Auth {
+                status: status.as_u16(),
+                message,
+                hint: key_hint(&self.settings),
+            };
+        }
+        if status == StatusCode::NOT_FOUND {
+            message.push_str(&not_found_hint(url, tried));
+        }
+        ProviderError::Status {
             status: status.as_u16(),
-            message: format!(
-                "{}{}",
-                status
-                    .canonical_reason()
-                    .map(|r| format!("{r}: "))
-                    .unwrap_or_default(),
-                error_body_message(&body)
-            ),
+            message,
             retry_after,
-        })
+        }
     }
 
     /// Streams a completion of `req`. See the module docs for the event contract.
@@ -204,12 +300,10 @@ impl Client {
     ) -> impl Stream<Item = StreamEvent> + Send + 'static {
         let this = self.clone();
         let body = Bytes::from(req.body_bytes(true));
-        let url = self.url("chat/completions");
-        tracing::debug!(url = %url, model = %req.model, bytes = body.len(), "streaming request");
+        tracing::debug!(url = %self.url("chat/completions"), model = %req.model, bytes = body.len(), "streaming request");
         let settings = self.settings.clone();
         with_retries(settings, move |deadline| {
-            this.clone()
-                .stream_attempt(url.clone(), body.clone(), deadline)
+            this.clone().stream_attempt(body.clone(), deadline)
         })
         .map(StreamEvent::from)
     }
@@ -217,18 +311,19 @@ impl Client {
     /// One streamed attempt: its deltas as they are decoded, then its outcome.
     fn stream_attempt(
         self,
-        url: String,
         body: Bytes,
         deadline: Instant,
     ) -> impl Stream<Item = Attempt<AssistantMessage>> + Send + 'static {
         async_stream::stream! {
             let mut out = Vec::new();
             let result: Result<AssistantMessage, ProviderError> = 'attempt: {
-                let req = self.http.post(&url).body(body);
-                let resp = match self.send(req, &url, deadline).await {
+                let resp = match self.send(Method::POST, "chat/completions", Some(body), deadline).await {
                     Ok(r) => r,
                     Err(e) => break 'attempt Err(e),
                 };
+                if let Some(notice) = self.endpoint.take_notice() {
+                    yield Attempt::Notice(notice);
+                }
                 let mut decoder = ReplyDecoder::new();
                 let mut bytes = resp.bytes_stream();
                 loop {
@@ -265,9 +360,8 @@ impl Client {
     /// A non-streaming completion (used by the judge), retried like a stream but silently.
     pub async fn complete(&self, req: &ChatRequest) -> Result<AssistantMessage, ProviderError> {
         let body = Bytes::from(req.body_bytes(false));
-        let url = self.url("chat/completions");
         let attempts = with_retries(self.settings.clone(), |deadline| {
-            let attempt = self.complete_attempt(&url, body.clone(), deadline);
+            let attempt = self.complete_attempt(body.clone(), deadline);
             stream::once(attempt.map(Attempt::Done))
         });
         outcome(attempts).await
@@ -275,133 +369,18 @@ impl Client {
 
     async fn complete_attempt(
         &self,
-        url: &str,
         body: Bytes,
         deadline: Instant,
     ) -> Result<AssistantMessage, ProviderError> {
-        let req = self.http.post(url).body(body);
-        let resp = self.send(req, url, deadline).await?;
+        let resp = self
+            .send(Method::POST, "chat/completions", Some(body), deadline)
+            .await?;
         let text = timeout_at(deadline, resp.text())
             .await
             .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
             .map_err(|e| ProviderError::Dropped(e.to_string()))?;
         parse_completion(&text)
     }
-}
-
-/// What one attempt at a request produces: deltas as it streams (none for plain requests),
-/// then its outcome.
-pub(super) enum Attempt<T> {
-    Delta(StreamDelta),
-    Done(Result<T, ProviderError>),
-}
-
-/// What a retried request reports, in order: [`StreamEvent`] for any result type.
-pub(super) enum Retried<T> {
-    Delta(StreamDelta),
-    Retrying {
-        retry: u32,
-        max_retries: u32,
-        delay: Duration,
-        error: ProviderError,
-    },
-    Finished(Result<T, ProviderError>),
-}
-
-impl From<Retried<AssistantMessage>> for StreamEvent {
-    fn from(r: Retried<AssistantMessage>) -> Self {
-        match r {
-            Retried::Delta(d) => StreamEvent::Delta(d),
-            Retried::Retrying {
-                retry,
-                max_retries,
-                delay,
-                error,
-            } => StreamEvent::Retrying {
-                retry,
-                max_retries,
-                delay,
-                error,
-            },
-            Retried::Finished(result) => StreamEvent::Finished(result),
-        }
-    }
-}
-
-/// The one retry loop: runs `attempt` (given the attempt's deadline, `request_timeout` from its
-/// start) until it succeeds, fails for good, or the policy's retries are spent. Each attempt's
-/// deltas pass through as they come; a retryable failure is followed by `Retrying` and the
-/// backoff sleep. The last item is always `Finished`.
-pub(super) fn with_retries<T, F, S>(
-    settings: Arc<ProviderSettings>,
-    mut attempt: F,
-) -> impl Stream<Item = Retried<T>>
-where
-    F: FnMut(Instant) -> S,
-    S: Stream<Item = Attempt<T>>,
-{
-    async_stream::stream! {
-        let policy = settings.retry;
-        let mut retry = 0;
-        loop {
-            let deadline = Instant::now() + settings.request_timeout;
-            let mut result = None;
-            {
-                let events = attempt(deadline);
-                futures_util::pin_mut!(events);
-                while let Some(event) = events.next().await {
-                    match event {
-                        Attempt::Delta(d) => yield Retried::Delta(d),
-                        Attempt::Done(r) => {
-                            result = Some(r);
-                            break;
-                        }
-                    }
-                }
-            }
-            let result = result.unwrap_or_else(|| {
-                Err(ProviderError::Unreadable("the attempt ended without an outcome".into()))
-            });
-            match result {
-                Ok(value) => {
-                    yield Retried::Finished(Ok(value));
-                    return;
-                }
-                Err(error) if error.is_retryable() && retry < policy.max_retries => {
-                    retry += 1;
-                    match policy.delay(retry, &error) {
-                        Ok(delay) => {
-                            tracing::warn!(%error, retry, ?delay, "retrying the request");
-                            yield Retried::Retrying { retry, max_retries: policy.max_retries, delay, error };
-                            tokio::time::sleep(delay).await;
-                        }
-                        Err(give_up) => {
-                            yield Retried::Finished(Err(give_up));
-                            return;
-                        }
-                    }
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "request failed");
-                    yield Retried::Finished(Err(error));
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// The outcome of a silently retried request (its `Retrying` events are only logged).
-pub(super) async fn outcome<T>(events: impl Stream<Item = Retried<T>>) -> Result<T, ProviderError> {
-    futures_util::pin_mut!(events);
-    while let Some(event) = events.next().await {
-        if let Retried::Finished(result) = event {
-            return result;
-        }
-    }
-    Err(ProviderError::Unreadable(
-        "the request ended without an outcome".into(),
-    ))
 }
 
 /// A non-streamed completion body, read with the same lenient types as stream chunks.

@@ -1,14 +1,20 @@
 //! Errors of the provider client, each with a sentence a user can act on, and whether a retry
-//! may help.
+//! may help (what cannot get better is not retried: see [`super::failure`]).
 
 use std::time::Duration;
 
 use serde_json::Value;
 
+pub use super::failure::ConnectCause;
+
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ProviderError {
-    #[error("could not connect to {url}: {reason}")]
-    Connect { url: String, reason: String },
+    #[error("could not connect to {url}: {reason}{}", cause.advice(url))]
+    Connect {
+        url: String,
+        reason: String,
+        cause: ConnectCause,
+    },
     /// A redirect to another origin, not followed (never retried: it would redirect again).
     #[error("{0}")]
     Redirect(super::http::CrossOriginRedirect),
@@ -21,6 +27,14 @@ pub enum ProviderError {
         status: u16,
         message: String,
         retry_after: Option<Duration>,
+    },
+    /// The server refused the key, or wanted one (never retried: the key will not change).
+    #[error("the server answered {status}: {message} — {hint}")]
+    Auth {
+        status: u16,
+        message: String,
+        /// Where the key came from and what to change (never the key).
+        hint: String,
     },
     #[error("the stream stopped before the reply was complete ({0})")]
     Dropped(String),
@@ -43,14 +57,26 @@ impl ProviderError {
     /// Whether sending the same request again may succeed.
     pub fn is_retryable(&self) -> bool {
         match self {
-            Self::Connect { .. } | Self::IdleTimeout(_) | Self::Dropped(_) => true,
+            Self::Connect { cause, .. } => cause.may_pass(),
+            Self::IdleTimeout(_) | Self::Dropped(_) => true,
             Self::RequestTimeout(_) => true,
             Self::Status { status, .. } => *status == 408 || *status == 429 || *status >= 500,
             Self::InStream { retryable, .. } => *retryable,
             Self::Unreadable(_)
+            | Self::Auth { .. }
             | Self::RetryAfterTooLong(_)
             | Self::ContextOverflow { .. }
             | Self::Redirect(_) => false,
+        }
+    }
+
+    /// How many retries it is worth at most, of the policy's `max_retries`.
+    pub fn retry_limit(&self, max_retries: u32) -> u32 {
+        match self {
+            Self::Connect { cause, .. } => cause
+                .retry_cap()
+                .map_or(max_retries, |cap| cap.min(max_retries)),
+            _ => max_retries,
         }
     }
 
@@ -75,6 +101,7 @@ impl ProviderError {
             Self::Connect {
                 url: url.to_owned(),
                 reason: root_cause(e),
+                cause: ConnectCause::of(url, &chain(e)),
             }
         }
     }
@@ -84,6 +111,17 @@ impl ProviderError {
     pub(crate) fn dropped(e: &reqwest::Error) -> Self {
         Self::Dropped(root_cause(e))
     }
+}
+
+/// `e` and every error it wraps, outermost first.
+fn chain(e: &reqwest::Error) -> Vec<&(dyn std::error::Error + 'static)> {
+    let mut out: Vec<&(dyn std::error::Error + 'static)> = vec![e];
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        out.push(s);
+        src = s.source();
+    }
+    out
 }
 
 /// The innermost cause of `e`: the sentence that says what actually went wrong, without
@@ -141,6 +179,35 @@ fn shorten(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn connect(cause: ConnectCause) -> ProviderError {
+        ProviderError::Connect {
+            url: "http://h:1/v1/chat/completions".into(),
+            reason: "Connection refused (os error 111)".into(),
+            cause,
+        }
+    }
+
+    #[test]
+    fn what_cannot_get_better_is_not_retried_and_a_remote_refusal_only_twice() {
+        let local = connect(ConnectCause::Refused { local: true });
+        assert!(!local.is_retryable());
+        assert!(!connect(ConnectCause::Dns { temporary: false }).is_retryable());
+        let remote = connect(ConnectCause::Refused { local: false });
+        assert!(remote.is_retryable());
+        assert_eq!((remote.retry_limit(4), remote.retry_limit(1)), (2, 1));
+        assert_eq!(connect(ConnectCause::Other).retry_limit(4), 4);
+        let auth = ProviderError::Auth {
+            status: 500,
+            message: "Internal Server Error: Authentication Error, No api key passed in.".into(),
+            hint: "no API key was sent".into(),
+        };
+        assert!(!auth.is_retryable());
+        assert_eq!(
+            local.to_string(),
+            "could not connect to http://h:1/v1/chat/completions: Connection refused (os error 111) — is the server running at http://h:1?"
+        );
+    }
 
     #[test]
     fn error_bodies_of_several_shapes() {

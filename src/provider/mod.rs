@@ -7,11 +7,13 @@
 //! synchronous, so it is property-tested and benchmarked without a network.
 
 pub mod assembly;
+pub mod base_url;
 pub mod chunk;
 pub mod client;
 pub mod decode;
 pub mod discover;
 pub mod error;
+pub mod failure;
 pub mod http;
 pub mod model;
 pub mod models;

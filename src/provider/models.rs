@@ -11,8 +11,9 @@ use futures_util::{FutureExt, stream};
 use serde_json::Value;
 use tokio::time::{Instant, timeout_at};
 
-use super::client::{Attempt, Client, outcome, with_retries};
+use super::client::Client;
 use super::error::ProviderError;
+use super::retry::{Attempt, outcome, with_retries};
 use super::window::{listed_window, server_root};
 
 /// One model the endpoint offers.
@@ -36,7 +37,7 @@ impl Client {
         let v = self.models_answer().await?;
         let mut list = models(&v)?;
         if !list.is_empty() && list.iter().all(|m| m.context_window.is_none()) {
-            let root = server_root(&self.settings().base_url).to_owned();
+            let root = server_root(&self.base_url()).to_owned();
             if let Some(lms) = self
                 .probe(self.http.get(format!("{root}/api/v0/models")))
                 .await
@@ -54,15 +55,16 @@ impl Client {
     }
 
     async fn models_answer(&self) -> Result<Value, ProviderError> {
-        let url = self.url("models");
         let attempts = with_retries(self.settings.clone(), |deadline| {
-            stream::once(self.models_attempt(&url, deadline).map(Attempt::Done))
+            stream::once(self.models_attempt(deadline).map(Attempt::Done))
         });
         outcome(attempts).await
     }
 
-    async fn models_attempt(&self, url: &str, deadline: Instant) -> Result<Value, ProviderError> {
-        let resp = self.send(self.http.get(url), url, deadline).await?;
+    async fn models_attempt(&self, deadline: Instant) -> Result<Value, ProviderError> {
+        let resp = self
+            .send(reqwest::Method::GET, "models", None, deadline)
+            .await?;
         timeout_at(deadline, resp.json())
             .await
             .map_err(|_| ProviderError::RequestTimeout(self.settings().request_timeout))?

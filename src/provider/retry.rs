@@ -1,14 +1,23 @@
-//! When and how long to wait before sending a failed request again.
+//! When and how long to wait before sending a failed request again, and the one retry loop
+//! every request goes through ([`with_retries`]).
 //!
 //! Exponential backoff without jitter (so a user — and a test — can predict the waits):
 //! `initial × 2^(n-1)`, capped at `max_delay`. A server's `retry-after-ms` or `Retry-After`
 //! (seconds or an HTTP date) replaces the computed wait; one longer than
-//! [`MAX_RETRY_AFTER`] ends the retries with a clear message instead of a silent hang.
+//! [`MAX_RETRY_AFTER`] ends the retries with a clear message instead of a silent hang. What
+//! cannot get better is not retried at all (a refused key, nothing listening on this machine);
+//! a remote host refusing or a resolver saying "try again" only twice
+//! ([`ProviderError::retry_limit`]).
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use futures_util::{Stream, StreamExt};
 use reqwest::header::HeaderMap;
+use tokio::time::Instant;
 
+use super::assembly::{AssistantMessage, StreamDelta};
+use super::client::{ProviderSettings, StreamEvent};
 use super::error::ProviderError;
 
 /// The longest server-requested wait sayso honours.
@@ -67,6 +76,128 @@ pub fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
         when.duration_since(SystemTime::now())
             .unwrap_or(Duration::ZERO),
     )
+}
+
+/// What one attempt at a request produces: deltas as it streams (none for plain requests),
+/// then its outcome.
+pub(super) enum Attempt<T> {
+    Delta(StreamDelta),
+    /// Something the user should know about the request (a corrected base URL).
+    Notice(String),
+    Done(Result<T, ProviderError>),
+}
+
+/// What a retried request reports, in order: [`StreamEvent`] for any result type.
+pub(super) enum Retried<T> {
+    Delta(StreamDelta),
+    Notice(String),
+    Retrying {
+        retry: u32,
+        max_retries: u32,
+        delay: Duration,
+        error: ProviderError,
+    },
+    Finished(Result<T, ProviderError>),
+}
+
+impl From<Retried<AssistantMessage>> for StreamEvent {
+    fn from(r: Retried<AssistantMessage>) -> Self {
+        match r {
+            Retried::Delta(d) => StreamEvent::Delta(d),
+            Retried::Notice(n) => StreamEvent::Notice(n),
+            Retried::Retrying {
+                retry,
+                max_retries,
+                delay,
+                error,
+            } => StreamEvent::Retrying {
+                retry,
+                max_retries,
+                delay,
+                error,
+            },
+            Retried::Finished(result) => StreamEvent::Finished(result),
+        }
+    }
+}
+
+/// The one retry loop: runs `attempt` (given the attempt's deadline, `request_timeout` from its
+/// start) until it succeeds, fails for good, or the policy's retries are spent. Each attempt's
+/// deltas pass through as they come; a retryable failure is followed by `Retrying` and the
+/// backoff sleep. The last item is always `Finished`.
+pub(super) fn with_retries<T, F, S>(
+    settings: Arc<ProviderSettings>,
+    mut attempt: F,
+) -> impl Stream<Item = Retried<T>>
+where
+    F: FnMut(Instant) -> S,
+    S: Stream<Item = Attempt<T>>,
+{
+    async_stream::stream! {
+        let policy = settings.retry;
+        let mut retry = 0;
+        loop {
+            let deadline = Instant::now() + settings.request_timeout;
+            let mut result = None;
+            {
+                let events = attempt(deadline);
+                futures_util::pin_mut!(events);
+                while let Some(event) = events.next().await {
+                    match event {
+                        Attempt::Delta(d) => yield Retried::Delta(d),
+                        Attempt::Notice(n) => yield Retried::Notice(n),
+                        Attempt::Done(r) => {
+                            result = Some(r);
+                            break;
+                        }
+                    }
+                }
+            }
+            let result = result.unwrap_or_else(|| {
+                Err(ProviderError::Unreadable("the attempt ended without an outcome".into()))
+            });
+            match result {
+                Ok(value) => {
+                    yield Retried::Finished(Ok(value));
+                    return;
+                }
+                Err(error) if error.is_retryable() && retry < error.retry_limit(policy.max_retries) => {
+                    retry += 1;
+                    let max_retries = error.retry_limit(policy.max_retries);
+                    match policy.delay(retry, &error) {
+                        Ok(delay) => {
+                            tracing::warn!(%error, retry, ?delay, "retrying the request");
+                            yield Retried::Retrying { retry, max_retries, delay, error };
+                            tokio::time::sleep(delay).await;
+                        }
+                        Err(give_up) => {
+                            yield Retried::Finished(Err(give_up));
+                            return;
+                        }
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "request failed");
+                    yield Retried::Finished(Err(error));
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The outcome of a silently retried request (its `Retrying` events are only logged; a notice
+/// stays with the client until a streamed reply shows it).
+pub(super) async fn outcome<T>(events: impl Stream<Item = Retried<T>>) -> Result<T, ProviderError> {
+    futures_util::pin_mut!(events);
+    while let Some(event) = events.next().await {
+        if let Retried::Finished(result) = event {
+            return result;
+        }
+    }
+    Err(ProviderError::Unreadable(
+        "the request ended without an outcome".into(),
+    ))
 }
 
 #[cfg(test)]

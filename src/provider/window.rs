@@ -267,8 +267,16 @@ fn capped(w: ContextWindow, cap: Option<u64>) -> ContextWindow {
 
 /// `http://h:8080/v1` → `http://h:8080`: where `/props` and `/api/*` live.
 pub(crate) fn server_root(base_url: &str) -> &str {
-    let base = base_url.trim_end_matches('/');
+    let base = api_base(base_url);
     base.strip_suffix("/v1").unwrap_or(base)
+}
+
+/// The base URL without a trailing `/` or a pasted `/chat/completions`: where the probes ask
+/// for `/models` (they are silent: the request itself corrects the base, and says so).
+pub(crate) fn api_base(base_url: &str) -> &str {
+    let base = base_url.trim_end_matches('/');
+    base.strip_suffix("/chat/completions")
+        .map_or(base, |b| b.trim_end_matches('/'))
 }
 
 /// llama.cpp's `/props?model=M` (router mode answers for that model; a single-model server
@@ -287,7 +295,7 @@ impl Client {
     /// The context window of `model` on this endpoint (see the module docs for the order).
     /// Never fails; at most [`PROBE_TIMEOUT`] the first time, instant when cached.
     pub async fn context_window(&self, model: &str) -> ContextWindow {
-        let key = (self.settings().base_url.clone(), model.to_owned());
+        let key = (self.base_url(), model.to_owned());
         if let Some(w) = self.windows.get(&key) {
             return w;
         }
@@ -298,10 +306,22 @@ impl Client {
         w
     }
 
+    /// The window `model` gets as far as the config and a models list's entry (`listed`)
+    /// say, asking nothing: the config, else the list, else OpenAI's published window, capped
+    /// by the project. For a model not in use (the one in use has its learned window).
+    pub fn window_without_asking(&self, model: &str, listed: Option<u64>) -> Option<u64> {
+        let settings = self.settings();
+        let tokens = configured(settings, model)
+            .map(|w| w.tokens)
+            .or(listed)
+            .or_else(|| known_model(model).map(|w| w.tokens))?;
+        let cap = settings.window_caps.for_model(model);
+        Some(cap.map_or(tokens, |cap| cap.min(tokens)))
+    }
+
     /// Forgets the cached window of `model` and finds it out again.
     pub async fn refresh_context_window(&self, model: &str) -> ContextWindow {
-        self.windows
-            .forget(&(self.settings().base_url.clone(), model.to_owned()));
+        self.windows.forget(&(self.base_url(), model.to_owned()));
         self.context_window(model).await
     }
 
@@ -329,7 +349,7 @@ impl Client {
 
     /// Every route at once; each answer that is a 2xx JSON body, or `None`.
     async fn probe_window(&self, model: &str) -> parse::Probes {
-        let base = self.settings().base_url.trim_end_matches('/').to_owned();
+        let base = api_base(&self.base_url()).to_owned();
         let root = server_root(&base).to_owned();
         let http = &self.http;
         let (props, models, ollama_ps, ollama_show, lmstudio_v0, lmstudio_v1) = tokio::join!(

@@ -56,6 +56,7 @@ pub fn settings(base_url: &str, idle_timeout: Duration) -> ProviderSettings {
         name: "real-server-test".into(),
         base_url: base_url.to_owned(),
         api_key: None,
+        api_key_env: None,
         headers: Vec::new(),
         request_timeout: Duration::from_secs(30),
         idle_timeout,
@@ -136,6 +137,7 @@ pub async fn stream(client: &Client, req: &ChatRequest) -> Run {
             assert!(result.is_none(), "an event came after Finished: {ev:?}");
             match ev {
                 StreamEvent::Delta(d) => deltas.push(d),
+                StreamEvent::Notice(_) => {}
                 StreamEvent::Retrying {
                     retry,
                     max_retries,

@@ -15,6 +15,7 @@ mod engine;
 mod engine_support;
 mod first_hour_input;
 mod first_hour_diffs;
+mod first_hour_provider;
 mod footprint;
 mod headless;
 mod headless_tools;

@@ -276,6 +276,7 @@ fn settings() -> ProviderSettings {
         name: "t".into(),
         base_url: "http://127.0.0.1:1/v1".into(),
         api_key: None,
+        api_key_env: None,
         headers: vec![],
         request_timeout: std::time::Duration::from_secs(1),
         idle_timeout: std::time::Duration::from_secs(1),
@@ -366,4 +367,29 @@ fn openai_models_get_their_published_window_and_others_none() {
     assert_eq!(w("gpt-4"), Some(8_192));
     assert_eq!(w("qwen2.5-coder"), None);
     assert_eq!(w("llama-gpt-4o"), None);
+}
+
+#[test]
+fn a_model_not_in_use_gets_the_config_s_window_else_the_list_s_capped_by_the_project() {
+    let mut s = settings();
+    s.model_windows.insert("big".into(), 65_536);
+    s.window_caps.models.insert("listed".into(), 4_096);
+    let client = crate::provider::Client::new(s).unwrap();
+    assert_eq!(
+        client.window_without_asking("big", Some(8_192)),
+        Some(65_536)
+    );
+    assert_eq!(
+        client.window_without_asking("listed", Some(32_768)),
+        Some(4_096)
+    );
+    assert_eq!(
+        client.window_without_asking("other", Some(32_768)),
+        Some(32_768)
+    );
+    assert_eq!(
+        client.window_without_asking("gpt-4o-mini", None),
+        Some(128_000)
+    );
+    assert_eq!(client.window_without_asking("other", None), None);
 }

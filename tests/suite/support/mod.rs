@@ -20,6 +20,7 @@ pub fn settings(base_url: &str) -> ProviderSettings {
         name: "test".into(),
         base_url: base_url.into(),
         api_key: Some("sk-test".into()),
+        api_key_env: Some("SAYSO_TEST_KEY".into()),
         headers: vec![],
         request_timeout: Duration::from_secs(30),
         idle_timeout: Duration::from_secs(10),

@@ -1,0 +1,121 @@
+//! How much of the context window is in use: the one number the gauge (`Event::Context`),
+//! `/context` and the "nearly full" warning all read ([`InUse`], kept in the window state).
+//!
+//! After a reply it is the server's count (`usage`: the prompt plus the reply) when that count
+//! can be true of what was sent ([`plausible_prompt`]), and only then is the
+//! characters-per-token ratio calibrated on it. A count that cannot be true (a scripted server
+//! answering 42 to any request, a count stuck while the chat grows) is ignored: the number is
+//! then the estimate, from the characters sent and received, as before the first request.
+//!
+//! Not here: what a request sends (pruning, compaction: `window.rs`), the window's size.
+
+use super::context::{plausible_prompt, tokens};
+use super::window::WARN_AT;
+use super::{Agent, Event, EventSink};
+use crate::provider::AssistantMessage;
+
+/// Tokens in use, and how they were counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InUse {
+    pub tokens: u64,
+    pub counted: Counted,
+}
+
+/// Who counted the tokens in use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    /// The server, in the last reply's `usage`.
+    Server { prompt: u64, completion: u64 },
+    /// sayso, from characters: before any request, or the server reported no usage.
+    Estimated,
+    /// sayso, from characters, because the server's `prompt_tokens` cannot be true of the
+    /// `chars` characters sent.
+    Ignored { prompt: u64, chars: usize },
+}
+
+impl InUse {
+    pub fn estimated(&self) -> bool {
+        !matches!(self.counted, Counted::Server { .. })
+    }
+
+    /// The share of a window of `window` tokens, in percent (rounded down, as the gauge shows).
+    pub fn percent(&self, window: u64) -> u64 {
+        self.tokens * 100 / window.max(1)
+    }
+}
+
+impl Agent {
+    /// Sets the tokens in use and reports them on the gauge.
+    pub(super) fn report_in_use(&mut self, in_use: InUse, sink: &EventSink) {
+        self.window.in_use = Some(in_use);
+        sink.emit(Event::Context {
+            used: in_use.tokens,
+            window: self.window.tokens,
+            source: self.window.source.clone(),
+            estimated: in_use.estimated(),
+            ratio: self.window.ratio,
+        });
+    }
+
+    /// After a reply: the server's usage when it is plausible (calibrating the estimate on
+    /// it), else the estimate; warns once when the window is nearly full; reports the gauge.
+    pub(super) fn usage(&mut self, reply: &AssistantMessage, sink: &EventSink) {
+        let u = reply.usage.unwrap_or_default();
+        let (prompt, completion) = (u.prompt_tokens, u.completion_tokens.unwrap_or(0));
+        let sent = self.window.last_sent_chars;
+        let estimate = || tokens(sent + reply.content.len(), self.window.ratio);
+        let in_use = match prompt {
+            Some(p) if sent == 0 && p > 0 => InUse {
+                tokens: p + completion,
+                counted: Counted::Server {
+                    prompt: p,
+                    completion,
+                },
+            },
+            Some(p) if plausible_prompt(p, sent, self.window.calibrated_on) => {
+                // Calibrate, within sane bounds (1–8 characters a token).
+                self.window.ratio = (sent as f64 / p as f64).clamp(1.0, 8.0);
+                self.window.calibrated_on = Some((p, sent));
+                InUse {
+                    tokens: p + completion,
+                    counted: Counted::Server {
+                        prompt: p,
+                        completion,
+                    },
+                }
+            }
+            Some(p) => {
+                tracing::info!(
+                    prompt = p,
+                    chars = sent,
+                    "the server's usage cannot be true of the request: estimating instead"
+                );
+                InUse {
+                    tokens: estimate(),
+                    counted: Counted::Ignored {
+                        prompt: p,
+                        chars: sent,
+                    },
+                }
+            }
+            None => InUse {
+                tokens: estimate(),
+                counted: Counted::Estimated,
+            },
+        };
+        let percent = in_use.percent(self.window.tokens);
+        if percent >= WARN_AT && !self.window.warned {
+            self.window.warned = true;
+            let b = self.budget();
+            let share = |t: u64| t * 100 / b.window.max(1);
+            sink.emit(Event::Info(Ok(format!(
+                "the context window is {percent}% full ({} of {} tokens): from {}% older tool outputs are sent as short stand-ins, from {}% the older conversation is summarised (/compact [focus] does it now, /context shows what fills it)",
+                in_use.tokens,
+                b.window,
+                share(b.prune_at()),
+                share(b.compact_at()),
+            ))));
+        }
+        self.report_in_use(in_use, sink);
+    }
+}
