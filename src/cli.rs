@@ -19,12 +19,18 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// The message to send (with -p: read from stdin when omitted or "-")
+    /// The message to send (with -p: read from stdin when omitted or "-"; piped input after a
+    /// prompt is sent after it, as a fenced block)
     pub prompt: Option<String>,
 
     /// Headless: answer the prompt, print to stdout, exit
     #[arg(short = 'p', long = "print")]
     pub print: bool,
+
+    /// With -p PROMPT: wait for piped stdin to end and send it after the prompt. Without it,
+    /// piped input is read only when it starts within 3 s
+    #[arg(long = "stdin", requires = "print", conflicts_with = "approvals")]
+    pub read_stdin: bool,
 
     /// With -p: print JSON Lines events instead of text
     #[arg(long, requires = "print")]

@@ -3,11 +3,13 @@
 //! chat — the TUI or headless — with its configuration, its tools and its session.
 //!
 //! - [`chat`]: the TUI and `-p`: config, the demo endpoint, the agent, sessions and resume.
+//! - [`prompt`]: the message of `-p`: the argument, stdin, or both.
 //! - [`local`]: no endpoint configured: the servers found on this machine, suggested or picked.
 //! - [`subcommands`]: `sayso config`, `tools`, `sessions`, `completions`.
 
 mod chat;
 mod local;
+mod prompt;
 mod subcommands;
 
 use std::path::PathBuf;

