@@ -108,12 +108,14 @@ fn save_rule(
 }
 
 /// Runs commands until the sender is dropped, then closes the session.
+/// Runs until the commands end; gives back the id of the session the chat was saved as
+/// (`None`: nothing was saved).
 pub async fn run(
     mut agent: Agent,
     mut commands: mpsc::UnboundedReceiver<Command>,
     front: EventSink,
     mut saving: Saving,
-) {
+) -> Option<String> {
     let mut waiting: VecDeque<Command> = VecDeque::new();
     // The window first: the gauge, and a small window's tools, before the first message; then
     // the MCP servers' tools as they come up.
@@ -197,9 +199,11 @@ pub async fn run(
     if let Some(servers) = agent.mcp() {
         servers.shutdown().await;
     }
+    let saved = saving.saved_id().map(str::to_owned);
     if let Some(e) = saving.close().await {
         tracing::warn!("{e}");
     }
+    saved
 }
 
 impl Agent {

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use super::fail;
 use super::local::{self, Choice, Offer};
-use crate::agent::saving::{Saving, skipped_note};
+use crate::agent::saving::{Saving, resume_hint, skipped_note};
 use crate::agent::{Agent, Frontend};
 use crate::cli::Cli;
 use crate::config::{Config, ConfigError, Overrides, ProcessEnv, config_paths};
@@ -109,7 +109,11 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
         headless_chat(cli, &config, cwd, &message, sessions).await
     } else {
         let prompt = cli.prompt.clone().unwrap_or_default();
-        let code = tui_chat(cli, &config, cwd, prompt, sessions).await;
+        let (code, saved) = tui_chat(cli, &config, cwd, prompt, sessions).await;
+        // The terminal is restored: the line stays on the screen the user returns to.
+        if let Some(id) = saved {
+            eprintln!("{}", resume_hint(&id));
+        }
         if let Some(choice) = local {
             let (user_file, _, _) = config_paths(&overrides, &ProcessEnv);
             eprintln!("{}", choice.keep_hint(&user_file));
@@ -206,7 +210,7 @@ async fn tui_chat(
     cwd: PathBuf,
     prompt: String,
     sessions: Option<PathBuf>,
-) -> u8 {
+) -> (u8, Option<String>) {
     let (approver, approvals) = tokio::sync::mpsc::unbounded_channel();
     let (questioner, questions) = tokio::sync::mpsc::unbounded_channel();
     let cwd_label = home_relative(&cwd);
@@ -217,7 +221,7 @@ async fn tui_chat(
     };
     let agent = match agent(config, cwd, frontend) {
         Ok((a, _)) => a,
-        Err(e) => return fail(exit::USAGE, e),
+        Err(e) => return (fail(exit::USAGE, e), None),
     };
     let theme = crate::tui::theme::Theme::named(
         &config.ui.theme,
@@ -326,8 +330,13 @@ async fn headless_chat(
     if let Some(servers) = agent.mcp() {
         servers.shutdown().await;
     }
+    // Text mode: stdout is the reply alone; `--json` has the id in `session_started`.
+    let saved = saving.saved_id().map(str::to_owned);
     if let Some(e) = saving.close().await {
         eprintln!("sayso: warning: {e}");
+    }
+    if let (Some(id), false) = (saved, cli.json) {
+        eprintln!("{}", resume_hint(&id));
     }
     end.exit_code()
 }

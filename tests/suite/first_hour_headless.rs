@@ -178,6 +178,166 @@ async fn with_approvals_on_stdio_stdin_is_never_prompt_input() {
     let out = run(cmd).await;
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("--stdin"), "{}", out.stderr);
-    let _ = json!(null);
-    let _ = json_lines("");
+}
+
+/// The ids of the sessions saved under `home`.
+fn saved_sessions(home: &std::path::Path) -> Vec<String> {
+    let dir = home.join("data/sayso/sessions");
+    let mut ids: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()
+                        .and_then(|n| n.strip_suffix(".jsonl"))
+                        .map(str::to_owned)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.sort();
+    ids
+}
+
+fn resume_line(id: &str) -> String {
+    format!("sayso: this chat is saved as {id}; continue it with: sayso --resume {id}")
+}
+
+#[tokio::test]
+async fn text_mode_ends_with_the_line_that_resumes_the_chat_on_stderr() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["first answer"])));
+    fx.push(Reply::Stream(sse::text_reply(&["second answer"])));
+    let home = home_with(&fx.base_url(), "");
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "remember 42"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "first answer\n", "stdout is the reply alone");
+    let ids = saved_sessions(home.path());
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    assert_eq!(
+        out.stderr.lines().last(),
+        Some(resume_line(&ids[0]).as_str())
+    );
+
+    // The line says what works: the command continues that chat.
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--resume", &ids[0], "and now?"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let messages = fx.requests()[1].body["messages"].clone();
+    assert_eq!(messages[1]["content"], "remember 42");
+    assert_eq!(
+        out.stderr.lines().last(),
+        Some(resume_line(&ids[0]).as_str())
+    );
+}
+
+#[tokio::test]
+async fn no_resume_line_without_a_saved_session_nor_in_json_mode() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    let home = home_with(&fx.base_url(), "");
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "hi", "--no-session"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stderr, "");
+    assert!(saved_sessions(home.path()).is_empty());
+
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--json", "hi"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stderr, "");
+    let events = json_lines(&out.stdout);
+    let ids = saved_sessions(home.path());
+    assert_eq!(events[0]["session_id"].as_str(), Some(ids[0].as_str()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tui_prints_the_resume_line_after_the_terminal_is_restored() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["Hello there"])));
+    let tui = crate::support::tui::Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    tui.send("say hello").await;
+    tui.wait_for("Hello there").await;
+    tui.wait_for("Ctrl+D quit").await;
+    tui.keys(&["C-d"]);
+    assert_eq!(tui.exit_code().await, 0, "{}", tui.screen());
+    tui.assert_terminal_restored();
+    let ids = saved_sessions(tui.root_path());
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let screen = tui.screen();
+    // The line is on the shell's screen, just before the harness's own exit line.
+    let lines: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();
+    let at = lines.iter().position(|l| l.starts_with("EXITED:")).unwrap();
+    assert_eq!(lines[at - 1], resume_line(&ids[0]), "{screen}");
+
+    // Nothing said, nothing saved: no line.
+    let tui = tui.restart(&[]);
+    tui.ready().await;
+    tui.keys(&["C-d"]);
+    assert_eq!(tui.exit_code().await, 0, "{}", tui.screen());
+    assert!(!tui.screen().contains("sayso --resume"), "{}", tui.screen());
+}
+
+#[tokio::test]
+async fn json_mode_reports_a_config_error_on_stdout_and_exits_2() {
+    let home = home_with(
+        "http://127.0.0.1:9/v1",
+        "[chat]\napproval_mode = \"sometimes\"\n",
+    );
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--json", "hi"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let events = json_lines(&out.stdout);
+    assert_eq!(events.len(), 1, "{}", out.stdout);
+    let message = events[0]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("approval_mode"), "{message}");
+    assert_eq!(
+        events[0],
+        json!({"type": "error", "message": message, "will_retry": false, "startup": true})
+    );
+    // The message is on stderr as well, as without --json.
+    assert!(
+        out.stderr.contains(&format!("sayso: error: {message}")),
+        "{}",
+        out.stderr
+    );
+
+    // No endpoint at all, and a mistake on the command line: the same.
+    let bare = tempfile::tempdir().unwrap();
+    for args in [
+        &["-p", "--json", "hi"][..],
+        &["-p", "--json", "--no-such-flag", "hi"],
+    ] {
+        let mut cmd = sayso(bare.path());
+        cmd.args(args);
+        let out = run(cmd).await;
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        let events = json_lines(&out.stdout);
+        assert_eq!(events.len(), 1, "{args:?}: {}", out.stdout);
+        assert_eq!(events[0]["type"], "error");
+        assert_eq!(events[0]["startup"], true);
+        assert!(!out.stderr.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn session_started_carries_the_schema_version() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    let home = home_with(&fx.base_url(), "");
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--json", "--no-session", "hi"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let events = json_lines(&out.stdout);
+    assert_eq!(events[0]["type"], "session_started");
+    assert_eq!(events[0]["schema"], 1);
 }
