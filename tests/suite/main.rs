@@ -18,6 +18,7 @@ mod footprint;
 mod headless;
 mod headless_tools;
 mod hostile;
+mod json_events_doc;
 mod judge;
 mod local_servers;
 mod long_sessions;
