@@ -134,7 +134,9 @@ pub async fn tools(o: &Overrides) -> u8 {
             setup
                 .registry
                 .register(t, crate::tools::registry::Source::Mcp);
-            setup.active.insert(name);
+            if setup.mcp.offers(&name) {
+                setup.active.insert(name);
+            }
         }
         setup.allowed.extend(allowed);
     }

@@ -341,3 +341,126 @@ async fn session_started_carries_the_schema_version() {
     assert_eq!(events[0]["type"], "session_started");
     assert_eq!(events[0]["schema"], 1);
 }
+
+/// The tool names a request offered.
+fn offered(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+const GONE: &str = "\n[mcp_servers.gone]\ncommand = \"/nonexistent/server\"\nstartup_timeout = 2\n";
+
+#[tokio::test]
+async fn tools_may_name_an_mcp_tool_of_a_configured_server_and_no_other() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    let home = home_with(&fx.base_url(), GONE);
+    // The server's tools are known only once it runs: a name with its prefix is accepted.
+    let mut cmd = sayso(home.path());
+    cmd.args([
+        "-p",
+        "--no-session",
+        "--tools",
+        "read_file,gone__echo",
+        "hi",
+    ]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(offered(&fx.requests()[0].body), ["read_file"]);
+    assert!(out.stderr.contains("MCP server `gone`"), "{}", out.stderr);
+
+    // A prefix that is no configured server's is an unknown tool, as before.
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--tools", "read_file,nosuch__echo", "hi"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("unknown tool or group `nosuch__echo`")
+            && out.stderr.contains("an MCP tool is SERVER__TOOL"),
+        "{}",
+        out.stderr
+    );
+}
+
+fn mcp_dir(test: &str) -> Option<std::path::PathBuf> {
+    match std::env::var_os("SAYSO_TEST_MCP_DIR").map(std::path::PathBuf::from) {
+        Some(d) if d.join("node_modules/@modelcontextprotocol").is_dir() => Some(d),
+        _ => {
+            eprintln!(
+                "skipping {test}: SAYSO_TEST_MCP_DIR is not set (scripts/test installs the MCP servers)"
+            );
+            None
+        }
+    }
+}
+
+#[tokio::test]
+async fn tools_filters_the_mcp_tools_offered_and_warns_of_a_named_tool_that_never_appears() {
+    let Some(dir) =
+        mcp_dir("tools_filters_the_mcp_tools_offered_and_warns_of_a_named_tool_that_never_appears")
+    else {
+        return;
+    };
+    let everything = format!(
+        "\n[mcp_servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\nstartup_timeout = 30\n",
+        dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+            .display()
+            .to_string()
+    );
+    let fx = Fixture::start().await;
+    for _ in 0..3 {
+        fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    }
+    let home = home_with(&fx.base_url(), &everything);
+    let mut cmd = sayso(home.path());
+    cmd.args([
+        "-p",
+        "--json",
+        "--no-session",
+        "--tools",
+        "read_file,everything__echo,everything__nope",
+        "hi",
+    ]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut tools = offered(&fx.requests()[0].body);
+    tools.sort();
+    assert_eq!(tools, ["everything__echo", "read_file"]);
+    let events = json_lines(&out.stdout);
+    let warning = events
+        .iter()
+        .find(|e| e["type"] == "notice" && e["error"] == true)
+        .unwrap_or_else(|| panic!("no warning: {}", out.stdout));
+    let text = warning["message"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            "--tools names `everything__nope`, which the MCP server `everything` does not offer (it offers "
+        ) && text.contains("everything__echo"),
+        "{text}"
+    );
+
+    // `SERVER__*` offers all of a server's tools; a list without MCP names leaves them all.
+    for list in ["read_file,everything__*", "read_file"] {
+        let mut cmd = sayso(home.path());
+        cmd.args(["-p", "--no-session", "--tools", list, "hi"]);
+        let out = run(cmd).await;
+        assert_eq!(out.code, 0, "{list}: {}", out.stderr);
+        let reqs = fx.requests();
+        let tools = offered(&reqs.last().unwrap().body);
+        assert!(tools.contains(&"read_file".to_owned()), "{list}: {tools:?}");
+        assert!(
+            tools.contains(&"everything__get-sum".to_owned()),
+            "{list}: {tools:?}"
+        );
+        assert!(
+            !tools.contains(&"run_command".to_owned()),
+            "{list}: {tools:?}"
+        );
+    }
+}
