@@ -248,12 +248,18 @@ impl Agent {
 
     fn describe_tools(&self) -> String {
         let e = &self.engine;
+        let rules = e.rules().get();
+        let policy = crate::tools::setup::PolicyView {
+            mode: e.mode().get(),
+            rules: &rules,
+            judge_enabled: e.judge().is_some(),
+        };
         let table = crate::tools::setup::describe_parts(
             e.registry(),
             e.active(),
             e.allowed(),
             &self.groups,
-            e.judge().is_some(),
+            &policy,
         );
         format!(
             "tools (add one to the chat with @{{name}}):\n{}",

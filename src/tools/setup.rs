@@ -330,15 +330,23 @@ fn active_and_allowed(
     Ok((active, allowed, mcp))
 }
 
-/// The tools table of `sayso tools` and `/tools`: name, kind, source, whether offered, and the
-/// approval settings in words; then the groups.
-pub fn describe(setup: &ToolSetup, judge_enabled: bool) -> String {
+/// What the tools table says each tool's calls do: under this mode and these rules.
+pub struct PolicyView<'a> {
+    pub mode: crate::config::mode::Mode,
+    pub rules: &'a super::rules::Rules,
+    pub judge_enabled: bool,
+}
+
+/// The tools table of `sayso tools` and `/tools`: name, kind, source, whether offered, and
+/// what its calls do under the mode and the rules ([`super::approval::summary`]); then the
+/// groups.
+pub fn describe(setup: &ToolSetup, policy: &PolicyView<'_>) -> String {
     describe_parts(
         &setup.registry,
         &setup.active,
         &setup.allowed,
         &setup.groups,
-        judge_enabled,
+        policy,
     )
 }
 
@@ -348,39 +356,31 @@ pub fn describe_parts(
     active: &BTreeSet<String>,
     allowed: &BTreeSet<String>,
     groups: &BTreeMap<String, Group>,
-    judge_enabled: bool,
+    policy: &PolicyView<'_>,
 ) -> String {
+    use super::approval::summary::{ToolPolicy, summary};
     use std::fmt::Write;
     let mut out = String::new();
+    let specs = policy.rules.specs();
     let _ = writeln!(
         out,
-        "{:<18} {:<10} {:<8} {:<7} APPROVAL",
-        "TOOL", "KIND", "SOURCE", "ACTIVE"
+        "{:<18} {:<10} {:<8} {:<7} CALLS IN {} MODE",
+        "TOOL",
+        "KIND",
+        "SOURCE",
+        "ACTIVE",
+        policy.mode.as_str().to_uppercase()
     );
     for (name, entry) in registry.entries() {
         let opts = entry.opts();
-        let mut approval = vec![match opts.approval_setting() {
-            crate::config::opts::ApprovalSetting::Yes => "ask".to_owned(),
-            crate::config::opts::ApprovalSetting::No => "no approval".to_owned(),
-            crate::config::opts::ApprovalSetting::PromptCondition => {
-                "ask when its condition says so".to_owned()
-            }
-        }];
-        if opts.require_cmd_approval() {
-            approval.push("remembers exact commands".into());
-        }
-        if opts.protect() {
-            approval.push("protect (always asks in auto mode)".into());
-        }
-        if opts.safe_commands.as_ref().is_some_and(|l| !l.is_empty()) {
-            approval.push("is_safe via safe_commands".into());
-        }
-        if opts.judge() && judge_enabled {
-            approval.push("judge in auto mode".into());
-        }
-        if allowed.contains(name) {
-            approval = vec!["never asks (allowed)".into()];
-        }
+        let tool = ToolPolicy {
+            name,
+            kind: entry.tool.kind(),
+            opts: &opts,
+            is_question: entry.tool.is_question(),
+            allowed: allowed.contains(name),
+            judge_enabled: policy.judge_enabled,
+        };
         let on = if active.contains(name) { "yes" } else { "no" };
         let _ = writeln!(
             out,
@@ -389,9 +389,15 @@ pub fn describe_parts(
             entry.tool.kind().as_str(),
             entry.source.as_str(),
             on,
-            approval.join("; ")
+            summary(&tool, policy.mode, &specs)
         );
     }
+    let _ = writeln!(
+        out,
+        "{} mode: {}. In every mode a write outside the project or to a protected path asks, and so does a command a hostile repository could turn into code; headless, a call that would ask is rejected. `--approval-mode MODE` shows another mode; `sayso approvals` lists the rules.",
+        policy.mode.as_str(),
+        policy.mode.describe()
+    );
     for (name, g) in groups {
         let _ = writeln!(out, "group {name}: {}", g.tools.join(", "));
     }

@@ -2,6 +2,7 @@
 //! `--json`, the line that says how to resume a chat. The real binary, its stdout, stderr, exit
 //! code and the request bodies the fixture server records.
 
+use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -463,4 +464,72 @@ async fn tools_filters_the_mcp_tools_offered_and_warns_of_a_named_tool_that_neve
             "{list}: {tools:?}"
         );
     }
+}
+
+/// `sayso tools ARGS` in `home`: each tool's line, by name.
+async fn tools_table(home: &std::path::Path, args: &[&str]) -> BTreeMap<String, String> {
+    let mut cmd = sayso(home);
+    cmd.arg("tools").args(args);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let name = l.split_whitespace().next()?;
+            let calls = l.get(47..)?;
+            Some((name.to_owned(), calls.to_owned()))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn sayso_tools_shows_what_each_tool_does_in_the_mode_and_under_the_rules() {
+    let home = home_with(
+        "http://127.0.0.1:9/v1",
+        "[[approvals.rules]]\ntool = \"run_command\"\nmatch = \"git diff *\"\ndecision = \"allow\"\n\
+         [[approvals.rules]]\ntool = \"edit_file\"\ndecision = \"deny\"\n",
+    );
+    let balanced = tools_table(home.path(), &[]).await;
+    let strict = tools_table(home.path(), &["--approval-mode", "strict"]).await;
+    let trust = tools_table(home.path(), &["--approval-mode", "trust"]).await;
+    let auto = tools_table(home.path(), &["--auto"]).await;
+
+    assert_eq!(
+        balanced["delete_file"],
+        "ask; Always accept remembers that exact call (the tool and all its arguments)"
+    );
+    assert_eq!(strict["delete_file"], "ask, every time");
+    assert_eq!(trust["delete_file"], "run");
+    assert!(
+        auto["delete_file"].starts_with("ask (protected)"),
+        "{}",
+        auto["delete_file"]
+    );
+    assert_eq!(
+        balanced["create_file"],
+        "ask; Always accept remembers the tool: its later calls run"
+    );
+    assert_eq!(
+        strict["read_file"],
+        "run inside the project; outside: ask, every time"
+    );
+    assert!(
+        auto["run_command"].starts_with("safe-listed commands run; others: go to the judge"),
+        "{}",
+        auto["run_command"]
+    );
+    // The rules: a tool-wide deny decides in every mode; a pattern is listed.
+    for table in [&balanced, &strict, &trust, &auto] {
+        assert_eq!(
+            table["edit_file"],
+            "are refused (the rule `edit_file → deny`)"
+        );
+        assert!(
+            table["run_command"].ends_with("; rules: `run_command match \"git diff *\" → allow`"),
+            "{}",
+            table["run_command"]
+        );
+    }
+    assert!(!balanced.values().any(|l| l.contains("exact commands")));
 }
