@@ -178,7 +178,12 @@ async fn with_approvals_on_stdio_stdin_is_never_prompt_input() {
     cmd.args(["-p", "--json", "--approvals", "stdio", "--stdin", "go"]);
     let out = run(cmd).await;
     assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(out.stderr.contains("--stdin"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("the argument '--approvals <HOW>' cannot be used with '--stdin'"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// The ids of the sessions saved under `home`.
