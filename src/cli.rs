@@ -19,12 +19,18 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// The message to send (with -p: read from stdin when omitted or "-")
+    /// The message to send (with -p: read from stdin when omitted or "-"; piped input after a
+    /// prompt is sent after it, as a fenced block)
     pub prompt: Option<String>,
 
     /// Headless: answer the prompt, print to stdout, exit
     #[arg(short = 'p', long = "print")]
     pub print: bool,
+
+    /// With -p PROMPT: wait for piped stdin to end and send it after the prompt. Without it,
+    /// piped input is read only when it starts within 3 s
+    #[arg(long = "stdin", requires = "print", conflicts_with = "approvals")]
+    pub read_stdin: bool,
 
     /// With -p: print JSON Lines events instead of text
     #[arg(long, requires = "print")]
@@ -185,6 +191,24 @@ pub enum SessionsAction {
 }
 
 impl Cli {
+    /// The command line of this process; on a mistake, clap's message on stderr and exit 2 —
+    /// after the `error` event on stdout when `--json` was asked for (a script reading
+    /// stdout learns why nothing else comes).
+    pub fn parse_or_exit() -> Cli {
+        match Cli::try_parse() {
+            Ok(cli) => cli,
+            Err(e) => {
+                if e.use_stderr() && asks_for_json(std::env::args_os().skip(1)) {
+                    let text = e.to_string();
+                    let first = text.lines().next().unwrap_or_default();
+                    let message = first.strip_prefix("error: ").unwrap_or(first);
+                    println!("{}", crate::headless::startup_error(message));
+                }
+                e.exit()
+            }
+        }
+    }
+
     /// Which saved session to continue: `Some(None)` the latest of this directory.
     pub fn resume_choice(&self) -> Option<Option<String>> {
         if self.continue_last {
@@ -203,4 +227,9 @@ impl Cli {
             _ => Some("trace".into()),
         })
     }
+}
+
+/// Whether `--json` is among the options (before a `--`).
+fn asks_for_json(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    args.take_while(|a| a != "--").any(|a| a == "--json")
 }

@@ -3,14 +3,12 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 use sayso::cli::Cli;
 use sayso::exit;
 
 fn main() -> ExitCode {
     sayso::provider::http::install_crypto_provider();
-    let cli = Cli::parse();
+    let cli = Cli::parse_or_exit();
     // SAFETY: no other thread runs yet (the runtime starts below).
     unsafe { sayso::launch::protect_secrets(&cli) };
     // Headless runs on one thread. The TUI keeps its own thread for input and drawing, and the

@@ -1,14 +1,16 @@
 //! The MCP servers' tools in the chat: before each turn (and at the start), servers still
 //! starting are waited for (each bounded by its startup timeout), tool lists a server said
 //! changed are fetched again, and the engine offers exactly the tools of the servers that are
-//! ready. Each server's status is reported once per change (ready with N tools, tools skipped,
-//! failed and why).
+//! ready — those the tool list names, when it names any (`--tools SERVER__TOOL`). Each server's
+//! status is reported once per change (ready with N tools, tools skipped, failed and why), with
+//! the named tools it does not have.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{Agent, Event, EventSink};
 use crate::mcp::servers::{Servers, Status};
+use crate::tools::mcp_selection::McpSelection;
 use crate::tools::registry::Source;
 
 #[derive(Default)]
@@ -18,6 +20,8 @@ pub struct McpState {
     synced: Option<u64>,
     /// What the user was last told of each server.
     reported: HashMap<String, String>,
+    /// The MCP tools the tool list offers (`--tools SERVER__TOOL`).
+    pub selection: McpSelection,
 }
 
 impl Agent {
@@ -60,9 +64,21 @@ impl Agent {
             if self.mcp.reported.get(&snap.name) != Some(&text) {
                 self.mcp.reported.insert(snap.name.clone(), text);
                 sink.emit(Event::Info(note));
+                if snap.status == Status::Ready {
+                    let offered: Vec<String> = snap
+                        .tools
+                        .iter()
+                        .map(|t| crate::mcp::schema::offered_name(&snap.name, &t.name))
+                        .collect();
+                    for missing in self.mcp.selection.missing(&snap.name, &offered) {
+                        sink.emit(Event::Info(Err(missing)));
+                    }
+                }
             }
         }
         let (tools, allowed) = crate::mcp::tools_of(&servers);
-        self.engine.replace_source(Source::Mcp, tools, &allowed);
+        let selection = &self.mcp.selection;
+        self.engine
+            .replace_source(Source::Mcp, tools, &allowed, |n| selection.offers(n));
     }
 }

@@ -159,6 +159,7 @@ pub fn build(
         user_config: config.user_file.clone(),
     };
     let mut agent = Agent::new(client, engine, model, settings, setup.groups);
+    agent.mcp.selection = setup.mcp;
     agent.start_mode = resume_mode::StartMode {
         mode: config.tools.approval_mode,
         explicit: config.tools.approval_mode_explicit,

@@ -29,6 +29,14 @@ impl Saving {
         self.live.as_ref().map(LiveSession::id)
     }
 
+    /// The session's id once it has a file (`None`: nothing was saved).
+    pub fn saved_id(&self) -> Option<&str> {
+        self.live
+            .as_ref()
+            .filter(|l| l.is_saved())
+            .map(LiveSession::id)
+    }
+
     /// Where this turn's events go: the front-end, and the session file (created now if this
     /// is the chat's first message).
     pub fn sink(&mut self, front: &EventSink, agent: &Agent) -> EventSink {
@@ -123,6 +131,11 @@ impl Saving {
         let summary = self.live?.close().await?;
         summary.error
     }
+}
+
+/// The line printed at exit when the chat was saved: its id, and how to go on with it.
+pub fn resume_hint(id: &str) -> String {
+    format!("sayso: this chat is saved as {id}; continue it with: sayso --resume {id}")
 }
 
 /// What the user reads when a saved session had unreadable lines.

@@ -108,12 +108,14 @@ fn save_rule(
 }
 
 /// Runs commands until the sender is dropped, then closes the session.
+/// Runs until the commands end; gives back the id of the session the chat was saved as
+/// (`None`: nothing was saved).
 pub async fn run(
     mut agent: Agent,
     mut commands: mpsc::UnboundedReceiver<Command>,
     front: EventSink,
     mut saving: Saving,
-) {
+) -> Option<String> {
     let mut waiting: VecDeque<Command> = VecDeque::new();
     // The window first: the gauge, and a small window's tools, before the first message; then
     // the MCP servers' tools as they come up.
@@ -197,9 +199,11 @@ pub async fn run(
     if let Some(servers) = agent.mcp() {
         servers.shutdown().await;
     }
+    let saved = saving.saved_id().map(str::to_owned);
     if let Some(e) = saving.close().await {
         tracing::warn!("{e}");
     }
+    saved
 }
 
 impl Agent {
@@ -249,12 +253,18 @@ impl Agent {
 
     fn describe_tools(&self) -> String {
         let e = &self.engine;
+        let rules = e.rules().get();
+        let policy = crate::tools::setup::PolicyView {
+            mode: e.mode().get(),
+            rules: &rules,
+            judge_enabled: e.judge().is_some(),
+        };
         let table = crate::tools::setup::describe_parts(
             e.registry(),
             e.active(),
             e.allowed(),
             &self.groups,
-            e.judge().is_some(),
+            &policy,
         );
         format!(
             "tools (add one to the chat with @{{name}}):\n{}",

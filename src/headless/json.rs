@@ -1,5 +1,7 @@
-//! JSON Lines events on stdout, one object per line with a `type` (SPEC §7). The README's
-//! table of events is the contract; every field name is spelled here.
+//! JSON Lines events on stdout, one object per line with a `type` (SPEC §7). The contract is
+//! `docs/json-events.md`, pinned by a test that compares it with what real runs print; every
+//! field name is spelled here, and [`SCHEMA`] (in `session_started`) changes when a field is
+//! renamed or removed, or changes meaning.
 
 use std::io::Write;
 
@@ -8,6 +10,15 @@ use serde_json::{Value, json};
 use super::Printer;
 use crate::events::{Event, Mode, TurnEnd};
 use crate::provider::StreamDelta;
+
+/// The version of the events' shape, in `session_started`. Adding an event or a field keeps it.
+pub const SCHEMA: u32 = 1;
+
+/// The one line a run that cannot start prints (bad usage, a config error, no endpoint):
+/// before any `session_started`, and nothing follows it.
+pub fn startup_error(message: &str) -> Value {
+    json!({"type": "error", "message": message, "will_retry": false, "startup": true})
+}
 
 pub struct JsonPrinter<O: Write> {
     out: O,
@@ -193,7 +204,7 @@ impl<O: Write> JsonPrinter<O> {
 impl<O: Write> Printer for JsonPrinter<O> {
     fn session_started(&mut self, model: &str, provider: &str, mode: Mode, session: Option<&str>) {
         self.emit(json!({
-            "type": "session_started", "model": model, "provider": provider,
+            "type": "session_started", "schema": SCHEMA, "model": model, "provider": provider,
             "auto": mode == Mode::Auto, "approval_mode": mode.as_str(), "session_id": session,
         }));
     }

@@ -17,7 +17,7 @@ mod text;
 
 use tokio_util::sync::CancellationToken;
 
-pub use self::json::JsonPrinter;
+pub use self::json::{JsonPrinter, startup_error};
 pub use self::text::TextPrinter;
 use crate::agent::Agent;
 use crate::agent::saving::Saving;

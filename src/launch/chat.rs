@@ -3,13 +3,13 @@
 //! the servers running on this machine: `local`), builds the tools and the agent, prunes old
 //! sessions, and continues a saved session when asked (`--resume`, `--continue`).
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use super::fail;
 use super::local::{self, Choice, Offer};
-use crate::agent::saving::{Saving, skipped_note};
+use crate::agent::saving::{Saving, resume_hint, skipped_note};
 use crate::agent::{Agent, Frontend};
 use crate::cli::Cli;
 use crate::config::{Config, ConfigError, Overrides, ProcessEnv, config_paths};
@@ -63,13 +63,23 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
             "--approvals stdio reads answers on stdin: give the prompt as an argument",
         );
     }
-    let prompt = if cli.print {
-        match read_prompt(cli.prompt.as_deref()) {
-            Ok(p) => p,
+    let message = if cli.print {
+        let ask = super::prompt::Ask {
+            arg: cli.prompt.as_deref(),
+            wait: cli.read_stdin,
+            control: cli.approvals.is_some(),
+        };
+        match super::prompt::read(&ask) {
+            Ok((m, notes)) => {
+                for n in notes {
+                    eprintln!("sayso: {n}");
+                }
+                Some(m)
+            }
             Err(e) => return fail(exit::USAGE, e),
         }
     } else {
-        cli.prompt.clone().unwrap_or_default()
+        None
     };
     // The demo's scripted model creates files: give it a scratch directory unless -C says where.
     let demo_dir = match (&server, &cli.cwd) {
@@ -95,10 +105,15 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
         _dir: demo_dir,
     });
     let sessions = sessions_dir(cli, &config);
-    if cli.print {
-        headless_chat(cli, &config, cwd, &prompt, sessions).await
+    if let Some(message) = message {
+        headless_chat(cli, &config, cwd, &message, sessions).await
     } else {
-        let code = tui_chat(cli, &config, cwd, prompt, sessions).await;
+        let prompt = cli.prompt.clone().unwrap_or_default();
+        let (code, saved) = tui_chat(cli, &config, cwd, prompt, sessions).await;
+        // The terminal is restored: the line stays on the screen the user returns to.
+        if let Some(id) = saved {
+            eprintln!("{}", resume_hint(&id));
+        }
         if let Some(choice) = local {
             let (user_file, _, _) = config_paths(&overrides, &ProcessEnv);
             eprintln!("{}", choice.keep_hint(&user_file));
@@ -174,18 +189,19 @@ fn sessions_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
     Some(config.dirs.data.clone())
 }
 
-/// The chat's agent, with its MCP servers starting in the background.
-fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<Agent, String> {
+/// The chat's agent, with its MCP servers starting in the background, and its client (which
+/// shares what it learns about context windows with the agent's).
+fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<(Agent, Client), String> {
     let client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
     let setup = crate::tools::setup::build(config).map_err(|e| e.to_string())?;
-    let mut agent = crate::agent::build(config, client, setup, cwd, frontend);
+    let mut agent = crate::agent::build(config, client.clone(), setup, cwd, frontend);
     if !config.tools.mcp_servers.is_empty() {
         agent.set_mcp(crate::mcp::servers::Servers::start(
             &config.tools.mcp_servers,
             &config.secret_env,
         ));
     }
-    Ok(agent)
+    Ok((agent, client))
 }
 
 async fn tui_chat(
@@ -194,7 +210,7 @@ async fn tui_chat(
     cwd: PathBuf,
     prompt: String,
     sessions: Option<PathBuf>,
-) -> u8 {
+) -> (u8, Option<String>) {
     let (approver, approvals) = tokio::sync::mpsc::unbounded_channel();
     let (questioner, questions) = tokio::sync::mpsc::unbounded_channel();
     let cwd_label = home_relative(&cwd);
@@ -204,8 +220,8 @@ async fn tui_chat(
         questions: Some(questioner),
     };
     let agent = match agent(config, cwd, frontend) {
-        Ok(a) => a,
-        Err(e) => return fail(exit::USAGE, e),
+        Ok((a, _)) => a,
+        Err(e) => return (fail(exit::USAGE, e), None),
     };
     let theme = crate::tui::theme::Theme::named(
         &config.ui.theme,
@@ -227,7 +243,7 @@ async fn headless_chat(
     cli: &Cli,
     config: &Config,
     cwd: PathBuf,
-    prompt: &str,
+    message: &super::prompt::Message,
     sessions: Option<PathBuf>,
 ) -> u8 {
     // `--approvals stdio`: someone answers after all — the program on the other end of stdio.
@@ -253,7 +269,7 @@ async fn headless_chat(
         approver,
         questions: None,
     };
-    let mut agent = match agent(config, cwd, frontend) {
+    let (mut agent, client) = match agent(config, cwd, frontend) {
         Ok(a) => a,
         Err(e) => return fail(exit::USAGE, e),
     };
@@ -271,6 +287,12 @@ async fn headless_chat(
             }
             Err(e) => return fail(exit::USAGE, e),
         }
+    }
+    // Piped input is cut to what the model's window can take (the window is cached for the
+    // agent, which asks for it next).
+    let (prompt, cut) = message.text(client.context_window(&agent.model()).await.tokens);
+    if let Some(note) = cut {
+        eprintln!("sayso: {note}");
     }
     let stdout = std::io::stdout();
     let mut printer: Box<dyn Printer> = if cli.json {
@@ -296,7 +318,7 @@ async fn headless_chat(
     let mut signals = crate::signals::Signals::new();
     let end = headless::run(
         &mut agent,
-        prompt,
+        &prompt,
         printer.as_mut(),
         &mut saving,
         signals.recv(),
@@ -308,8 +330,13 @@ async fn headless_chat(
     if let Some(servers) = agent.mcp() {
         servers.shutdown().await;
     }
+    // Text mode: stdout is the reply alone; `--json` has the id in `session_started`.
+    let saved = saving.saved_id().map(str::to_owned);
     if let Some(e) = saving.close().await {
         eprintln!("sayso: warning: {e}");
+    }
+    if let (Some(id), false) = (saved, cli.json) {
+        eprintln!("{}", resume_hint(&id));
     }
     end.exit_code()
 }
@@ -325,27 +352,4 @@ fn home_relative(p: &std::path::Path) -> String {
         ),
         _ => p.display().to_string(),
     }
-}
-
-/// The prompt from the argument, or from stdin when the argument is absent or `-`.
-fn read_prompt(arg: Option<&str>) -> Result<String, String> {
-    let prompt = match arg {
-        Some(p) if p != "-" => p.to_owned(),
-        _ => {
-            let stdin = std::io::stdin();
-            if stdin.is_terminal() {
-                eprintln!("sayso: reading the prompt from stdin (end it with Ctrl+D)");
-            }
-            let mut s = String::new();
-            stdin
-                .lock()
-                .read_to_string(&mut s)
-                .map_err(|e| format!("cannot read the prompt from stdin: {e}"))?;
-            s
-        }
-    };
-    if prompt.trim().is_empty() {
-        return Err("no prompt given: pass it as an argument or on stdin".into());
-    }
-    Ok(prompt)
 }

@@ -51,7 +51,9 @@ pub async fn offer(ask: Ask<'_>) -> Offer {
         "no endpoint configured; local servers probed"
     );
     if ask.headless || !ask.terminal || servers.is_empty() {
-        eprintln!("{}", message(&servers, &ask));
+        let text = message(&servers, &ask);
+        eprintln!("{text}");
+        super::json_error(text.strip_prefix("sayso: error: ").unwrap_or(&text));
         return Offer::Exit(exit::USAGE);
     }
     match crate::tui::server_picker::pick(&servers, ask.theme).await {

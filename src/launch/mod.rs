@@ -3,11 +3,13 @@
 //! chat — the TUI or headless — with its configuration, its tools and its session.
 //!
 //! - [`chat`]: the TUI and `-p`: config, the demo endpoint, the agent, sessions and resume.
+//! - [`prompt`]: the message of `-p`: the argument, stdin, or both.
 //! - [`local`]: no endpoint configured: the servers found on this machine, suggested or picked.
 //! - [`subcommands`]: `sayso config`, `tools`, `sessions`, `completions`.
 
 mod chat;
 mod local;
+mod prompt;
 mod subcommands;
 
 use std::path::PathBuf;
@@ -16,10 +18,27 @@ use crate::cli::{Cli, Command};
 use crate::config::{Config, DEFAULT_KEY_ENV, Overrides, ProcessEnv};
 use crate::exit;
 
-/// Prints `sayso: error: MESSAGE` and gives back `code`.
+/// Set for `-p --json`: a run that cannot start says why on stdout too, as the one JSON
+/// event a script reading stdout will see ([`crate::headless::startup_error`]).
+static JSON_ERRORS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints `sayso: error: MESSAGE` (and with `--json` the `error` event on stdout) and gives
+/// back `code`.
 pub fn fail(code: u8, message: impl std::fmt::Display) -> u8 {
+    let message = message.to_string();
     eprintln!("sayso: error: {message}");
+    json_error(&message);
     code
+}
+
+/// With `-p --json`: the startup `error` event on stdout.
+fn json_error(message: &str) {
+    if JSON_ERRORS.load(std::sync::atomic::Ordering::Relaxed) {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", crate::headless::startup_error(message));
+        let _ = out.flush();
+    }
 }
 
 fn names(list: &[String]) -> Vec<String> {
@@ -88,6 +107,9 @@ fn keep_secrets(config: &Config) {
 
 /// Runs what the command line asks for; returns the exit code.
 pub async fn run(cli: Cli) -> u8 {
+    if cli.command.is_none() && cli.print && cli.json {
+        JSON_ERRORS.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     let cwd = match cwd(&cli) {
         Ok(d) => d,
         Err(e) => return fail(exit::USAGE, e),

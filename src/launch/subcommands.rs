@@ -134,14 +134,19 @@ pub async fn tools(o: &Overrides) -> u8 {
             setup
                 .registry
                 .register(t, crate::tools::registry::Source::Mcp);
-            setup.active.insert(name);
+            if setup.mcp.offers(&name) {
+                setup.active.insert(name);
+            }
         }
         setup.allowed.extend(allowed);
     }
-    print!(
-        "{}",
-        crate::tools::setup::describe(&setup, config.judge.enabled)
-    );
+    let rules = crate::tools::rules::Rules::new(&config.tools.rules);
+    let policy = crate::tools::setup::PolicyView {
+        mode: config.tools.approval_mode,
+        rules: &rules,
+        judge_enabled: config.judge.enabled,
+    };
+    print!("{}", crate::tools::setup::describe(&setup, &policy));
     if let Some(s) = servers {
         for snap in s.snapshots() {
             if !matches!(snap.status, crate::mcp::servers::Status::Ready) {

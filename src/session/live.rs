@@ -97,6 +97,11 @@ impl LiveSession {
         matches!(self.state, State::Open { .. })
     }
 
+    /// Whether the session has a file: it is being written, or it was resumed from one.
+    pub fn is_saved(&self) -> bool {
+        matches!(self.state, State::Open { .. } | State::Resumed)
+    }
+
     /// `front` sending to this session's writer as well, opening the file on first use; a new
     /// session's header then says `start` (the model and mode as they are now).
     pub fn sink(&mut self, front: &EventSink, start: impl FnOnce() -> Start) -> EventSink {

@@ -393,5 +393,7 @@ pub fn after_judge(facts: &CallFacts, verdict: &Verdict, interaction: Interactio
     }
 }
 
+pub mod summary;
+
 #[cfg(test)]
 mod tests;

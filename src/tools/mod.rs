@@ -36,6 +36,7 @@ pub mod function;
 pub mod git_guard;
 pub mod judge;
 pub mod lifecycle;
+pub mod mcp_selection;
 pub mod orchestrator;
 pub mod output_cap;
 pub mod registry;

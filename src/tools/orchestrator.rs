@@ -99,14 +99,16 @@ impl Engine {
         &self.registry
     }
 
-    /// Replaces the tools from `source` with `tools`, all offered from now on (and in a new
-    /// chat), `allowed` among them never asking (added to the allow-list, which may already
-    /// name them: `--allowed-tools SERVER__TOOL`): the MCP servers' tools as they change.
+    /// Replaces the tools from `source` with `tools`, those that `offer` accepts offered from
+    /// now on (and in a new chat), `allowed` among them never asking (added to the allow-list,
+    /// which may already name them: `--allowed-tools SERVER__TOOL`): the MCP servers' tools as
+    /// they change.
     pub fn replace_source(
         &mut self,
         source: super::registry::Source,
         tools: Vec<Arc<dyn super::tool::Tool>>,
         allowed: &BTreeSet<String>,
+        offer: impl Fn(&str) -> bool,
     ) {
         let mut registry = (*self.registry).clone();
         for gone in registry.remove_source(source) {
@@ -116,8 +118,10 @@ impl Engine {
         for tool in tools {
             let name = tool.name().to_owned();
             registry.register(tool, source);
-            self.active.insert(name.clone());
-            self.defaults.insert(name.clone());
+            if offer(&name) {
+                self.active.insert(name.clone());
+                self.defaults.insert(name.clone());
+            }
             if allowed.contains(&name) {
                 self.allowed.insert(name);
             }

@@ -10,6 +10,7 @@ use serde_json::Map;
 use super::builtin;
 use super::cmd_tool::template::placeholders;
 use super::cmd_tool::{BuildCmd, CmdTool, OPTION_MARK, validate_template};
+use super::mcp_selection::{McpSelection, is_mcp_name};
 use super::registry::{Registry, Source};
 use crate::config::file::{CmdSchemaFile, ToolFile};
 use crate::config::opts::Opts;
@@ -29,6 +30,8 @@ pub struct ToolSetup {
     /// The tools offered to the model at the start of a chat.
     pub active: BTreeSet<String>,
     pub allowed: BTreeSet<String>,
+    /// The MCP tools the tool list offers (they are known once their servers run).
+    pub mcp: McpSelection,
 }
 
 impl ToolSetup {
@@ -43,8 +46,13 @@ impl ToolSetup {
             } else {
                 let mut known: Vec<&str> = self.registry.entries().map(|(k, _)| k).collect();
                 known.extend(self.groups.keys().map(String::as_str));
+                let mcp = if n.contains("__") {
+                    "; an MCP tool is SERVER__TOOL, SERVER a server of [mcp_servers]"
+                } else {
+                    ""
+                };
                 return Err(format!(
-                    "unknown tool or group `{n}` (known: {})",
+                    "unknown tool or group `{n}` (known: {}){mcp}",
                     known.join(", ")
                 ));
             }
@@ -64,8 +72,9 @@ pub fn build(config: &Config) -> Result<ToolSetup, ConfigError> {
         groups,
         active: BTreeSet::new(),
         allowed: BTreeSet::new(),
+        mcp: McpSelection::default(),
     };
-    (setup.active, setup.allowed) = active_and_allowed(config, &setup)?;
+    (setup.active, setup.allowed, setup.mcp) = active_and_allowed(config, &setup)?;
     Ok(setup)
 }
 
@@ -276,14 +285,20 @@ fn groups(config: &Config, registry: &Registry) -> Result<BTreeMap<String, Group
     Ok(groups)
 }
 
-/// The tools active at the start of a chat and the tools that never ask, expanded from their
-/// tool and group names; an unknown name is reported where it was set (file or command line).
+/// The tools active at the start of a chat, the tools that never ask, expanded from their
+/// tool and group names, and the MCP tools offered; an unknown name is reported where it was
+/// set (file or command line).
 fn active_and_allowed(
     config: &Config,
     setup: &ToolSetup,
-) -> Result<(BTreeSet<String>, BTreeSet<String>), ConfigError> {
+) -> Result<(BTreeSet<String>, BTreeSet<String>, McpSelection), ConfigError> {
     let settings = &config.tools;
-    let active = setup.expand(&settings.default_tools).map_err(|m| {
+    // An MCP server's tool (`SERVER__TOOL`) is known only once the server runs: taken as named.
+    let is_mcp = |n: &String| is_mcp_name(n, settings.mcp_servers.iter().map(|s| s.name.as_str()));
+    let (mcp_offered, builtin): (Vec<String>, Vec<String>) =
+        settings.default_tools.iter().cloned().partition(is_mcp);
+    let mcp = McpSelection::new(mcp_offered, &settings.default_tools_origin);
+    let active = setup.expand(&builtin).map_err(|m| {
         if settings.default_tools_origin == "--tools" {
             ConfigError::Invalid {
                 origin: "--tools".into(),
@@ -295,13 +310,6 @@ fn active_and_allowed(
             config.invalid("chat", "default_tools", m)
         }
     })?;
-    // An MCP server's tool (`SERVER__TOOL`) is known only once the server runs: taken as named.
-    let is_mcp = |n: &String| {
-        settings.mcp_servers.iter().any(|s| {
-            n.strip_prefix(&s.name)
-                .is_some_and(|rest| rest.starts_with("__"))
-        })
-    };
     let (mcp_allowed, named): (Vec<String>, Vec<String>) =
         settings.allowed_tools.iter().cloned().partition(is_mcp);
     let mut allowed = setup.expand(&named).map_err(|m| {
@@ -319,18 +327,26 @@ fn active_and_allowed(
         }
     })?;
     allowed.extend(mcp_allowed);
-    Ok((active, allowed))
+    Ok((active, allowed, mcp))
 }
 
-/// The tools table of `sayso tools` and `/tools`: name, kind, source, whether offered, and the
-/// approval settings in words; then the groups.
-pub fn describe(setup: &ToolSetup, judge_enabled: bool) -> String {
+/// What the tools table says each tool's calls do: under this mode and these rules.
+pub struct PolicyView<'a> {
+    pub mode: crate::config::mode::Mode,
+    pub rules: &'a super::rules::Rules,
+    pub judge_enabled: bool,
+}
+
+/// The tools table of `sayso tools` and `/tools`: name, kind, source, whether offered, and
+/// what its calls do under the mode and the rules ([`super::approval::summary`]); then the
+/// groups.
+pub fn describe(setup: &ToolSetup, policy: &PolicyView<'_>) -> String {
     describe_parts(
         &setup.registry,
         &setup.active,
         &setup.allowed,
         &setup.groups,
-        judge_enabled,
+        policy,
     )
 }
 
@@ -340,39 +356,31 @@ pub fn describe_parts(
     active: &BTreeSet<String>,
     allowed: &BTreeSet<String>,
     groups: &BTreeMap<String, Group>,
-    judge_enabled: bool,
+    policy: &PolicyView<'_>,
 ) -> String {
+    use super::approval::summary::{ToolPolicy, summary};
     use std::fmt::Write;
     let mut out = String::new();
+    let specs = policy.rules.specs();
     let _ = writeln!(
         out,
-        "{:<18} {:<10} {:<8} {:<7} APPROVAL",
-        "TOOL", "KIND", "SOURCE", "ACTIVE"
+        "{:<18} {:<10} {:<8} {:<7} CALLS IN {} MODE",
+        "TOOL",
+        "KIND",
+        "SOURCE",
+        "ACTIVE",
+        policy.mode.as_str().to_uppercase()
     );
     for (name, entry) in registry.entries() {
         let opts = entry.opts();
-        let mut approval = vec![match opts.approval_setting() {
-            crate::config::opts::ApprovalSetting::Yes => "ask".to_owned(),
-            crate::config::opts::ApprovalSetting::No => "no approval".to_owned(),
-            crate::config::opts::ApprovalSetting::PromptCondition => {
-                "ask when its condition says so".to_owned()
-            }
-        }];
-        if opts.require_cmd_approval() {
-            approval.push("remembers exact commands".into());
-        }
-        if opts.protect() {
-            approval.push("protect (always asks in auto mode)".into());
-        }
-        if opts.safe_commands.as_ref().is_some_and(|l| !l.is_empty()) {
-            approval.push("is_safe via safe_commands".into());
-        }
-        if opts.judge() && judge_enabled {
-            approval.push("judge in auto mode".into());
-        }
-        if allowed.contains(name) {
-            approval = vec!["never asks (allowed)".into()];
-        }
+        let tool = ToolPolicy {
+            name,
+            kind: entry.tool.kind(),
+            opts: &opts,
+            is_question: entry.tool.is_question(),
+            allowed: allowed.contains(name),
+            judge_enabled: policy.judge_enabled,
+        };
         let on = if active.contains(name) { "yes" } else { "no" };
         let _ = writeln!(
             out,
@@ -381,9 +389,15 @@ pub fn describe_parts(
             entry.tool.kind().as_str(),
             entry.source.as_str(),
             on,
-            approval.join("; ")
+            summary(&tool, policy.mode, &specs)
         );
     }
+    let _ = writeln!(
+        out,
+        "{} mode: {}. In every mode a write outside the project or to a protected path asks, and so does a command a hostile repository could turn into code; headless, a call that would ask is rejected. `--approval-mode MODE` shows another mode; `sayso approvals` lists the rules.",
+        policy.mode.as_str(),
+        policy.mode.describe()
+    );
     for (name, g) in groups {
         let _ = writeln!(out, "group {name}: {}", g.tools.join(", "));
     }

@@ -84,13 +84,14 @@ fn to_app_event(ev: Event) -> Option<AppEvent> {
     }
 }
 
-/// Runs the TUI until the user quits; returns the exit code.
+/// Runs the TUI until the user quits; returns the exit code, and the id of the session the
+/// chat was saved as (`None`: nothing was saved).
 pub async fn run(
     agent: Agent,
     approvals: mpsc::UnboundedReceiver<ApprovalRequest>,
     questions: mpsc::UnboundedReceiver<QuestionRequest>,
     opts: TuiOptions,
-) -> u8 {
+) -> (u8, Option<String>) {
     let status = Status {
         model: agent.model(),
         provider: agent.provider().to_owned(),
@@ -105,7 +106,7 @@ pub async fn run(
         Err(e) => {
             terminal::restore();
             eprintln!("sayso: error: cannot set up the terminal: {e}");
-            return exit::FAILED;
+            return (exit::FAILED, None);
         }
     };
     let _guard = Guard;
@@ -145,8 +146,11 @@ pub async fn run(
     terminal::restore();
     // The agent ends its turn (stopped above), then flushes and syncs the session file.
     drop(cmd_tx);
-    let _ = tokio::time::timeout(Duration::from_secs(5), agent_task).await;
-    exit_code
+    let saved = match tokio::time::timeout(Duration::from_secs(5), agent_task).await {
+        Ok(Ok(saved)) => saved,
+        _ => None,
+    };
+    (exit_code, saved)
 }
 
 fn open_terminal(mouse: bool) -> std::io::Result<Screen<std::io::Stdout>> {

@@ -42,7 +42,7 @@ async fn prints_the_reply_on_stdout_and_reasoning_on_stderr() {
     fx.push(Reply::Stream(steps));
     let home = home_for(&fx.base_url(), 0);
     let mut cmd = sayso(home.path());
-    cmd.args(["-p", "hi"]);
+    cmd.args(["-p", "--no-session", "hi"]);
     let out = run(cmd).await;
     assert_eq!(out.code, 0);
     assert_eq!(out.stdout, "Hello world\n");
@@ -108,7 +108,7 @@ async fn json_mode_prints_one_event_per_line() {
     assert_eq!(
         lines,
         [
-            json!({"type": "session_started", "model": "m", "provider": "default", "auto": false, "approval_mode": "balanced"}),
+            json!({"type": "session_started", "schema": 1, "model": "m", "provider": "default", "auto": false, "approval_mode": "balanced"}),
             json!({"type": "reasoning_delta", "text": "r"}),
             json!({"type": "message_delta", "text": "A"}),
             json!({"type": "message_delta", "text": "B"}),
@@ -133,7 +133,7 @@ async fn retries_are_announced_and_a_final_failure_exits_1() {
     }
     let home = home_for(&fx.base_url(), 1);
     let mut cmd = sayso(home.path());
-    cmd.args(["-p", "hi"]);
+    cmd.args(["-p", "--no-session", "hi"]);
     let out = run(cmd).await;
     assert_eq!(out.code, 1);
     assert_eq!(out.stdout, "");

@@ -374,15 +374,13 @@ async fn sayso_tools_lists_tools_with_their_approval_settings() {
             .to_owned()
     };
     assert!(
-        line("run_command").contains(
-            "ask; remembers exact commands; is_safe via safe_commands; judge in auto mode"
-        ),
+        line("run_command").ends_with("ask; Always accept remembers the exact command"),
         "{}",
         out.stdout
     );
-    assert!(line("read_file").contains("no approval"), "{}", out.stdout);
+    assert!(line("read_file").ends_with(" run"), "{}", out.stdout);
     assert!(
-        line("delete_stuff").contains("config") && line("delete_stuff").contains("protect"),
+        line("delete_stuff").contains("config") && line("delete_stuff").contains(" ask"),
         "{}",
         out.stdout
     );
