@@ -26,6 +26,7 @@ mod judge;
 mod local_servers;
 mod long_sessions;
 mod mcp_e2e;
+mod readme_examples;
 mod requests;
 mod retries;
 mod search_tools;
