@@ -39,7 +39,7 @@ fn use_examples() -> Vec<(String, String)> {
 }
 
 /// A private home with `sayso` on `PATH`, a `[providers.local]` pointing at `base_url`, and a
-/// `build.log` in the working directory.
+/// `build.log` and a `question.txt` in the working directory.
 struct Home {
     dir: tempfile::TempDir,
     base_url: String,
@@ -65,6 +65,7 @@ impl Home {
             "error[E0308]: mismatched types\n  --> src/main.rs:4:18\n",
         )
         .unwrap();
+        std::fs::write(r.join("work/question.txt"), "What does E0308 mean?\n").unwrap();
         Home {
             dir,
             base_url: base_url.to_owned(),
@@ -96,11 +97,25 @@ impl Home {
             .env("XDG_DATA_HOME", r.join("data"))
             .env("OPENAI_BASE_URL", &self.base_url)
             .env("SAYSO_PROBE_PORTS", "none")
+            // The example's `cargo build` needs the developer's toolchain, not the empty home's.
+            .envs(toolchain_env())
             .current_dir(r.join("work"))
             .stdin(std::process::Stdio::null())
             .kill_on_drop(true);
         crate::support::run(cmd).await
     }
+}
+
+/// Where rustup and cargo live, from the real environment.
+fn toolchain_env() -> Vec<(String, String)> {
+    let home = std::env::var("HOME").unwrap_or_default();
+    [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")]
+        .iter()
+        .map(|(var, dir)| {
+            let value = std::env::var(var).unwrap_or_else(|_| format!("{home}/{dir}"));
+            (var.to_string(), value)
+        })
+        .collect()
 }
 
 /// The last user message of a chat request.
@@ -129,7 +144,10 @@ async fn every_use_example_does_what_its_comment_says() {
     assert!(examples.len() >= 5, "too few examples found: {examples:?}");
     for (line, comment) in examples {
         let fx = Fixture::start().await;
-        fx.push(Reply::Stream(sse::text_reply(&["It means ", "what it says."])));
+        fx.push(Reply::Stream(sse::text_reply(&[
+            "It means ",
+            "what it says.",
+        ])));
         let home = Home::new(&fx.base_url());
         let ctx = format!("README example `{line}` ({comment})");
         match line.as_str() {
@@ -146,7 +164,10 @@ async fn every_use_example_does_what_its_comment_says() {
                 let out = home.sh(l).await;
                 assert_eq!(out.code, 0, "{ctx}: {}", out.stderr);
                 assert!(!out.stdout.trim().is_empty(), "{ctx}: no reply on stdout");
-                assert!(chat_requests(&fx).is_empty(), "{ctx}: the demo used the network");
+                assert!(
+                    chat_requests(&fx).is_empty(),
+                    "{ctx}: the demo used the network"
+                );
             }
             l if l.contains("< build.log") => {
                 let out = home.sh(l).await;
@@ -160,6 +181,30 @@ async fn every_use_example_does_what_its_comment_says() {
                     "{ctx}: the piped file was not sent: {user}"
                 );
                 assert_eq!(out.stdout.trim(), "It means what it says.", "{ctx}");
+            }
+            l if l.contains("| sayso -p") && l.contains("--stdin") => {
+                // A real `cargo build` in a directory with no Cargo.toml: its error is piped.
+                let out = home.sh(l).await;
+                assert_eq!(out.code, 0, "{ctx}: {}", out.stderr);
+                let reqs = chat_requests(&fx);
+                assert_eq!(reqs.len(), 1, "{ctx}");
+                let user = last_user(&reqs[0].body);
+                assert!(user.starts_with("Why does this fail?"), "{ctx}: {user}");
+                assert!(
+                    user.contains("Cargo.toml"),
+                    "{ctx}: cargo's error was not sent: {user}"
+                );
+            }
+            l if l.contains("-p - <") => {
+                let out = home.sh(l).await;
+                assert_eq!(out.code, 0, "{ctx}: {}", out.stderr);
+                let reqs = chat_requests(&fx);
+                assert_eq!(reqs.len(), 1, "{ctx}");
+                assert_eq!(
+                    last_user(&reqs[0].body).trim(),
+                    "What does E0308 mean?",
+                    "{ctx}"
+                );
             }
             l if l.starts_with("OPENAI_API_KEY=") => {
                 let out = home.sh(l).await;
