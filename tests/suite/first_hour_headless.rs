@@ -12,7 +12,7 @@ use tokio::io::AsyncWriteExt;
 
 use crate::support::controller::{Script, drive};
 use crate::support::fixture::{Fixture, Reply, sse};
-use crate::support::{home_with, run, sayso};
+use crate::support::{home_with, mcp_dir, run, sayso};
 
 /// The user message of the first request the fixture received.
 fn first_message(fx: &Fixture) -> String {
@@ -392,18 +392,6 @@ async fn tools_may_name_an_mcp_tool_of_a_configured_server_and_no_other() {
         "{}",
         out.stderr
     );
-}
-
-fn mcp_dir(test: &str) -> Option<std::path::PathBuf> {
-    match std::env::var_os("SAYSO_TEST_MCP_DIR").map(std::path::PathBuf::from) {
-        Some(d) if d.join("node_modules/@modelcontextprotocol").is_dir() => Some(d),
-        _ => {
-            eprintln!(
-                "skipping {test}: SAYSO_TEST_MCP_DIR is not set (scripts/test installs the MCP servers)"
-            );
-            None
-        }
-    }
 }
 
 #[tokio::test]

@@ -5,27 +5,13 @@
 //! approvals and gates, and that no server process outlives the run. Without the servers these
 //! tests say so and skip; the ones that need no npm package always run.
 
-use std::path::PathBuf;
-
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
-use crate::support::tool_messages;
 use crate::support::{home_with, run, sayso};
-
-fn mcp_dir(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("SAYSO_TEST_MCP_DIR").map(PathBuf::from) {
-        Some(d) if d.join("node_modules/@modelcontextprotocol").is_dir() => Some(d),
-        _ => {
-            eprintln!(
-                "skipping {test}: SAYSO_TEST_MCP_DIR is not set (scripts/test installs the MCP servers)"
-            );
-            None
-        }
-    }
-}
+use crate::support::{mcp_dir, tool_messages};
 
 fn entry(dir: &std::path::Path, pkg: &str) -> String {
     dir.join(format!(

@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
 use crate::support::result_of;
-use crate::support::{home_with, run, sayso};
+use crate::support::{home_with, mcp_dir, run, sayso};
 
 const KEY: &str = "sk-live-0123456789abcdef";
 const MCP_TOKEN: &str = "Bearer mcp-token-5566778899";
@@ -58,21 +58,6 @@ fn session_files(home: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(home.join("data/sayso/sessions"))
         .map(|d| d.flatten().map(|e| e.path()).collect())
         .unwrap_or_default()
-}
-
-fn mcp_dir(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("SAYSO_TEST_MCP_DIR").map(PathBuf::from) {
-        Some(d) if d.join("node_modules/@modelcontextprotocol").is_dir() => Some(d),
-        _ if std::env::var_os("CI").is_some() => {
-            panic!("{test}: SAYSO_TEST_MCP_DIR must hold the MCP servers in CI")
-        }
-        _ => {
-            eprintln!(
-                "skipping {test}: SAYSO_TEST_MCP_DIR is not set (scripts/test installs the MCP servers)"
-            );
-            None
-        }
-    }
 }
 
 /// (2) Symlinks to `/proc/self/environ` at the git root and in the working directory, and one

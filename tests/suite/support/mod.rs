@@ -132,3 +132,20 @@ pub fn result_of(fx: &fixture::Fixture, id: &str) -> String {
         .unwrap_or_else(|| panic!("no result for {id}"))
         .1
 }
+
+/// The npm MCP servers' directory (`SAYSO_TEST_MCP_DIR`, installed by `scripts/test`), or `None`
+/// after saying why `test` skips. In CI (`CI` set) a missing directory fails the test instead.
+pub fn mcp_dir(test: &str) -> Option<std::path::PathBuf> {
+    match std::env::var_os("SAYSO_TEST_MCP_DIR").map(std::path::PathBuf::from) {
+        Some(d) if d.join("node_modules/@modelcontextprotocol").is_dir() => Some(d),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("{test}: SAYSO_TEST_MCP_DIR must hold the MCP servers in CI")
+        }
+        _ => {
+            eprintln!(
+                "skipping {test}: SAYSO_TEST_MCP_DIR is not set (scripts/test installs the MCP servers)"
+            );
+            None
+        }
+    }
+}
