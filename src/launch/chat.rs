@@ -215,6 +215,8 @@ async fn tui_chat(
         theme,
         mouse: config.ui.mouse,
         bell: config.ui.bell,
+        notify: crate::tui::notify::Notifier::choose(&config.ui.notify, |k| std::env::var(k).ok()),
+        notify_after: config.ui.notify_after,
         prompt: Some(prompt).filter(|p| !p.trim().is_empty()),
         cwd_label,
         sessions,

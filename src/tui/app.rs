@@ -8,7 +8,10 @@
 //! - [`commands`](self::commands): the slash commands, each declared once.
 //! - [`agent_events`](self::agent_events): what the agent's events do to the status, the
 //!   overlays and the transcript.
+//! - [`activity`](self::activity): what the status bar says is going on, the turn's clock,
+//!   when to tick, and the notification of a long turn that ended unfocused.
 
+mod activity;
 mod agent_events;
 mod commands;
 mod keys;
@@ -52,6 +55,8 @@ pub enum AppEvent {
     Questions(QuestionRequest),
     /// Time passed (only sent while something shows a clock).
     Tick,
+    /// The terminal gained (`true`) or lost the focus.
+    Focus(bool),
     /// The syntax highlighter finished loading: code shown plain until now can be coloured.
     HighlighterReady,
 }
@@ -68,6 +73,8 @@ pub enum Effect {
     /// Summarise the older conversation now (stopped like a turn).
     Compact(Option<String>),
     Bell,
+    /// A long turn ended while the terminal was unfocused: say so (bell, desktop notification).
+    Notify(String),
     Copy(String),
     Quit,
 }
@@ -76,6 +83,8 @@ pub enum Effect {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Activity {
     Idle,
+    /// A request is out; no token of its reply has arrived.
+    Waiting,
     Thinking,
     Streaming,
     Tool(String),
@@ -132,6 +141,12 @@ pub struct App {
     /// When the last key was pressed (or text pasted): the approval modal's gate wants the
     /// keyboard quiet before a key answers it.
     last_key: Option<Instant>,
+    /// When the running turn started (`None` between turns).
+    turn_started: Option<Instant>,
+    /// Whether the terminal has the focus (as far as it reports focus changes).
+    focused: bool,
+    /// A turn at least this long that ends unfocused is notified (`None`: never).
+    notify_after: Option<Duration>,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -184,6 +199,9 @@ impl App {
             size: (80, 24),
             last_ctrl_c: None,
             last_key: None,
+            turn_started: None,
+            focused: true,
+            notify_after: None,
         }
     }
 
@@ -194,6 +212,16 @@ impl App {
 
     /// Handles `event`, which happened at `now` (the approval modal's key gate reads it).
     pub fn update_at(&mut self, event: AppEvent, now: Instant) -> Vec<Effect> {
+        let ended = match &event {
+            AppEvent::Agent(Event::TurnEnded(end)) => Some(end.clone()),
+            _ => None,
+        };
+        let mut effects = self.handle(event, now);
+        effects.extend(self.clock(now, ended.as_ref()));
+        effects
+    }
+
+    fn handle(&mut self, event: AppEvent, now: Instant) -> Vec<Effect> {
         match event {
             AppEvent::Key(k) if k.kind == KeyEventKind::Press => {
                 let previous = self.last_key.replace(now);
@@ -238,6 +266,10 @@ impl App {
                 self.bell_effect()
             }
             AppEvent::Tick => Vec::new(),
+            AppEvent::Focus(focused) => {
+                self.focused = focused;
+                Vec::new()
+            }
             AppEvent::HighlighterReady => {
                 self.chat.forget_from(0);
                 Vec::new()
@@ -350,35 +382,9 @@ impl App {
         }
     }
 
-    /// Something is shown that changes with time (a running tool's clock, a retry countdown).
-    pub fn needs_ticks(&self) -> bool {
-        matches!(self.activity, Activity::Tool(_) | Activity::Retrying { .. })
-    }
-
     /// A block is selected (Enter folds or unfolds it).
     pub fn has_selection(&self) -> bool {
         self.selected.is_some()
-    }
-
-    /// The status bar's description of what is going on.
-    pub fn activity_text(&self, now: Instant) -> String {
-        match &self.activity {
-            Activity::Idle => String::new(),
-            Activity::Thinking => "thinking…".into(),
-            Activity::Streaming => "streaming…".into(),
-            Activity::Tool(c) => format!("running {c}"),
-            Activity::Approval => "waiting for your approval".into(),
-            Activity::Judge => "the judge is reviewing a call…".into(),
-            Activity::Compacting => "summarising the older conversation…".into(),
-            Activity::Retrying {
-                until, retry, max, ..
-            } => {
-                format!(
-                    "retrying in {} ({retry}/{max})",
-                    format_delay(until.saturating_duration_since(now))
-                )
-            }
-        }
     }
 
     fn set_mode(&mut self, mode: Mode) {

@@ -11,7 +11,8 @@
 //!   [`key_gate`], which keeps keys typed ahead from answering it), the question form, the
 //!   `/sessions` picker; [`server_picker`]: the first-run choice of a server found on this
 //!   machine, a screen of its own before the chat starts.
-//! - [`theme`], [`strings`]: colours and words, each in one place.
+//! - [`theme`], [`strings`]: colours and words, each in one place; [`notify`]: the bell and
+//!   desktop notification for a long turn that ended unfocused.
 pub mod app;
 pub mod chat_view;
 pub mod entry_lines;
@@ -20,6 +21,7 @@ pub mod input;
 pub mod key_gate;
 pub mod markdown;
 pub mod modal;
+pub mod notify;
 pub mod picker;
 pub mod questions;
 pub mod run;
