@@ -368,7 +368,7 @@ impl App {
     /// Rows the chat pane gets (status bar, input box with border, footer, flash line).
     pub fn chat_height(&self) -> usize {
         let input = self.input.line_count().min(6) as u16 + 2;
-        let flash = u16::from(self.flash.is_some());
+        let flash = super::widgets::notices::flash_rows(self.flash(), self.size.0);
         self.size.1.saturating_sub(1 + input + 1 + flash) as usize
     }
 

@@ -2,6 +2,7 @@
 
 pub mod footer;
 pub mod modal;
+pub mod notices;
 pub mod picker;
 pub mod questions;
 pub mod status_bar;
