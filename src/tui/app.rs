@@ -34,6 +34,7 @@ use super::picker::SessionPicker;
 use super::questions::QuestionForm;
 use super::strings;
 use super::theme::Theme;
+use super::welcome::Welcome;
 use crate::agent::task::Command;
 use crate::agent::transcript::{Entry, Transcript};
 use crate::events::{Event, Mode, format_delay};
@@ -147,6 +148,8 @@ pub struct App {
     focused: bool,
     /// A turn at least this long that ends unfocused is notified (`None`: never).
     notify_after: Option<Duration>,
+    /// Shown atop a new chat's pane until the first message.
+    welcome: Option<Welcome>,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -202,6 +205,7 @@ impl App {
             turn_started: None,
             focused: true,
             notify_after: None,
+            welcome: None,
         }
     }
 
@@ -248,6 +252,9 @@ impl App {
                 Vec::new()
             }
             AppEvent::Agent(ev) => {
+                if matches!(ev, Event::UserMessage { .. } | Event::Resumed { .. }) {
+                    self.welcome = None;
+                }
                 self.on_agent(&ev);
                 Vec::new()
             }
@@ -306,7 +313,16 @@ impl App {
         self.flash = Some(message.to_owned());
     }
 
+    /// Shows `welcome` atop the empty chat until the first message.
+    pub fn set_welcome(&mut self, welcome: Welcome) {
+        self.welcome = Some(welcome);
+    }
+
     // ---- read-only views for widgets ----
+
+    pub fn welcome(&self) -> Option<&Welcome> {
+        self.welcome.as_ref()
+    }
 
     pub fn theme(&self) -> &Theme {
         &self.theme

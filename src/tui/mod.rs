@@ -4,7 +4,8 @@
 //!   [`widgets`] draw it from `&App`.
 //! - [`run`]: the event loop (terminal, the agent task, redraw pacing); [`terminal`]:
 //!   setup/restore. The TUI talks to the agent only through `agent::task` commands and events.
-//! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache).
+//! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache); [`welcome`]: what
+//!   a new chat's pane shows before the first message.
 //! - [`markdown`], [`highlight`], [`wrap`]: Markdown to styled, wrapped lines ([`tabs`]: tab
 //!   characters drawn visibly).
 //! - [`input`], [`modal`], [`questions`], [`picker`]: the input box, the approval modal (and
@@ -32,6 +33,7 @@ pub mod tabs;
 pub mod terminal;
 pub mod theme;
 pub mod ui;
+pub mod welcome;
 pub mod widgets;
 pub mod wrap;
 

@@ -40,10 +40,17 @@ fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
     // A retry's notice takes the pane's bottom rows (at most half of them).
     let retry = notices::retry_lines(app, now, area.width, (area.height as usize / 2).max(1));
     let notice_h = (retry.len() as u16).min(area.height);
-    let area = Rect {
+    let mut area = Rect {
         height: area.height - notice_h,
         ..area
     };
+    if let Some(w) = app.welcome() {
+        let lines = super::welcome::lines(w, app.status(), app.theme(), area.width);
+        let h = (lines.len() as u16).min(area.height);
+        f.render_widget(Paragraph::new(lines), Rect { height: h, ..area });
+        area.y += h;
+        area.height -= h;
+    }
     let elapsed = |id: &str| {
         app.tool_started(id)
             .map(|t| now.saturating_duration_since(t))
