@@ -123,7 +123,7 @@ async fn load(
         let ConfigError::NoEndpoint { key_env } = &no_endpoint else {
             return Err(fail(exit::USAGE, no_endpoint));
         };
-        let theme = Theme::named(&config.ui.theme, std::env::var("COLORFGBG").ok().as_deref());
+        let theme = Theme::from_env(&config.ui.theme, |k| std::env::var(k).ok());
         let ask = local::Ask {
             headless: cli.print,
             terminal,
@@ -207,10 +207,7 @@ async fn tui_chat(
         Ok(a) => a,
         Err(e) => return fail(exit::USAGE, e),
     };
-    let theme = crate::tui::theme::Theme::named(
-        &config.ui.theme,
-        std::env::var("COLORFGBG").ok().as_deref(),
-    );
+    let theme = crate::tui::theme::Theme::from_env(&config.ui.theme, |k| std::env::var(k).ok());
     let options = crate::tui::run::TuiOptions {
         theme,
         mouse: config.ui.mouse,
