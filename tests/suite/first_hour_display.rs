@@ -355,3 +355,28 @@ async fn a_long_turn_that_ends_unfocused_rings_and_notifies() {
     wait_for_bytes(&written, b"\x1b[?1004l").await;
     tui.assert_terminal_restored();
 }
+
+#[tokio::test]
+async fn an_unknown_notify_setting_names_its_file_line_and_the_choices() {
+    let home = tempfile::tempdir().unwrap();
+    let cfg = home.path().join("config/sayso/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cfg,
+        "model = \"m\"\n[provider]\nbase_url = \"http://127.0.0.1:1/v1\"\n[ui]\nnotify = \"loud\"\n",
+    )
+    .unwrap();
+    let mut cmd = crate::support::sayso(home.path());
+    cmd.args(["-p", "hi"]);
+    let out = crate::support::run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("config.toml:5:")
+            && out.stderr.contains("key `ui.notify`")
+            && out
+                .stderr
+                .contains("`loud` is not one of auto, bell, osc9, osc777, osc99, off"),
+        "{}",
+        out.stderr
+    );
+}
