@@ -210,6 +210,12 @@ impl Agent {
         self.engine.cwd()
     }
 
+    /// The `AGENTS.md` files read into the system prompt, in the order they were read.
+    pub fn instruction_files(&self) -> Vec<std::path::PathBuf> {
+        let files = &self.settings.instructions.files;
+        files.iter().map(|f| f.path.clone()).collect()
+    }
+
     /// The provider's name, for status lines.
     pub fn provider(&self) -> &str {
         &self.client.settings().name

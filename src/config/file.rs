@@ -46,6 +46,11 @@ pub struct UiFile {
     pub mouse: Option<bool>,
     /// Ring the terminal bell when a tool call needs approval.
     pub bell: Option<bool>,
+    /// How to say a long turn ended while the terminal was unfocused: `auto` | `bell` |
+    /// `osc9` | `osc777` | `osc99` | `off`.
+    pub notify: Option<String>,
+    /// From how many seconds a turn counts as long.
+    pub notify_after_s: Option<u64>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -217,6 +222,8 @@ impl FileConfig {
                     theme: pick(a.theme, b.theme),
                     mouse: pick(a.mouse, b.mouse),
                     bell: pick(a.bell, b.bell),
+                    notify: pick(a.notify, b.notify),
+                    notify_after_s: pick(a.notify_after_s, b.notify_after_s),
                 }),
                 (a, b) => b.or(a),
             },

@@ -126,6 +126,10 @@ pub struct UiSettings {
     pub theme: String,
     pub mouse: bool,
     pub bell: bool,
+    /// `auto` | `bell` | `osc9` | `osc777` | `osc99` | `off` (see `tui::notify`).
+    pub notify: String,
+    /// A turn at least this long that ends while the terminal is unfocused is notified.
+    pub notify_after: Duration,
 }
 
 #[derive(Debug, Clone)]

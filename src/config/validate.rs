@@ -277,6 +277,9 @@ fn approval_mode(
     })
 }
 
+/// The values of `ui.notify`.
+const NOTIFY: &[&str] = &["auto", "bell", "osc9", "osc777", "osc99", "off"];
+
 pub(super) fn ui(merged: &FileConfig, origins: Origins<'_>) -> Result<UiSettings, ConfigError> {
     let ui_file = merged.ui.clone().unwrap_or_default();
     let theme = ui_file.theme.clone().unwrap_or_else(|| "auto".into());
@@ -287,10 +290,20 @@ pub(super) fn ui(merged: &FileConfig, origins: Origins<'_>) -> Result<UiSettings
             format!("`{theme}` is not one of auto, dark, light"),
         ));
     }
+    let notify = ui_file.notify.clone().unwrap_or_else(|| "auto".into());
+    if !NOTIFY.contains(&notify.as_str()) {
+        return Err(origins.invalid(
+            "ui",
+            "notify",
+            format!("`{notify}` is not one of {}", NOTIFY.join(", ")),
+        ));
+    }
     Ok(UiSettings {
         theme,
         mouse: ui_file.mouse.unwrap_or(true),
         bell: ui_file.bell.unwrap_or(true),
+        notify,
+        notify_after: Duration::from_secs(ui_file.notify_after_s.unwrap_or(10)),
     })
 }
 

@@ -138,7 +138,7 @@ async fn load(
         let ConfigError::NoEndpoint { key_env } = &no_endpoint else {
             return Err(fail(exit::USAGE, no_endpoint));
         };
-        let theme = Theme::named(&config.ui.theme, std::env::var("COLORFGBG").ok().as_deref());
+        let theme = Theme::from_env(&config.ui.theme, |k| std::env::var(k).ok());
         let ask = local::Ask {
             headless: cli.print,
             terminal,
@@ -223,14 +223,13 @@ async fn tui_chat(
         Ok((a, _)) => a,
         Err(e) => return (fail(exit::USAGE, e), None),
     };
-    let theme = crate::tui::theme::Theme::named(
-        &config.ui.theme,
-        std::env::var("COLORFGBG").ok().as_deref(),
-    );
+    let theme = crate::tui::theme::Theme::from_env(&config.ui.theme, |k| std::env::var(k).ok());
     let options = crate::tui::run::TuiOptions {
         theme,
         mouse: config.ui.mouse,
         bell: config.ui.bell,
+        notify: crate::tui::notify::Notifier::choose(&config.ui.notify, |k| std::env::var(k).ok()),
+        notify_after: config.ui.notify_after,
         prompt: Some(prompt).filter(|p| !p.trim().is_empty()),
         cwd_label,
         sessions,

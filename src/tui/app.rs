@@ -9,7 +9,10 @@
 //! - [`agent_events`](self::agent_events): what the agent's events do to the status, the
 //!   overlays and the transcript.
 //! - [`hints`](self::hints): hints on the flash line expire (on their time, or when untrue).
+//! - [`activity`](self::activity): what the status bar says is going on, the turn's clock,
+//!   when to tick, and the notification of a long turn that ended unfocused.
 
+mod activity;
 mod agent_events;
 mod commands;
 mod hints;
@@ -33,6 +36,7 @@ use super::picker::SessionPicker;
 use super::questions::QuestionForm;
 use super::strings;
 use super::theme::Theme;
+use super::welcome::Welcome;
 use crate::agent::task::Command;
 use crate::agent::transcript::{Entry, Transcript};
 use crate::events::{Event, Mode, format_delay};
@@ -54,6 +58,8 @@ pub enum AppEvent {
     Questions(QuestionRequest),
     /// Time passed (only sent while something shows a clock).
     Tick,
+    /// The terminal gained (`true`) or lost the focus.
+    Focus(bool),
     /// The syntax highlighter finished loading: code shown plain until now can be coloured.
     HighlighterReady,
 }
@@ -70,6 +76,8 @@ pub enum Effect {
     /// Summarise the older conversation now (stopped like a turn).
     Compact(Option<String>),
     Bell,
+    /// A long turn ended while the terminal was unfocused: say so (bell, desktop notification).
+    Notify(String),
     Copy(String),
     Quit,
 }
@@ -78,6 +86,8 @@ pub enum Effect {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Activity {
     Idle,
+    /// A request is out; no token of its reply has arrived.
+    Waiting,
     Thinking,
     Streaming,
     Tool(String),
@@ -136,6 +146,14 @@ pub struct App {
     /// When the last key was pressed (or text pasted): the approval modal's gate wants the
     /// keyboard quiet before a key answers it.
     last_key: Option<Instant>,
+    /// When the running turn started (`None` between turns).
+    turn_started: Option<Instant>,
+    /// Whether the terminal has the focus (as far as it reports focus changes).
+    focused: bool,
+    /// A turn at least this long that ends unfocused is notified (`None`: never).
+    notify_after: Option<Duration>,
+    /// Shown atop a new chat's pane until the first message.
+    welcome: Option<Welcome>,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -189,6 +207,10 @@ impl App {
             size: (80, 24),
             last_ctrl_c: None,
             last_key: None,
+            turn_started: None,
+            focused: true,
+            notify_after: None,
+            welcome: None,
         }
     }
 
@@ -200,8 +222,13 @@ impl App {
     /// Handles `event`, which happened at `now` (the approval modal's key gate and the hints'
     /// expiry read it).
     pub fn update_at(&mut self, event: AppEvent, now: Instant) -> Vec<Effect> {
-        let effects = self.handle(event, now);
+        let ended = match &event {
+            AppEvent::Agent(Event::TurnEnded(end)) => Some(end.clone()),
+            _ => None,
+        };
+        let mut effects = self.handle(event, now);
         self.expire_hints(now);
+        effects.extend(self.clock(now, ended.as_ref()));
         effects
     }
 
@@ -232,6 +259,9 @@ impl App {
                 Vec::new()
             }
             AppEvent::Agent(ev) => {
+                if matches!(ev, Event::UserMessage { .. } | Event::Resumed { .. }) {
+                    self.welcome = None;
+                }
                 self.on_agent(&ev);
                 Vec::new()
             }
@@ -250,6 +280,10 @@ impl App {
                 self.bell_effect()
             }
             AppEvent::Tick => Vec::new(),
+            AppEvent::Focus(focused) => {
+                self.focused = focused;
+                Vec::new()
+            }
             AppEvent::HighlighterReady => {
                 self.chat.forget_from(0);
                 Vec::new()
@@ -286,7 +320,16 @@ impl App {
         self.flash = Some(message.to_owned());
     }
 
+    /// Shows `welcome` atop the empty chat until the first message.
+    pub fn set_welcome(&mut self, welcome: Welcome) {
+        self.welcome = Some(welcome);
+    }
+
     // ---- read-only views for widgets ----
+
+    pub fn welcome(&self) -> Option<&Welcome> {
+        self.welcome.as_ref()
+    }
 
     pub fn theme(&self) -> &Theme {
         &self.theme
@@ -348,7 +391,7 @@ impl App {
     /// Rows the chat pane gets (status bar, input box with border, footer, flash line).
     pub fn chat_height(&self) -> usize {
         let input = self.input.line_count().min(6) as u16 + 2;
-        let flash = u16::from(self.flash.is_some());
+        let flash = super::widgets::notices::flash_rows(self.flash(), self.size.0);
         self.size.1.saturating_sub(1 + input + 1 + flash) as usize
     }
 
@@ -362,35 +405,9 @@ impl App {
         }
     }
 
-    /// Something is shown that changes with time (a running tool's clock, a retry countdown).
-    pub fn needs_ticks(&self) -> bool {
-        matches!(self.activity, Activity::Tool(_) | Activity::Retrying { .. })
-    }
-
     /// A block is selected (Enter folds or unfolds it).
     pub fn has_selection(&self) -> bool {
         self.selected.is_some()
-    }
-
-    /// The status bar's description of what is going on.
-    pub fn activity_text(&self, now: Instant) -> String {
-        match &self.activity {
-            Activity::Idle => String::new(),
-            Activity::Thinking => "thinking…".into(),
-            Activity::Streaming => "streaming…".into(),
-            Activity::Tool(c) => format!("running {c}"),
-            Activity::Approval => "waiting for your approval".into(),
-            Activity::Judge => "the judge is reviewing a call…".into(),
-            Activity::Compacting => "summarising the older conversation…".into(),
-            Activity::Retrying {
-                until, retry, max, ..
-            } => {
-                format!(
-                    "retrying in {} ({retry}/{max})",
-                    format_delay(until.saturating_duration_since(now))
-                )
-            }
-        }
     }
 
     fn set_mode(&mut self, mode: Mode) {

@@ -6,13 +6,16 @@
 //!   setup/restore. The TUI talks to the agent only through `agent::task` commands and events.
 //! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache); [`diff_view`]: file
 //!   changes drawn as diffs, and `/diff`.
+//! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache); [`welcome`]: what
+//!   a new chat's pane shows before the first message.
 //! - [`markdown`], [`highlight`], [`wrap`]: Markdown to styled, wrapped lines ([`tabs`]: tab
 //!   characters drawn visibly).
 //! - [`input`], [`modal`], [`questions`], [`picker`]: the input box, the approval modal (and
 //!   [`key_gate`], which keeps keys typed ahead from answering it), the question form, the
 //!   `/sessions` picker; [`server_picker`]: the first-run choice of a server found on this
 //!   machine, a screen of its own before the chat starts.
-//! - [`theme`], [`strings`]: colours and words, each in one place.
+//! - [`theme`], [`strings`]: colours and words, each in one place; [`notify`]: the bell and
+//!   desktop notification for a long turn that ended unfocused.
 pub mod app;
 pub mod chat_view;
 pub mod diff_view;
@@ -22,6 +25,7 @@ pub mod input;
 pub mod key_gate;
 pub mod markdown;
 pub mod modal;
+pub mod notify;
 pub mod picker;
 pub mod questions;
 pub mod run;
@@ -32,6 +36,7 @@ pub mod tabs;
 pub mod terminal;
 pub mod theme;
 pub mod ui;
+pub mod welcome;
 pub mod widgets;
 pub mod wrap;
 

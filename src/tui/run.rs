@@ -1,9 +1,10 @@
 //! The event loop: one stream of [`AppEvent`]s in, `update`, effects out, and at most one draw
 //! per ~16 ms after input, per ~40 ms when only the agent's output changed — only when
-//! something changed. No timer runs while idle; a tick runs only while a
-//! clock is on screen (a running tool, a retry countdown), and one wake-up comes when a hint on
-//! the flash line expires. Frames are written inside
-//! synchronized-update markers.
+//! something changed. No timer runs while idle; a tick comes only when the app says a clock
+//! on screen changes ([`App::next_tick`]: each second of a running turn, a retry's
+//! countdown), and one wake-up comes when a hint on the flash line expires. Frames are written
+//! inside synchronized-update markers. Focus changes are tracked (they draw nothing); a long
+//! turn that ends unfocused is announced by the [`Notifier`].
 
 use std::io::{Write, stdout};
 use std::time::{Duration, Instant};
@@ -15,6 +16,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::app::{App, AppEvent, Effect, Status};
+use super::notify::Notifier;
 use super::screen::Screen;
 use super::terminal::{self, Guard};
 use super::theme::Theme;
@@ -38,6 +40,10 @@ pub struct TuiOptions {
     pub theme: Theme,
     pub mouse: bool,
     pub bell: bool,
+    /// How a long turn that ended unfocused is announced.
+    pub notify: Notifier,
+    /// From how long a turn counts as long.
+    pub notify_after: Duration,
     /// Sent as the first message.
     pub prompt: Option<String>,
     pub cwd_label: String,
@@ -80,7 +86,8 @@ fn to_app_event(ev: Event) -> Option<AppEvent> {
         Event::Paste(p) => Some(AppEvent::Paste(p)),
         Event::Mouse(m) => Some(AppEvent::Mouse(m)),
         Event::Resize(w, h) => Some(AppEvent::Resize(w, h)),
-        Event::FocusGained | Event::FocusLost => None,
+        Event::FocusGained => Some(AppEvent::Focus(true)),
+        Event::FocusLost => Some(AppEvent::Focus(false)),
     }
 }
 
@@ -101,6 +108,16 @@ pub async fn run(
         context: None,
     };
     let mut app = App::new(opts.theme, status, opts.bell, agent.mention_names());
+    app.set_notify_after(opts.notify.enabled().then_some(opts.notify_after));
+    let notifier = opts.notify;
+    if opts.resume.is_none() {
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        app.set_welcome(super::welcome::Welcome::new(
+            &agent.instruction_files(),
+            agent.cwd(),
+            home.as_deref(),
+        ));
+    }
     let mut term = match open_terminal(opts.mouse) {
         Ok(t) => t,
         Err(e) => {
@@ -138,7 +155,11 @@ pub async fn run(
         )));
     }
     let mut current: Option<CancellationToken> = None;
-    let exit_code = event_loop(&mut app, &mut term, app_rx, pending, &cmd_tx, &mut current).await;
+    let out = Out {
+        commands: &cmd_tx,
+        notifier,
+    };
+    let exit_code = event_loop(&mut app, &mut term, app_rx, pending, &out, &mut current).await;
     if let Some(c) = &current {
         c.cancel();
     }
@@ -158,6 +179,12 @@ fn open_terminal(mouse: bool) -> std::io::Result<Screen<std::io::Stdout>> {
     Screen::new(stdout())
 }
 
+/// Where effects go: the agent's commands, and how notifications are said.
+struct Out<'a> {
+    commands: &'a mpsc::UnboundedSender<Command>,
+    notifier: Notifier,
+}
+
 /// Events in, `update`, effects out, a frame when something changed; until the user quits
 /// (exit code 0), a signal arrives (130) or the terminal goes away (1).
 async fn event_loop(
@@ -165,7 +192,7 @@ async fn event_loop(
     term: &mut Screen<std::io::Stdout>,
     mut app_rx: mpsc::UnboundedReceiver<AppEvent>,
     mut pending: Vec<AppEvent>,
-    cmd_tx: &mpsc::UnboundedSender<Command>,
+    out: &Out<'_>,
     current: &mut Option<CancellationToken>,
 ) -> u8 {
     let mut keys = EventStream::new();
@@ -174,8 +201,6 @@ async fn event_loop(
     let mut dirty = true;
     // Whether the change waiting to be drawn came from the user (drawn sooner).
     let mut input = true;
-    let mut tick = tokio::time::interval(Duration::from_millis(250));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         // Draw when something changed and the last frame is old enough; otherwise wait.
         let now = Instant::now();
@@ -191,6 +216,7 @@ async fn event_loop(
             input = false;
         }
         let next_frame = last_draw.map_or(now, |t| t + gap);
+        let next_tick = app.next_tick(now);
         if pending.is_empty() {
             // A hint on screen expires: one wake-up at that moment, none while nothing is due.
             let expiry = app.next_expiry();
@@ -202,7 +228,7 @@ async fn event_loop(
                 // While a frame is due anyway, what the agent sends waits in the channel and
                 // is taken all at once below: one wake-up per frame, not one per delta.
                 Some(ev) = app_rx.recv(), if !dirty => Some(ev),
-                _ = tick.tick(), if app.needs_ticks() => Some(AppEvent::Tick),
+                () = sleep_until_some(next_tick), if next_tick.is_some() => Some(AppEvent::Tick),
                 () = tokio::time::sleep_until(expiry.unwrap_or(now).into()), if expiry.is_some() => {
                     Some(AppEvent::Tick)
                 }
@@ -216,7 +242,8 @@ async fn event_loop(
             }
         }
         for ev in pending.drain(..) {
-            dirty = true;
+            // A focus change shows nothing: no frame for it.
+            dirty |= !matches!(ev, AppEvent::Focus(_));
             if let AppEvent::Resize(w, h) = ev {
                 term.resized(w, h);
             }
@@ -225,7 +252,7 @@ async fn event_loop(
                 AppEvent::Key(_) | AppEvent::Paste(_) | AppEvent::Mouse(_) | AppEvent::Resize(..)
             );
             for effect in app.update_at(ev, Instant::now()) {
-                perform(effect, cmd_tx, current, app);
+                perform(effect, out, current, app);
             }
         }
         if app.quit() {
@@ -236,6 +263,14 @@ async fn event_loop(
         if pending.capacity() > 256 {
             pending.shrink_to(16);
         }
+    }
+}
+
+/// Sleeps until `at` (forever when `None`; the caller only polls it when `Some`).
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -259,12 +294,8 @@ fn push_merged(pending: &mut Vec<AppEvent>, ev: AppEvent) {
 }
 
 /// Does what the app asked for.
-fn perform(
-    effect: Effect,
-    commands: &mpsc::UnboundedSender<Command>,
-    current: &mut Option<CancellationToken>,
-    app: &mut App,
-) {
+fn perform(effect: Effect, out: &Out<'_>, current: &mut Option<CancellationToken>, app: &mut App) {
+    let commands = out.commands;
     match effect {
         Effect::Send(text) => {
             let cancel = CancellationToken::new();
@@ -286,6 +317,10 @@ fn perform(
         }
         Effect::Bell => {
             let _ = stdout().write_all(b"\x07");
+            let _ = stdout().flush();
+        }
+        Effect::Notify(text) => {
+            let _ = stdout().write_all(&out.notifier.bytes(&text));
             let _ = stdout().flush();
         }
         Effect::Copy(text) => {

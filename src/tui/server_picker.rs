@@ -213,6 +213,9 @@ pub fn draw(f: &mut Frame, picker: &ServerPicker, servers: &[LocalServer], t: &T
         ))),
         keys,
     );
+    if !t.colour {
+        super::theme::strip_colours(f.buffer_mut());
+    }
 }
 
 /// Shows the picker until the user chooses or leaves: `Ok(Some((server, model)))` to chat with

@@ -1,8 +1,9 @@
 //! Terminal setup and restore (SPEC §6.5).
 //!
-//! Entering switches to raw mode and the alternate screen, turns on bracketed paste, mouse
-//! capture (unless `ui.mouse = false`, which leaves native selection alone) and the keyboard
-//! enhancement that reports Shift+Enter where the terminal supports it. [`restore`] undoes all
+//! Entering switches to raw mode and the alternate screen, turns on bracketed paste, focus
+//! reporting (a long turn that ends unfocused is announced), mouse capture (unless
+//! `ui.mouse = false`, which leaves native selection alone) and the keyboard enhancement that
+//! reports Shift+Enter where the terminal supports it. [`restore`] undoes all
 //! of it, is idempotent, and runs on normal exit, from the panic hook, and on SIGTERM / SIGHUP /
 //! SIGINT — so the shell gets its echo and line editing back whatever happens.
 
@@ -10,8 +11,9 @@ use std::io::{Write, stdout};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, EnableMouseCapture, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
+    PushKeyboardEnhancementFlags,
 };
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -30,6 +32,7 @@ pub fn enter(mouse: bool) -> std::io::Result<()> {
         out,
         EnterAlternateScreen,
         EnableBracketedPaste,
+        EnableFocusChange,
         cursor::Hide
     )?;
     let mut features = 0;
@@ -65,6 +68,7 @@ pub fn restore() {
     let _ = execute!(
         out,
         DisableBracketedPaste,
+        DisableFocusChange,
         LeaveAlternateScreen,
         cursor::Show
     );

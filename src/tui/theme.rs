@@ -1,7 +1,14 @@
 //! Colours and text styles, in one place. Only named ANSI colours (and modifiers) are used, so
 //! the terminal's own palette decides the exact shade and both light and dark terminals read
 //! well; `light` only swaps the few colours that vanish on a white background.
+//!
+//! `NO_COLOR` (set to anything but the empty string, <https://no-color.org>) turns colour off:
+//! [`Theme::without_colour`] keeps bold, reverse, italics and underlines (the selection, the
+//! modal's choices and the mode stay visible; what only a background marked is reversed), and
+//! [`strip_colours`] clears every cell's colours from a drawn frame, so nothing else —
+//! highlighted code included — can bring colour back.
 
+use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +55,8 @@ pub struct Theme {
     pub marker: Style,
     /// The block Tab selected.
     pub selected: Style,
+    /// Colours are drawn (`false` under `NO_COLOR`: frames go through [`strip_colours`]).
+    pub colour: bool,
 }
 
 impl Theme {
@@ -98,6 +107,7 @@ impl Theme {
             choice_selected: s().add_modifier(Modifier::REVERSED | Modifier::BOLD),
             marker: s().fg(Color::Black).bg(Color::Cyan),
             selected: s().add_modifier(Modifier::REVERSED),
+            colour: true,
         }
     }
 
@@ -135,8 +145,93 @@ impl Theme {
     }
 }
 
+impl Theme {
+    /// `ui.theme` as the terminal's environment refines it: `COLORFGBG` picks light or dark
+    /// for `auto`, `NO_COLOR` (non-empty) turns colour off.
+    pub fn from_env(name: &str, env: impl Fn(&str) -> Option<String>) -> Self {
+        let theme = Self::named(name, env("COLORFGBG").as_deref());
+        if env("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+            theme.without_colour()
+        } else {
+            theme
+        }
+    }
+
+    /// This theme without colours: what a background alone marked is reversed instead, what
+    /// grey marked is faint.
+    pub fn without_colour(self) -> Self {
+        let s = Style::default;
+        let faint = s().add_modifier(Modifier::DIM);
+        Self {
+            mode_auto: s().add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            marker: s().add_modifier(Modifier::REVERSED),
+            dim: faint,
+            footer: faint,
+            code_fence: faint,
+            rule: faint,
+            table_border: faint,
+            reasoning: faint.add_modifier(Modifier::ITALIC),
+            colour: false,
+            ..self
+        }
+    }
+}
+
+/// Clears the colours (foreground, background, underline) of every cell of `buf`; the text
+/// attributes stay.
+pub fn strip_colours(buf: &mut Buffer) {
+    for cell in buf.content.iter_mut() {
+        cell.fg = Color::Reset;
+        cell.bg = Color::Reset;
+        cell.underline_color = Color::Reset;
+    }
+}
+
 impl Default for Theme {
     fn default() -> Self {
         Self::dark()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_color_with_a_value_turns_colour_off_and_empty_does_not() {
+        let env =
+            |no_color: &'static str| move |k: &str| (k == "NO_COLOR").then(|| no_color.to_owned());
+        assert!(!Theme::from_env("auto", env("1")).colour);
+        assert!(Theme::from_env("auto", env("")).colour);
+        let plain = Theme::from_env("dark", env("yes"));
+        assert_eq!(
+            plain.marker,
+            Style::default().add_modifier(Modifier::REVERSED)
+        );
+        assert!(
+            plain
+                .choice_selected
+                .add_modifier
+                .contains(Modifier::REVERSED)
+        );
+    }
+
+    #[test]
+    fn stripping_keeps_the_attributes_and_drops_every_colour() {
+        let mut buf = Buffer::empty(ratatui::layout::Rect::new(0, 0, 3, 1));
+        buf.set_string(
+            0,
+            0,
+            "abc",
+            Style::default()
+                .fg(Color::Red)
+                .bg(Color::Rgb(1, 2, 3))
+                .add_modifier(Modifier::BOLD),
+        );
+        strip_colours(&mut buf);
+        for cell in &buf.content {
+            assert_eq!((cell.fg, cell.bg), (Color::Reset, Color::Reset));
+            assert!(cell.modifier.contains(Modifier::BOLD));
+        }
     }
 }

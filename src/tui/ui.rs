@@ -5,19 +5,19 @@ use std::time::Instant;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::{Line, Span};
+use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::app::{Activity, App};
+use super::app::App;
 use super::strings;
-use super::widgets::{command_menu, footer, modal, picker, questions, status_bar};
-use crate::events::format_delay;
+use super::widgets::{command_menu, footer, modal, notices, picker, questions, status_bar};
 
 /// Draws the frame; returns the chat pane's area (its rows may scroll as a whole).
 pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     let screen = f.area();
     let input_h = app.input().line_count().min(6) as u16 + 2;
-    let flash_h = u16::from(app.flash().is_some());
+    let flash_lines = notices::flash_lines(app, screen.width);
+    let flash_h = flash_lines.len() as u16;
     let [status, chat, input, flash, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
@@ -30,20 +30,32 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     draw_chat(f, chat, app, now);
     draw_input(f, input, app);
     command_menu::draw(f, input, app);
-    if let Some(msg) = app.flash() {
-        f.render_widget(
-            Paragraph::new(Line::from(Span::styled(msg.to_owned(), app.theme().notice))),
-            flash,
-        );
-    }
+    f.render_widget(Paragraph::new(flash_lines), flash);
     footer::draw(f, foot, app);
     modal::draw(f, screen, app);
     questions::draw(f, screen, app);
     picker::draw(f, screen, app);
+    if !app.theme().colour {
+        super::theme::strip_colours(f.buffer_mut());
+    }
     chat
 }
 
 fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
+    // A retry's notice takes the pane's bottom rows (at most half of them).
+    let retry = notices::retry_lines(app, now, area.width, (area.height as usize / 2).max(1));
+    let notice_h = (retry.len() as u16).min(area.height);
+    let mut area = Rect {
+        height: area.height - notice_h,
+        ..area
+    };
+    if let Some(w) = app.welcome() {
+        let lines = super::welcome::lines(w, app.status(), app.theme(), area.width);
+        let h = (lines.len() as u16).min(area.height);
+        f.render_widget(Paragraph::new(lines), Rect { height: h, ..area });
+        area.y += h;
+        area.height -= h;
+    }
     let elapsed = |id: &str| {
         app.tool_started(id)
             .map(|t| now.saturating_duration_since(t))
@@ -63,27 +75,14 @@ fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
             y += 1;
         });
     let t = &app.theme();
-    if let Activity::Retrying {
-        until,
-        retry,
-        max,
-        error,
-    } = &app.activity()
-    {
-        let msg = format!(
-            "⚠ {error} — retrying in {} (attempt {retry}/{max})",
-            format_delay(until.saturating_duration_since(now))
-        );
-        let line = Rect {
-            y: area.y + area.height.saturating_sub(1),
-            height: 1,
+    f.render_widget(
+        Paragraph::new(retry),
+        Rect {
+            y: area.y + area.height,
+            height: notice_h,
             ..area
-        };
-        f.render_widget(
-            Paragraph::new(Line::from(Span::styled(msg, t.notice))),
-            line,
-        );
-    }
+        },
+    );
     if !app.chat().following() && app.chat().new_output && area.height > 0 {
         let w = strings::NEW_OUTPUT.chars().count() as u16;
         let marker = Rect {

@@ -14,6 +14,7 @@ mod edit_tools;
 mod engine;
 mod engine_support;
 mod first_hour_diffs;
+mod first_hour_display;
 mod first_hour_headless;
 mod first_hour_input;
 mod first_hour_provider;

@@ -78,6 +78,8 @@ impl App {
                 self.activity = Activity::Tool(cmd_string.clone());
             }
             Event::JudgeStarted { .. } => self.activity = Activity::Judge,
+            // Every call has its result: the next request goes out.
+            Event::ToolsFinished => self.activity = Activity::Waiting,
             Event::ToolFinished { call_id, .. } => {
                 self.tool_started.remove(call_id);
                 self.activity = Activity::Thinking;

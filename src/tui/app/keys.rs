@@ -232,7 +232,7 @@ impl App {
         // The message joins the transcript when the agent takes it (Event::UserMessage).
         self.chat.end();
         self.busy = true;
-        self.activity = Activity::Thinking;
+        self.activity = Activity::Waiting;
         vec![Effect::Send(message)]
     }
 }

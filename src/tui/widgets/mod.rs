@@ -3,6 +3,7 @@
 pub mod command_menu;
 pub mod footer;
 pub mod modal;
+pub mod notices;
 pub mod picker;
 pub mod questions;
 pub mod status_bar;

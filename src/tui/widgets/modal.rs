@@ -1,4 +1,9 @@
 //! The approval modal: centred over the chat, which stays visible around it (SPEC §6.4).
+//!
+//! Every line is wrapped to the modal's width, never cut: on a narrow terminal the modal takes
+//! the whole width (below 60 columns), the choices flow onto as many rows as they need (a
+//! choice never splits), and when rows are short the choices and their explanation keep their
+//! place first, then the prompt; the body (diff or arguments) scrolls in what is left.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -8,7 +13,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use crate::tui::app::App;
 use crate::tui::modal::{CHOICE_KEYS, CHOICES};
 use crate::tui::strings;
-use crate::tui::wrap::wrap_line;
+use crate::tui::wrap::{wrap_line, wrap_line_indent, wrap_line_prefixed};
 
 /// The modal's rectangle: most of the screen, leaving the chat visible around it.
 pub fn area(screen: Rect) -> Rect {
@@ -17,7 +22,7 @@ pub fn area(screen: Rect) -> Rect {
 
 /// Like [`area`], but no taller than `content` rows (plus the border).
 pub fn sized(screen: Rect, content: u16) -> Rect {
-    let w = (screen.width.saturating_mul(4) / 5).clamp(20.min(screen.width), 110.min(screen.width));
+    let w = (screen.width.saturating_mul(4) / 5).clamp(60.min(screen.width), 110.min(screen.width));
     let h = (screen.height.saturating_mul(4) / 5)
         .max(8.min(screen.height))
         .min(content.saturating_add(2).max(8))
@@ -50,10 +55,13 @@ pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
         .title(Span::styled(title, t.modal_title));
     let inner = block.inner(rect);
     f.render_widget(block, rect);
+    // The choices first, then the prompt, then the body: each gets what is left.
+    let foot_h = (foot.len() as u16 + 1).min(inner.height);
+    let head_h = (head.len() as u16 + 1).min(inner.height - foot_h);
     let [head_area, body_area, foot_area] = Layout::vertical([
-        Constraint::Length(head.len() as u16 + 1),
-        Constraint::Min(1),
-        Constraint::Length(foot.len() as u16 + 1),
+        Constraint::Length(head_h),
+        Constraint::Fill(1),
+        Constraint::Length(foot_h),
     ])
     .areas(inner);
     f.render_widget(Paragraph::new(head), head_area);
@@ -64,10 +72,7 @@ pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
         .skip(m.scroll as usize)
         .take(body_area.height as usize)
         .collect();
-    let more = m
-        .body
-        .len()
-        .saturating_sub(m.scroll as usize + body_area.height as usize);
+    let more = body_rows.saturating_sub(m.scroll as usize + body_area.height as usize);
     f.render_widget(Paragraph::new(body), body_area);
     if more > 0 && body_area.height > 0 {
         let marker = Rect {
@@ -92,6 +97,35 @@ pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
 }
 
 type Lines = Vec<Line<'static>>;
+
+/// Lays `buttons` out in rows of `width` columns, a space between two, never splitting one
+/// (a button wider than a whole row is wrapped on its own).
+fn flow(buttons: Vec<Span<'static>>, width: u16) -> Lines {
+    let width = usize::from(width);
+    let mut lines: Lines = Vec::new();
+    let mut row: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for b in buttons {
+        let w = b.width();
+        if !row.is_empty() && used + 1 + w > width {
+            lines.push(Line::from(std::mem::take(&mut row)));
+            used = 0;
+        }
+        if !row.is_empty() {
+            row.push(Span::raw(" "));
+            used += 1;
+        }
+        used += w;
+        row.push(b);
+    }
+    if !row.is_empty() {
+        lines.push(Line::from(row));
+    }
+    lines
+        .iter()
+        .flat_map(|l| wrap_line(l, width as u16))
+        .collect()
+}
 
 /// The modal's fixed top (prompt, command, judge reason) and bottom (choices or reason input).
 fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines, Lines) {
@@ -136,13 +170,12 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
         ));
     }
 
+    let wrapped = |text: String, style| wrap_line(&Line::from(Span::styled(text, style)), width);
     if let Some(chosen) = m.saving {
-        let mut foot = wrap_line(
-            &Line::from(Span::styled(
-                "Save a rule to your config, then accept this call (number or Enter saves, Esc goes back):",
-                t.dim,
-            )),
-            width,
+        let mut foot = wrapped(
+            "Save a rule to your config, then accept this call (number or Enter saves, Esc goes back):"
+                .into(),
+            t.dim,
         );
         for i in 0..m.rules.len() {
             let style = if i == chosen {
@@ -159,44 +192,47 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
             ));
         }
         for l in m.rule_text(chosen).lines() {
-            foot.push(Line::from(Span::styled(format!("    {l}"), t.code_inline)));
+            let code = Line::from(Span::styled(l.to_owned(), t.code_inline));
+            foot.extend(wrap_line_prefixed(
+                &code,
+                width,
+                &[Span::raw("    ")],
+                &[Span::raw("      ")],
+            ));
         }
         return (head, foot);
     }
     let foot: Vec<Line<'static>> = match &m.reason {
-        Some(reason) => vec![
-            Line::from(Span::styled(strings::REASON_PROMPT, t.dim)),
-            Line::from(vec![
+        Some(reason) => {
+            let mut lines = wrapped(strings::REASON_PROMPT.into(), t.dim);
+            let input = Line::from(vec![
                 Span::raw("> "),
                 Span::raw(reason.clone()),
                 Span::styled("█", t.dim),
-            ]),
-        ],
+            ]);
+            lines.extend(wrap_line_indent(&input, width, &[Span::raw("  ")]));
+            lines
+        }
         None => {
-            let mut lines = Vec::new();
-            let mut row = Vec::new();
-            for (i, label) in CHOICES.iter().enumerate() {
-                let style = if i == m.selected {
-                    t.choice_selected
-                } else {
-                    t.choice
-                };
-                row.push(Span::styled(
-                    format!(" [{}] {label} ", CHOICE_KEYS[i]),
-                    style,
-                ));
-                row.push(Span::raw(" "));
-            }
-            lines.extend(wrap_line(&Line::from(row), width));
-            lines.extend(wrap_line(
-                &Line::from(Span::styled(m.always_label(), t.dim)),
-                width,
-            ));
+            let buttons: Vec<Span<'static>> = CHOICES
+                .iter()
+                .enumerate()
+                .map(|(i, label)| {
+                    let style = if i == m.selected {
+                        t.choice_selected
+                    } else {
+                        t.choice
+                    };
+                    Span::styled(format!(" [{}] {label} ", CHOICE_KEYS[i]), style)
+                })
+                .collect();
+            let mut lines = flow(buttons, width);
+            lines.extend(wrapped(m.always_label(), t.dim));
             if !m.rules.is_empty() {
-                lines.push(Line::from(Span::styled(
-                    "[s] save a rule to your config so it never asks again",
+                lines.extend(wrapped(
+                    "[s] save a rule to your config so it never asks again".into(),
                     t.dim,
-                )));
+                ));
             }
             lines
         }
