@@ -173,14 +173,17 @@ pub enum SessionsAction {
         #[arg(long)]
         json: bool,
     },
-    /// Remove a session, or every session older than an age
+    /// Remove a session, every session older than an age, or those whose directory is gone
     Rm {
         /// The session id (or its start)
-        #[arg(required_unless_present = "older_than")]
+        #[arg(required_unless_present_any = ["older_than", "gone"])]
         id: Option<String>,
         /// Remove every session last written longer ago than this (30d, 12h, 90m, 4w)
-        #[arg(long, value_name = "AGE", conflicts_with = "id")]
+        #[arg(long, value_name = "AGE", conflicts_with_all = ["id", "gone"])]
         older_than: Option<String>,
+        /// Remove every session whose directory no longer exists
+        #[arg(long, conflicts_with = "id")]
+        gone: bool,
     },
 }
 

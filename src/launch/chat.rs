@@ -22,10 +22,10 @@ use crate::session::catalog::{self, Keep};
 use crate::tools::approval::Interaction;
 use crate::tui::theme::Theme;
 
-/// The demo endpoint, and the scratch directory its tools work in.
+/// The demo endpoint, and the directory its tools work in.
 struct Demo {
     _server: DemoServer,
-    _dir: Option<tempfile::TempDir>,
+    _dir: Option<crate::demo::workdir::Workdir>,
 }
 
 pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
@@ -71,20 +71,24 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
     } else {
         cli.prompt.clone().unwrap_or_default()
     };
-    // The demo's scripted model creates files: give it a scratch directory unless -C says where.
+    // The demo's scripted model creates files: it works in its own directory unless -C says
+    // where (reset for a new demo chat, kept when one is continued).
     let demo_dir = match (&server, &cli.cwd) {
-        (Some(_), None) => match tempfile::Builder::new().prefix("sayso-demo-").tempdir() {
-            Ok(d) => {
-                eprintln!("sayso: the demo works in {}", d.path().display());
-                Some(d)
+        (Some(_), None) => {
+            let fresh = cli.resume_choice().is_none();
+            match crate::demo::workdir::prepare(&config.dirs.data, fresh) {
+                Ok(d) => {
+                    eprintln!("sayso: {}", d.describe(fresh));
+                    Some(d)
+                }
+                Err(e) => {
+                    return fail(
+                        exit::FAILED,
+                        format!("cannot prepare the demo directory: {e}"),
+                    );
+                }
             }
-            Err(e) => {
-                return fail(
-                    exit::FAILED,
-                    format!("cannot create the demo directory: {e}"),
-                );
-            }
-        },
+        }
         _ => None,
     };
     let cwd = demo_dir
@@ -95,10 +99,14 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
         _dir: demo_dir,
     });
     let sessions = sessions_dir(cli, &config);
+    let resume = match resumed_id(cli, sessions.as_deref(), &cwd) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     if cli.print {
-        headless_chat(cli, &config, cwd, &prompt, sessions).await
+        headless_chat(cli, &config, cwd, &prompt, sessions, resume).await
     } else {
-        let code = tui_chat(cli, &config, cwd, prompt, sessions).await;
+        let code = tui_chat(&config, cwd, prompt, sessions, resume).await;
         if let Some(choice) = local {
             let (user_file, _, _) = config_paths(&overrides, &ProcessEnv);
             eprintln!("{}", choice.keep_hint(&user_file));
@@ -174,6 +182,27 @@ fn sessions_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
     Some(config.dirs.data.clone())
 }
 
+/// The full id of the session `--resume`/`--continue` mean, known before the chat starts: an
+/// unknown or ambiguous id exits 2 (with the candidates), in the TUI as headless.
+fn resumed_id(
+    cli: &Cli,
+    sessions: Option<&std::path::Path>,
+    cwd: &std::path::Path,
+) -> Result<Option<String>, u8> {
+    let Some(id) = cli.resume_choice() else {
+        return Ok(None);
+    };
+    let Some(data) = sessions else {
+        return Err(fail(
+            exit::USAGE,
+            "sessions are off (`[sessions] save = false`)",
+        ));
+    };
+    crate::session::choose::choose(&data.join("sessions"), id.as_deref(), cwd)
+        .map(|s| Some(s.id))
+        .map_err(|e| fail(exit::USAGE, e))
+}
+
 /// The chat's agent, with its MCP servers starting in the background.
 fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<Agent, String> {
     let client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
@@ -189,11 +218,11 @@ fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<Agent, Str
 }
 
 async fn tui_chat(
-    cli: &Cli,
     config: &Config,
     cwd: PathBuf,
     prompt: String,
     sessions: Option<PathBuf>,
+    resume: Option<String>,
 ) -> u8 {
     let (approver, approvals) = tokio::sync::mpsc::unbounded_channel();
     let (questioner, questions) = tokio::sync::mpsc::unbounded_channel();
@@ -218,7 +247,7 @@ async fn tui_chat(
         prompt: Some(prompt).filter(|p| !p.trim().is_empty()),
         cwd_label,
         sessions,
-        resume: cli.resume_choice(),
+        resume: resume.map(Some),
     };
     crate::tui::run::run(agent, approvals, questions, options).await
 }
@@ -229,6 +258,7 @@ async fn headless_chat(
     cwd: PathBuf,
     prompt: &str,
     sessions: Option<PathBuf>,
+    resume: Option<String>,
 ) -> u8 {
     // `--approvals stdio`: someone answers after all — the program on the other end of stdio.
     let (approver, controller) = if cli.approvals.is_some() {
@@ -259,14 +289,15 @@ async fn headless_chat(
     };
     let mut saving = Saving::new(sessions, &agent);
     let mut notices = Vec::new();
-    if let Some(id) = cli.resume_choice() {
+    if let Some(id) = resume {
         // The saved transcript is not printed again: only the new turn is.
         let (quiet, _) = EventSink::channel();
-        match saving.resume(&mut agent, id.as_deref(), &quiet).await {
+        match saving.resume(&mut agent, Some(&id), &quiet).await {
             Ok(saved) => {
                 if saved.skipped > 0 {
                     eprintln!("sayso: warning: {}", skipped_note(saved.skipped));
                 }
+                notices.extend(saved.banner);
                 notices.extend(saved.notice);
             }
             Err(e) => return fail(exit::USAGE, e),

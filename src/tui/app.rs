@@ -12,6 +12,7 @@
 mod agent_events;
 mod commands;
 mod keys;
+mod resume;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
