@@ -1,6 +1,8 @@
-//! The directory the demo's tools work in: `$XDG_DATA_HOME/sayso/demo/`, the same for every
-//! demo chat, so `sayso --demo --continue` finds its session (saved with this directory) and
-//! the files the last demo chat made.
+//! The directory the demo's tools work in: `$XDG_CACHE_HOME/sayso/demo/` (`~/.cache/…`), the
+//! same for every demo chat, so `sayso --demo --continue` finds its session (saved with this
+//! directory) and the files the last demo chat made. Not under sayso's data directory: that
+//! one is sayso's own, where every write asks (it holds the sessions), so the demo could not
+//! show a tool running unasked in auto mode there. What is in it is disposable: a cache.
 //!
 //! A new demo chat resets it to the demo's starting files (`assets/demo/start/`); continuing
 //! one (`--continue`, `--resume`) keeps it as it is. Reset only empties a directory that
@@ -51,16 +53,47 @@ impl Workdir {
     }
 }
 
-/// The demo's directory under `data_dir`: reset to the starting files when `fresh` (a new
-/// demo chat), kept otherwise.
-pub fn prepare(data_dir: &Path, fresh: bool) -> io::Result<Workdir> {
-    let dir = data_dir.join("demo");
-    std::fs::create_dir_all(data_dir)?;
+/// sayso's cache directory: `$XDG_CACHE_HOME/sayso` (when absolute), else the platform's.
+fn cache_root() -> Option<PathBuf> {
+    let xdg = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    xdg.or_else(|| {
+        use etcetera::BaseStrategy;
+        etcetera::choose_base_strategy().ok().map(|b| b.cache_dir())
+    })
+    .map(|d| d.join("sayso"))
+}
+
+/// The demo's directory: reset to the starting files when `fresh` (a new demo chat), kept
+/// otherwise.
+pub fn prepare(fresh: bool) -> io::Result<Workdir> {
+    match cache_root() {
+        Some(root) => prepare_in(&root, fresh),
+        None => scratch("there is no cache directory (set XDG_CACHE_HOME)".into()),
+    }
+}
+
+fn scratch(reason: String) -> io::Result<Workdir> {
+    let scratch = tempfile::Builder::new().prefix("sayso-demo-").tempdir()?;
+    fill(scratch.path())?;
+    Ok(Workdir {
+        path: scratch.path().to_path_buf(),
+        scratch_reason: Some(reason),
+        _lock: None,
+        _scratch: Some(scratch),
+    })
+}
+
+/// [`prepare`] with `root/demo` as the demo's directory (`root/demo.lock` its lock).
+fn prepare_in(root: &Path, fresh: bool) -> io::Result<Workdir> {
+    let dir = root.join("demo");
+    std::fs::create_dir_all(root)?;
     let lock = File::options()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(data_dir.join("demo.lock"))?;
+        .open(root.join("demo.lock"))?;
     let locked = match lock.try_lock() {
         Ok(()) => true,
         Err(std::fs::TryLockError::WouldBlock) => false,
@@ -78,14 +111,7 @@ pub fn prepare(data_dir: &Path, fresh: bool) -> io::Result<Workdir> {
         None
     };
     if let Some(reason) = reason {
-        let scratch = tempfile::Builder::new().prefix("sayso-demo-").tempdir()?;
-        fill(scratch.path())?;
-        return Ok(Workdir {
-            path: scratch.path().to_path_buf(),
-            scratch_reason: Some(reason),
-            _lock: None,
-            _scratch: Some(scratch),
-        });
+        return scratch(reason);
     }
     if fresh || !dir.exists() {
         reset(&dir)?;
@@ -135,22 +161,22 @@ mod tests {
     #[test]
     fn a_new_demo_resets_its_directory_and_a_continued_one_keeps_it() {
         let data = tempfile::tempdir().unwrap();
-        let w = prepare(data.path(), true).unwrap();
+        let w = prepare_in(data.path(), true).unwrap();
         let dir = w.path().to_path_buf();
         assert!(w.scratch_reason.is_none());
         assert!(dir.join("notes.md").is_file());
         std::fs::write(dir.join("hello.md"), "made by the demo").unwrap();
         std::fs::create_dir(dir.join("sub")).unwrap();
         drop(w);
-        let w = prepare(data.path(), false).unwrap();
+        let w = prepare_in(data.path(), false).unwrap();
         assert_eq!(w.path(), dir);
         assert!(dir.join("hello.md").is_file(), "--continue keeps the files");
         drop(w);
-        let w = prepare(data.path(), true).unwrap();
+        let w = prepare_in(data.path(), true).unwrap();
         assert!(!dir.join("hello.md").exists() && !dir.join("sub").exists());
         assert!(dir.join("notes.md").is_file());
         // While it runs, another new demo gets a scratch directory instead.
-        let other = prepare(data.path(), true).unwrap();
+        let other = prepare_in(data.path(), true).unwrap();
         assert_ne!(other.path(), dir);
         assert!(other.scratch_reason.is_some());
         assert!(other.path().join("notes.md").is_file());
@@ -163,7 +189,7 @@ mod tests {
         let dir = data.path().join("demo");
         std::fs::create_dir(&dir).unwrap();
         std::fs::write(dir.join("mine.txt"), "keep me").unwrap();
-        let w = prepare(data.path(), true).unwrap();
+        let w = prepare_in(data.path(), true).unwrap();
         assert_ne!(w.path(), dir);
         assert!(w.describe(true).contains("was not made by the demo"));
         assert_eq!(

@@ -76,7 +76,7 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
     let demo_dir = match (&server, &cli.cwd) {
         (Some(_), None) => {
             let fresh = cli.resume_choice().is_none();
-            match crate::demo::workdir::prepare(&config.dirs.data, fresh) {
+            match crate::demo::workdir::prepare(fresh) {
                 Ok(d) => {
                     eprintln!("sayso: {}", d.describe(fresh));
                     Some(d)

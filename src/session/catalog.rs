@@ -173,26 +173,34 @@ pub fn candidate_line(s: &Summary) -> String {
 }
 
 /// The messages of a session file: what the user sent and what the model replied (a reply
-/// that was cut off included), as a list counts them. Lines are matched by their record tag,
-/// which the writer puts first; nothing is parsed.
+/// that was cut off included), as a list counts them. Only lines that name such a record are
+/// parsed, and only for their kind.
 pub fn message_count(path: &Path) -> usize {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        t: String,
+        #[serde(default)]
+        partial: Option<String>,
+    }
     let Ok(f) = std::fs::File::open(path) else {
         return 0;
     };
-    let mut n = 0;
-    for line in BufReader::with_capacity(256 * 1024, f)
+    let kinds: [&[u8]; 3] = [br#""t":"user""#, br#""t":"reply""#, br#""t":"interrupted""#];
+    BufReader::with_capacity(256 * 1024, f)
         .split(b'\n')
         .map_while(Result::ok)
-    {
-        if line.starts_with(br#"{"t":"user""#)
-            || line.starts_with(br#"{"t":"reply""#)
-            || (line.starts_with(br#"{"t":"interrupted""#)
-                && !line.starts_with(br#"{"t":"interrupted","partial":""}"#))
-        {
-            n += 1;
-        }
-    }
-    n
+        .filter(|line| {
+            kinds
+                .iter()
+                .any(|k| memchr::memmem::find(line, k).is_some())
+        })
+        .filter_map(|line| serde_json::from_slice::<Kind>(&line).ok())
+        .filter(|k| match k.t.as_str() {
+            "user" | "reply" => true,
+            "interrupted" => k.partial.as_deref().is_some_and(|p| !p.is_empty()),
+            _ => false,
+        })
+        .count()
 }
 
 /// The sessions as the TUI's picker shows them, newest first.
