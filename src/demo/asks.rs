@@ -145,7 +145,7 @@ pub fn reply(ask: Ask, quoted: &str, cx: &Context<'_>) -> Reply {
         }
         Ask::Edit => {
             let edits = cx.succeeded("edit_file", "Edited").count();
-            let (old, new) = if edits % 2 == 0 {
+            let (old, new) = if edits.is_multiple_of(2) {
                 (TODO_LINE, DONE_LINE)
             } else {
                 (DONE_LINE, TODO_LINE)
