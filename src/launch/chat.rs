@@ -77,10 +77,7 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
         (Some(_), None) => {
             let fresh = cli.resume_choice().is_none();
             match crate::demo::workdir::prepare(fresh) {
-                Ok(d) => {
-                    eprintln!("sayso: {}", d.describe(fresh));
-                    Some(d)
-                }
+                Ok(d) => Some(d),
                 Err(e) => {
                     return fail(
                         exit::FAILED,
@@ -94,15 +91,18 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
     let cwd = demo_dir
         .as_ref()
         .map_or(overrides.cwd.clone(), |d| d.path().to_path_buf());
+    let sessions = sessions_dir(cli, &config);
+    let resume = match resumed_id(cli, sessions.as_deref(), &cwd, demo_dir.is_some()) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    if let Some(d) = &demo_dir {
+        eprintln!("sayso: {}", d.describe(resume.is_none()));
+    }
     let _demo = server.map(|s| Demo {
         _server: s,
         _dir: demo_dir,
     });
-    let sessions = sessions_dir(cli, &config);
-    let resume = match resumed_id(cli, sessions.as_deref(), &cwd) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
     if cli.print {
         headless_chat(cli, &config, cwd, &prompt, sessions, resume).await
     } else {
@@ -188,6 +188,7 @@ fn resumed_id(
     cli: &Cli,
     sessions: Option<&std::path::Path>,
     cwd: &std::path::Path,
+    demo: bool,
 ) -> Result<Option<String>, u8> {
     let Some(id) = cli.resume_choice() else {
         return Ok(None);
@@ -198,7 +199,14 @@ fn resumed_id(
             "sessions are off (`[sessions] save = false`)",
         ));
     };
-    crate::session::choose::choose(&data.join("sessions"), id.as_deref(), cwd)
+    let dir = data.join("sessions");
+    if demo && id.is_none() && catalog::latest_in(&dir, cwd).is_none() {
+        return Err(fail(
+            exit::USAGE,
+            "no demo chat to continue yet: `sayso --demo` starts one (it is saved as you go)",
+        ));
+    }
+    crate::session::choose::choose(&dir, id.as_deref(), cwd)
         .map(|s| Some(s.id))
         .map_err(|e| fail(exit::USAGE, e))
 }
