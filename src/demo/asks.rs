@@ -133,7 +133,12 @@ pub fn reply(ask: Ask, quoted: &str, cx: &Context<'_>) -> Reply {
             let made = cx
                 .past
                 .iter()
-                .filter(|(name, ..)| name == "create_file")
+                .filter(|(name, args, _)| {
+                    name == "create_file"
+                        && args["filepath"]
+                            .as_str()
+                            .is_some_and(|p| p.starts_with("idea-"))
+                })
                 .count();
             let path = format!("idea-{}.md", made + 1);
             (

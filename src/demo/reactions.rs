@@ -97,12 +97,12 @@ fn line(name: &str, args: &Value, content: &str) -> String {
     let first_line = content.lines().next().unwrap_or_default();
     match name {
         "run_command" => format!(
-            "- `{}` ran; its output is in the tool block above.",
+            "- `{}` ran; its output is in its tool block.",
             args["cmd"].as_str().unwrap_or_default()
         ),
         "create_file" if content.starts_with("Created") => format!("- I created `{path}`."),
         "edit_file" if content.starts_with("Edited") => {
-            format!("- I edited `{path}`: the diff is in the tool block above.")
+            format!("- I edited `{path}`: the diff is in its tool block.")
         }
         "delete_file" if content.starts_with("Deleted") => format!("- I deleted `{path}`."),
         "read_file" if !content.is_empty() => format!(
