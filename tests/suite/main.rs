@@ -13,6 +13,7 @@ mod demo;
 mod edit_tools;
 mod engine;
 mod engine_support;
+mod first_hour_sessions;
 mod footprint;
 mod headless;
 mod headless_tools;
