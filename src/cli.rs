@@ -102,12 +102,12 @@ pub struct Cli {
     #[arg(long, value_name = "LEVEL", global = true)]
     pub log_level: Option<String>,
 
-    /// Continue a saved session: the given one (an id or its start), or without ID the latest
-    /// one started in this directory
+    /// Continue a saved session: the given one (an id or its first characters), or without ID
+    /// the one of this directory used last
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
 
-    /// Continue the latest session started in this directory (the same as --resume)
+    /// Continue the session of this directory used last (the same as --resume)
     #[arg(long = "continue", conflicts_with = "resume")]
     pub continue_last: bool,
 

@@ -94,7 +94,10 @@ async fn demo_chats_continue_from_the_demos_own_directory() {
     // A new demo chat starts from the demo's starting files again.
     let out = sayso_in(home, &["--demo", "--auto", "-p", "second chat"]).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(!demo.join("left-over.txt").exists(), "a new demo chat resets");
+    assert!(
+        !demo.join("left-over.txt").exists(),
+        "a new demo chat resets"
+    );
     assert!(demo.join("notes.md").is_file());
     let files = session_files(home);
     assert_eq!(files.len(), 2, "{files:?}");
@@ -116,7 +119,10 @@ async fn demo_chats_continue_from_the_demos_own_directory() {
         "{}",
         out.stderr
     );
-    assert!(demo.join("kept.txt").is_file(), "--continue keeps the files");
+    assert!(
+        demo.join("kept.txt").is_file(),
+        "--continue keeps the files"
+    );
     assert_eq!(session_files(home).len(), 2, "no new session");
     assert_eq!(user_texts(&second), ["second chat", "and now?"]);
     // The demo saw an earlier message in the request: a later message gets the menu, where a
@@ -286,7 +292,9 @@ async fn resuming_prints_a_banner_and_warns_about_another_directory() {
         notices[..2],
         [
             format!("resumed session {id} · started {started} UTC · {a} · 5 messages"),
-            format!("warning: this session was started in {a}, not here: its tools now work in {b}"),
+            format!(
+                "warning: this session was started in {a}, not here: its tools now work in {b}"
+            ),
         ],
         "{}",
         out.stdout
@@ -327,7 +335,9 @@ async fn resume_without_an_id_opens_the_picker_and_the_chosen_one_opens_with_its
     assert!(newer < older, "newest first:\n{screen}");
     tui.keys(&["Enter"]);
     let screen = tui
-        .wait_for("resumed session c3d4-0tpc1bb · started 2026-11-30 09:45 UTC · /p/newer · 4 messages")
+        .wait_for(
+            "resumed session c3d4-0tpc1bb · started 2026-11-30 09:45 UTC · /p/newer · 4 messages",
+        )
         .await;
     assert!(screen.contains("and a follow-up"), "{screen}");
     let work = std::fs::canonicalize(tui.work()).unwrap();
@@ -337,7 +347,9 @@ async fn resume_without_an_id_opens_the_picker_and_the_chosen_one_opens_with_its
         "{screen}"
     );
     assert!(
-        screen.replace('\n', "").contains(&work.display().to_string()),
+        screen
+            .replace('\n', "")
+            .contains(&work.display().to_string()),
         "{screen}"
     );
 }
