@@ -1,7 +1,10 @@
 //! What a message to the demo asks for, and the scripted reply that shows it: a command, a
 //! file created, edited or deleted, a file read, a search, a question for the user, the
 //! approval modes, or the tour again. The demo understands keywords only; a message with none
-//! of them gets a short menu of what to try.
+//! of them gets a short menu of what to try. A question about sayso (“Can I keep my settings
+//! in a config file?”, “Which tools ask first?”) is answered in text only — the modes, or the
+//! menu — never with a tool call the user did not ask for; a request (“can you run a
+//! command?”, “edit a file”) gets its call.
 //!
 //! Each request becomes a real tool call (when the chat offers that tool), so the user sees
 //! what sayso does with it: the approval modal for commands and edits, a diff, the question
@@ -56,10 +59,16 @@ const KEYWORDS: &[(Ask, &[&str])] = &[
             "strict",
         ],
     ),
-    (Ask::Tour, &["tour", "hello", "hi", "hey", "start", "again"]),
+    (Ask::Tour, &["tour"]),
 ];
 
-/// What `text` asks for: the first keyword in it, else `file` alone means an edit.
+/// The words that open a question about sayso rather than a request.
+const QUESTION_WORDS: &[&str] = &[
+    "how", "what", "why", "which", "where", "when", "who", "does", "do", "is", "are", "should",
+];
+
+/// What `text` asks for: the first keyword in it, else `file` alone means an edit. A
+/// question gets an answer in text only ([`Ask::Modes`] or [`Ask::Menu`]).
 pub fn ask_of(text: &str) -> Ask {
     let lower = text.to_lowercase();
     let words: Vec<&str> = lower
@@ -72,7 +81,14 @@ pub fn ask_of(text: &str) -> Ask {
             .find(|(_, keys)| keys.contains(w))
             .map(|(ask, _)| *ask)
     });
+    let question = match words.as_slice() {
+        ["can" | "could" | "may", "i", ..] => true,
+        [first, ..] => QUESTION_WORDS.contains(first),
+        [] => false,
+    };
     match found {
+        Some(Ask::Modes) => Ask::Modes,
+        _ if question => Ask::Menu,
         Some(ask) => ask,
         None if words.iter().any(|w| *w == "file" || *w == "files") => Ask::Edit,
         None => Ask::Menu,
@@ -233,12 +249,15 @@ pub const TRY: &str = "- **run a command**: a shell command, and the approval mo
 - **explain the modes**: how much sayso asks before it acts\n\
 - **tour**: the first reply again\n";
 
+/// How every text-only answer ends.
+pub const CONNECT: &str =
+    "Connect a real model to get real answers: `sayso --base-url URL -m MODEL`.";
+
 fn menu(quoted: &str) -> String {
     let quoted: String = quoted.trim().chars().take(80).collect();
     format!(
         "I am sayso's scripted demo, so I cannot really answer “{}”. I can show you how sayso \
-         works, though. Try one of these:\n\n{TRY}\nFor real answers, connect a real model: \
-         `sayso --base-url URL -m MODEL`.\n",
+         works, though. Try one of these:\n\n{TRY}\n{CONNECT}\n",
         quoted.replace('\n', " ")
     )
 }
@@ -251,7 +270,9 @@ fn modes() -> String {
     for m in Mode::ALL {
         out.push_str(&format!("- **{}**: {}\n", m.as_str(), m.describe()));
     }
-    out.push_str("\nThe default is **balanced**. Try **run a command** to see it ask.\n");
+    out.push_str(&format!(
+        "\nThe default is **balanced**. Try **run a command** to see it ask.\n\n{CONNECT}\n"
+    ));
     out
 }
 
@@ -270,6 +291,15 @@ mod tests {
             ("search the files", Ask::Search),
             ("ask me a question", Ask::Question),
             ("what does balanced mode do?", Ask::Modes),
+            ("What does the --auto flag change?", Ask::Modes),
+            ("can you run a command?", Ask::Run),
+            ("Can I keep my settings in a config file?", Ask::Menu),
+            (
+                "Which tools can you use, and which ones ask first?",
+                Ask::Menu,
+            ),
+            ("How do I see the whole output of ls -la?", Ask::Menu),
+            ("Can you add a test for hello.md?", Ask::Menu),
             ("delete a file", Ask::Delete),
             ("this file", Ask::Edit),
             ("tour", Ask::Tour),

@@ -65,12 +65,23 @@ pub fn react(messages: &[Value], cx: &Context<'_>) -> Reply {
         }
         lines.push(line(name, &arguments(call), content));
     }
+    // The tour's calls end the tour.
+    let toured = calls.iter().any(|c| {
+        c.get("id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| id.starts_with("demo_call_"))
+    });
     Reply {
         reasoning: String::new(),
         text: format!(
-            "Here is what happened:\n\n{}\n\nTry next: **run a command**, **edit a file**, \
+            "Here is what happened:\n\n{}\n\n{}Try next: **run a command**, **edit a file**, \
              **ask me a question** — or say anything else for the whole list.\n",
-            lines.join("\n")
+            lines.join("\n"),
+            if toured {
+                "That is the whole demo tour. "
+            } else {
+                ""
+            }
         ),
         tool_calls: Vec::new(),
     }

@@ -1,16 +1,15 @@
 //! What the demo's scripted model says, and how it is framed as Chat Completions chunks.
 //!
 //! The first user message gets a guided tour in Markdown (with reasoning) that ends in tool
-//! calls — commands and a file creation — when tools are offered. A message that asks for
-//! something the demo can show (“run a command”, “edit a file”, “ask me a question”…) gets
-//! that, first or later ([`super::asks`]); a later message that asks for nothing it knows
-//! gets a short menu. When tool results come back, the reply reacts to each
+//! calls — commands and a file creation — when tools are offered. A later message that asks
+//! for something the demo can show (“run a command”, “edit a file”, “ask me a question”…)
+//! gets that ([`super::asks`]); one that asks for nothing it knows gets a short menu. When tool results come back, the reply reacts to each
 //! ([`super::reactions`]). Judge requests (a `response_format`) get a verdict.
 
 use serde_json::{Value, json};
 
 use super::DEMO_MODEL;
-use super::asks::{self, Ask, Context};
+use super::asks::{self, Context};
 
 const TOUR: &str = include_str!("../../assets/demo/tour.md");
 const TOUR_REASONING: &str = include_str!("../../assets/demo/reasoning.md");
@@ -66,10 +65,11 @@ pub fn reply_for(request: &Value) -> Reply {
         .map(text_of)
         .collect();
     let last = users.last().copied().unwrap_or_default();
-    match (users.len(), asks::ask_of(last)) {
-        (0 | 1, Ask::Menu) => tour(&offered),
-        (_, ask) => asks::reply(ask, last, &cx),
+    // The first message always gets the tour: it shows every tool kind and the modal.
+    if users.len() <= 1 {
+        return tour(&offered);
     }
+    asks::reply(asks::ask_of(last), last, &cx)
 }
 
 /// The first reply: the Markdown tour, and a command, a file and another command to approve.
@@ -309,7 +309,7 @@ mod tests {
     }
 
     #[test]
-    fn a_request_gets_its_tool_call_first_or_later() {
+    fn a_later_request_gets_its_tool_call() {
         let tools = json!([
             {"type": "function", "function": {"name": "run_command"}},
             {"type": "function", "function": {"name": "ask_questions"}}]);
@@ -319,10 +319,12 @@ mod tests {
         assert_eq!(r.tool_calls.len(), 1);
         assert_eq!(r.tool_calls[0].1, "run_command");
         let r = reply_for(&json!({"tools": tools, "messages": [
+            {"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"},
             {"role": "user", "content": "ask me a question"}]}));
         assert_eq!(r.tool_calls[0].1, "ask_questions");
         // The answer to the question is taken up at once.
         let r = reply_for(&json!({"tools": tools, "messages": [
+            {"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"},
             {"role": "user", "content": "ask me a question"},
             {"role": "assistant", "tool_calls": [{"id": "q", "type": "function", "function": {"name": "ask_questions", "arguments": "{}"}}]},
             {"role": "tool", "tool_call_id": "q", "content": "**Next**: What should the demo show next?\nrun a command"}]}));

@@ -378,7 +378,7 @@ async fn the_demo_answers_run_a_command_with_a_command_to_approve() {
     after_turn(&tui, "ls -la && date ran").await;
     // Anything else gets the menu, with what to try.
     tui.send("what is the weather like?").await;
-    let screen = after_turn(&tui, "For real answers").await;
+    let screen = after_turn(&tui, "Connect a real model to get real answers").await;
     assert!(
         screen.contains("ask me a question") && screen.contains("edit a file"),
         "{screen}"
