@@ -108,12 +108,12 @@ pub struct Cli {
     #[arg(long, value_name = "LEVEL", global = true)]
     pub log_level: Option<String>,
 
-    /// Continue a saved session: the given one (an id or its start), or without ID the latest
-    /// one started in this directory
+    /// Continue a saved session: the given one (an id or its first characters), or without ID
+    /// the one of this directory used last
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
 
-    /// Continue the latest session started in this directory (the same as --resume)
+    /// Continue the session of this directory used last (the same as --resume)
     #[arg(long = "continue", conflicts_with = "resume")]
     pub continue_last: bool,
 
@@ -179,14 +179,17 @@ pub enum SessionsAction {
         #[arg(long)]
         json: bool,
     },
-    /// Remove a session, or every session older than an age
+    /// Remove a session, every session older than an age, or those whose directory is gone
     Rm {
         /// The session id (or its start)
-        #[arg(required_unless_present = "older_than")]
+        #[arg(required_unless_present_any = ["older_than", "gone"])]
         id: Option<String>,
         /// Remove every session last written longer ago than this (30d, 12h, 90m, 4w)
-        #[arg(long, value_name = "AGE", conflicts_with = "id")]
+        #[arg(long, value_name = "AGE", conflicts_with_all = ["id", "gone"])]
         older_than: Option<String>,
+        /// Remove every session whose directory no longer exists
+        #[arg(long, conflicts_with = "id")]
+        gone: bool,
     },
 }
 

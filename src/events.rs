@@ -26,10 +26,14 @@ pub use file_change::{ChangeKind, FileChange, MAX_DIFF_BYTES};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionInfo {
     pub id: String,
-    /// RFC 3339.
+    /// `2026-12-01 08:30` (UTC).
     pub started: String,
     pub cwd: String,
+    /// The directory no longer exists.
+    pub dir_gone: bool,
     pub first_message: String,
+    /// What the user sent and the model replied.
+    pub messages: usize,
     pub bytes: u64,
 }
 

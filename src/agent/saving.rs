@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::Agent;
-use crate::events::{Event, EventSink, SessionInfo};
+use crate::events::{Event, EventSink};
 use crate::session::live::{LiveSession, Start};
 use crate::session::{Saved, open_saved};
 
@@ -96,6 +96,9 @@ impl Saving {
         for e in std::mem::take(&mut saved.resumed.events) {
             front.emit(e);
         }
+        for line in &saved.banner {
+            front.emit(Event::Info(Ok(line.clone())));
+        }
         if saved.skipped > 0 {
             front.emit(Event::Info(Err(skipped_note(saved.skipped))));
         }
@@ -107,23 +110,9 @@ impl Saving {
 
     /// The saved sessions, newest first.
     pub fn list(&self) -> Event {
-        let dir = self.data_dir.join("sessions");
-        Event::Sessions(
-            crate::session::catalog::list(&dir)
-                .into_iter()
-                .map(|s| SessionInfo {
-                    started: s
-                        .header
-                        .as_ref()
-                        .map(|h| h.started.clone())
-                        .unwrap_or_default(),
-                    cwd: s.cwd().to_owned(),
-                    first_message: s.first_message.clone().unwrap_or_default(),
-                    bytes: s.bytes,
-                    id: s.id,
-                })
-                .collect(),
-        )
+        Event::Sessions(crate::session::catalog::infos(
+            &self.data_dir.join("sessions"),
+        ))
     }
 
     /// Flushes and syncs the session file; a note when it could not be written.

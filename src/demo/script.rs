@@ -1,13 +1,15 @@
 //! What the demo's scripted model says, and how it is framed as Chat Completions chunks.
 //!
-//! The first user message gets a guided tour in Markdown (with reasoning) that ends in two tool
-//! calls — a command and a file creation — when tools are offered. When the tool results come
-//! back, the reply reacts to each: what ran, what the user rejected (and why), what needed an
-//! approval nobody could give. Later messages get a short answer that quotes them.
+//! The first user message gets a guided tour in Markdown (with reasoning) that ends in tool
+//! calls — commands and a file creation — when tools are offered. A later message that asks
+//! for something the demo can show (“run a command”, “edit a file”, “ask me a question”…)
+//! gets that ([`super::asks`]); one that asks for nothing it knows gets a short menu. When tool results come back, the reply reacts to each
+//! ([`super::reactions`]). Judge requests (a `response_format`) get a verdict.
 
 use serde_json::{Value, json};
 
 use super::DEMO_MODEL;
+use super::asks::{self, Context};
 
 const TOUR: &str = include_str!("../../assets/demo/tour.md");
 const TOUR_REASONING: &str = include_str!("../../assets/demo/reasoning.md");
@@ -22,11 +24,11 @@ pub struct Reply {
     pub tool_calls: Vec<(String, String, String)>,
 }
 
-fn role(m: &Value) -> &str {
+pub(super) fn role(m: &Value) -> &str {
     m.get("role").and_then(Value::as_str).unwrap_or_default()
 }
 
-fn text_of(m: &Value) -> &str {
+pub(super) fn text_of(m: &Value) -> &str {
     m.get("content").and_then(Value::as_str).unwrap_or_default()
 }
 
@@ -50,58 +52,97 @@ pub fn reply_for(request: &Value) -> Reply {
     if request.get("response_format").is_some() {
         return judge_verdict(messages);
     }
+    let cx = Context {
+        offered: &offered,
+        past: past_calls(messages),
+    };
     if messages.last().is_some_and(|m| role(m) == "tool") {
-        return react_to_tools(messages);
+        return super::reactions::react(messages, &cx);
     }
     let users: Vec<&str> = messages
         .iter()
         .filter(|m| role(m) == "user")
         .map(text_of)
         .collect();
-    match users.as_slice() {
-        [] | [_] => {
-            let mut text = TOUR.to_owned();
-            let mut tool_calls = Vec::new();
-            if offered.contains(&"run_command") {
-                tool_calls.push((
-                    "demo_call_1".into(),
-                    "run_command".into(),
-                    json!({"cmd": "ls -la", "flag": null}).to_string(),
-                ));
-            }
-            if offered.contains(&"create_file") {
-                tool_calls.push((
-                    "demo_call_2".into(),
-                    "create_file".into(),
-                    json!({"filepath": "hello.md", "content": HELLO_FILE}).to_string(),
-                ));
-            }
-            if offered.contains(&"run_command") {
-                tool_calls.push((
-                    "demo_call_3".into(),
-                    "run_command".into(),
-                    json!({"cmd": "date", "flag": null}).to_string(),
-                ));
-            }
-            if !tool_calls.is_empty() {
-                text.push_str("\nNow some tools. In normal mode sayso asks before each call (Always accept, Accept, Reject with a reason, or Cancel); in auto mode safe calls run and the judge vets the rest.\n");
-            }
-            Reply {
-                reasoning: TOUR_REASONING.trim().to_owned(),
-                text,
-                tool_calls,
-            }
-        }
-        [.., last] => Reply {
-            reasoning: String::new(),
-            text: format!(
-                "You said:\n\n> {}\n\nThis is the scripted demo, so that is all it can say. \
-                 Connect a real model to get real answers.\n",
-                last.trim().replace('\n', "\n> ")
-            ),
-            tool_calls: Vec::new(),
-        },
+    let last = users.last().copied().unwrap_or_default();
+    // The first message always gets the tour: it shows every tool kind and the modal.
+    if users.len() <= 1 {
+        return tour(&offered);
     }
+    asks::reply(asks::ask_of(last), last, &cx)
+}
+
+/// The first reply: the Markdown tour, and a command, a file and another command to approve.
+pub fn tour(offered: &[&str]) -> Reply {
+    let mut text = TOUR.to_owned();
+    let mut tool_calls = Vec::new();
+    if offered.contains(&"run_command") {
+        tool_calls.push((
+            "demo_call_1".into(),
+            "run_command".into(),
+            json!({"cmd": "ls -la"}).to_string(),
+        ));
+    }
+    if offered.contains(&"create_file") {
+        tool_calls.push((
+            "demo_call_2".into(),
+            "create_file".into(),
+            json!({"filepath": "hello.md", "content": HELLO_FILE}).to_string(),
+        ));
+    }
+    if offered.contains(&"run_command") {
+        tool_calls.push((
+            "demo_call_3".into(),
+            "run_command".into(),
+            json!({"cmd": "date"}).to_string(),
+        ));
+    }
+    if !tool_calls.is_empty() {
+        text.push_str(
+            "\nNow some tools. In balanced mode (the default) sayso asks before each command or \
+             edit: Always accept, Accept, Reject with a reason, or Cancel. In auto mode safe calls \
+             run and the judge vets the rest; `/mode` lists all five modes.\n",
+        );
+    }
+    Reply {
+        reasoning: TOUR_REASONING.trim().to_owned(),
+        text,
+        tool_calls,
+    }
+}
+
+/// Every call the assistant made in `messages`, with the tool message that answered it:
+/// (name, arguments, result).
+fn past_calls(messages: &[Value]) -> Vec<(String, Value, String)> {
+    let mut out = Vec::new();
+    for m in messages.iter().filter(|m| role(m) == "assistant") {
+        for c in m
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let id = c.get("id").and_then(Value::as_str).unwrap_or_default();
+            let name = c
+                .pointer("/function/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let args = c
+                .pointer("/function/arguments")
+                .and_then(Value::as_str)
+                .and_then(|a| serde_json::from_str(a).ok())
+                .unwrap_or(Value::Null);
+            let result = messages
+                .iter()
+                .find(|r| {
+                    role(r) == "tool" && r.get("tool_call_id").and_then(Value::as_str) == Some(id)
+                })
+                .map(text_of)
+                .unwrap_or_default();
+            out.push((name.to_owned(), args, result.to_owned()));
+        }
+    }
+    out
 }
 
 /// The demo's judge: anything that deletes, uploads or escalates is unsafe.
@@ -120,75 +161,6 @@ fn judge_verdict(messages: &[Value]) -> Reply {
     Reply {
         reasoning: String::new(),
         text: verdict.to_string(),
-        tool_calls: Vec::new(),
-    }
-}
-
-/// A reply that reacts to the tool results at the end of the conversation.
-fn react_to_tools(messages: &[Value]) -> Reply {
-    let start = messages
-        .iter()
-        .rposition(|m| role(m) == "assistant")
-        .unwrap_or(0);
-    let calls = messages[start]
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let mut lines = Vec::new();
-    for result in &messages[start + 1..] {
-        let id = result
-            .get("tool_call_id")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let call = calls
-            .iter()
-            .find(|c| c.get("id").and_then(Value::as_str) == Some(id));
-        let name = call
-            .and_then(|c| c.pointer("/function/name"))
-            .and_then(Value::as_str)
-            .unwrap_or("tool");
-        let content = text_of(result);
-        let line = if content.starts_with("Approval required") {
-            format!(
-                "- `{name}` needed your approval, and nobody was there to give it: run the demo in the \
-                 terminal UI, or add `--auto` / `--allowed-tools {name}`."
-            )
-        } else if let Some(reason) = content
-            .split(", with the reason: ")
-            .nth(1)
-            .filter(|_| content.starts_with("The user rejected"))
-        {
-            format!(
-                "- You rejected `{name}` because {}. Fair enough — I will not do that.",
-                reason.trim_matches('"')
-            )
-        } else if content.starts_with("The user rejected") {
-            format!("- You rejected `{name}`, so I left it alone.")
-        } else if name == "run_command" {
-            let cmd = call
-                .and_then(|c| c.pointer("/function/arguments"))
-                .and_then(Value::as_str)
-                .and_then(|a| serde_json::from_str::<Value>(a).ok())
-                .and_then(|a| a.get("cmd").and_then(Value::as_str).map(str::to_owned))
-                .unwrap_or_default();
-            format!("- `{cmd}` ran in the demo's scratch directory.")
-        } else if name == "create_file" && content.starts_with("Created") {
-            "- I created `hello.md` in the demo's scratch directory.".to_owned()
-        } else {
-            format!(
-                "- `{name}` reported: {}",
-                content.lines().next().unwrap_or_default()
-            )
-        };
-        lines.push(line);
-    }
-    Reply {
-        reasoning: String::new(),
-        text: format!(
-            "Here is what happened:\n\n{}\n\nThat is the whole demo. Connect a real model to do real work.\n",
-            lines.join("\n")
-        ),
         tool_calls: Vec::new(),
     }
 }
@@ -325,10 +297,51 @@ mod tests {
     }
 
     #[test]
-    fn later_turns_quote_the_user() {
+    fn later_turns_without_a_request_get_the_menu_with_the_message_quoted() {
         let r = reply_for(&json!({"messages": [
             {"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"},
             {"role": "user", "content": "what now?"}]}));
-        assert!(r.text.contains("> what now?"));
+        assert!(
+            r.text.contains("“what now?”") && r.text.contains("**run a command**"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[test]
+    fn a_later_request_gets_its_tool_call() {
+        let tools = json!([
+            {"type": "function", "function": {"name": "run_command"}},
+            {"type": "function", "function": {"name": "ask_questions"}}]);
+        let r = reply_for(&json!({"tools": tools, "messages": [
+            {"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"},
+            {"role": "user", "content": "run a command"}]}));
+        assert_eq!(r.tool_calls.len(), 1);
+        assert_eq!(r.tool_calls[0].1, "run_command");
+        let r = reply_for(&json!({"tools": tools, "messages": [
+            {"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"},
+            {"role": "user", "content": "ask me a question"}]}));
+        assert_eq!(r.tool_calls[0].1, "ask_questions");
+        // The answer to the question is taken up at once.
+        let r = reply_for(&json!({"tools": tools, "messages": [
+            {"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"},
+            {"role": "user", "content": "ask me a question"},
+            {"role": "assistant", "tool_calls": [{"id": "q", "type": "function", "function": {"name": "ask_questions", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "q", "content": "**Next**: What should the demo show next?\nrun a command"}]}));
+        assert!(
+            r.text.starts_with("You picked **run a command**."),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.tool_calls[0].1, "run_command");
+    }
+
+    #[test]
+    fn the_tour_speaks_of_the_current_modes() {
+        let tools = json!([{"type": "function", "function": {"name": "run_command"}}]);
+        let r =
+            reply_for(&json!({"tools": tools, "messages": [{"role": "user", "content": "hello"}]}));
+        assert!(r.text.contains("balanced mode (the default)"), "{}", r.text);
+        assert!(!r.text.to_lowercase().contains("normal mode"));
     }
 }

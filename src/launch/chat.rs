@@ -22,10 +22,10 @@ use crate::session::catalog::{self, Keep};
 use crate::tools::approval::Interaction;
 use crate::tui::theme::Theme;
 
-/// The demo endpoint, and the scratch directory its tools work in.
+/// The demo endpoint, and the directory its tools work in.
 struct Demo {
     _server: DemoServer,
-    _dir: Option<tempfile::TempDir>,
+    _dir: Option<crate::demo::workdir::Workdir>,
 }
 
 pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
@@ -81,35 +81,43 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
     } else {
         None
     };
-    // The demo's scripted model creates files: give it a scratch directory unless -C says where.
+    // The demo's scripted model creates files: it works in its own directory unless -C says
+    // where (reset for a new demo chat, kept when one is continued).
     let demo_dir = match (&server, &cli.cwd) {
-        (Some(_), None) => match tempfile::Builder::new().prefix("sayso-demo-").tempdir() {
-            Ok(d) => {
-                eprintln!("sayso: the demo works in {}", d.path().display());
-                Some(d)
+        (Some(_), None) => {
+            let fresh = cli.resume_choice().is_none();
+            match crate::demo::workdir::prepare(fresh) {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    return fail(
+                        exit::FAILED,
+                        format!("cannot prepare the demo directory: {e}"),
+                    );
+                }
             }
-            Err(e) => {
-                return fail(
-                    exit::FAILED,
-                    format!("cannot create the demo directory: {e}"),
-                );
-            }
-        },
+        }
         _ => None,
     };
     let cwd = demo_dir
         .as_ref()
         .map_or(overrides.cwd.clone(), |d| d.path().to_path_buf());
+    let sessions = sessions_dir(cli, &config);
+    let resume = match resumed_id(cli, sessions.as_deref(), &cwd, demo_dir.is_some()) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    if let Some(d) = &demo_dir {
+        eprintln!("sayso: {}", d.describe(resume.is_none()));
+    }
     let _demo = server.map(|s| Demo {
         _server: s,
         _dir: demo_dir,
     });
-    let sessions = sessions_dir(cli, &config);
     if let Some(message) = message {
-        headless_chat(cli, &config, cwd, &message, sessions).await
+        headless_chat(cli, &config, cwd, &message, sessions, resume).await
     } else {
         let prompt = cli.prompt.clone().unwrap_or_default();
-        let (code, saved) = tui_chat(cli, &config, cwd, prompt, sessions).await;
+        let (code, saved) = tui_chat(&config, cwd, prompt, sessions, resume).await;
         // The terminal is restored: the line stays on the screen the user returns to.
         if let Some(id) = saved {
             eprintln!("{}", resume_hint(&id));
@@ -189,6 +197,35 @@ fn sessions_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
     Some(config.dirs.data.clone())
 }
 
+/// The full id of the session `--resume`/`--continue` mean, known before the chat starts: an
+/// unknown or ambiguous id exits 2 (with the candidates), in the TUI as headless.
+fn resumed_id(
+    cli: &Cli,
+    sessions: Option<&std::path::Path>,
+    cwd: &std::path::Path,
+    demo: bool,
+) -> Result<Option<String>, u8> {
+    let Some(id) = cli.resume_choice() else {
+        return Ok(None);
+    };
+    let Some(data) = sessions else {
+        return Err(fail(
+            exit::USAGE,
+            "sessions are off (`[sessions] save = false`)",
+        ));
+    };
+    let dir = data.join("sessions");
+    if demo && id.is_none() && catalog::latest_in(&dir, cwd).is_none() {
+        return Err(fail(
+            exit::USAGE,
+            "no demo chat to continue yet: `sayso --demo` starts one (it is saved as you go)",
+        ));
+    }
+    crate::session::choose::choose(&dir, id.as_deref(), cwd)
+        .map(|s| Some(s.id))
+        .map_err(|e| fail(exit::USAGE, e))
+}
+
 /// The chat's agent, with its MCP servers starting in the background, and its client (which
 /// shares what it learns about context windows with the agent's).
 fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<(Agent, Client), String> {
@@ -205,11 +242,11 @@ fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<(Agent, Cl
 }
 
 async fn tui_chat(
-    cli: &Cli,
     config: &Config,
     cwd: PathBuf,
     prompt: String,
     sessions: Option<PathBuf>,
+    resume: Option<String>,
 ) -> (u8, Option<String>) {
     let (approver, approvals) = tokio::sync::mpsc::unbounded_channel();
     let (questioner, questions) = tokio::sync::mpsc::unbounded_channel();
@@ -233,7 +270,7 @@ async fn tui_chat(
         prompt: Some(prompt).filter(|p| !p.trim().is_empty()),
         cwd_label,
         sessions,
-        resume: cli.resume_choice(),
+        resume: resume.map(Some),
     };
     crate::tui::run::run(agent, approvals, questions, options).await
 }
@@ -244,6 +281,7 @@ async fn headless_chat(
     cwd: PathBuf,
     message: &super::prompt::Message,
     sessions: Option<PathBuf>,
+    resume: Option<String>,
 ) -> u8 {
     // `--approvals stdio`: someone answers after all — the program on the other end of stdio.
     let (approver, controller) = if cli.approvals.is_some() {
@@ -274,14 +312,15 @@ async fn headless_chat(
     };
     let mut saving = Saving::new(sessions, &agent);
     let mut notices = Vec::new();
-    if let Some(id) = cli.resume_choice() {
+    if let Some(id) = resume {
         // The saved transcript is not printed again: only the new turn is.
         let (quiet, _) = EventSink::channel();
-        match saving.resume(&mut agent, id.as_deref(), &quiet).await {
+        match saving.resume(&mut agent, Some(&id), &quiet).await {
             Ok(saved) => {
                 if saved.skipped > 0 {
                     eprintln!("sayso: warning: {}", skipped_note(saved.skipped));
                 }
+                notices.extend(saved.banner);
                 notices.extend(saved.notice);
             }
             Err(e) => return fail(exit::USAGE, e),

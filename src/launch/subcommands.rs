@@ -233,6 +233,11 @@ pub fn sessions(action: Option<&SessionsAction>, _o: &Overrides) -> u8 {
                 format!("--older-than {age}: give an age such as 30d, 12h, 90m or 4w"),
             ),
         },
+        Some(SessionsAction::Rm { gone: true, .. }) => {
+            let n = catalog::remove_gone(&dir);
+            println!("removed {n} session(s) whose directory is gone");
+            exit::OK
+        }
         Some(SessionsAction::Rm { id: Some(id), .. }) => match catalog::find(&dir, id) {
             Ok(s) => match std::fs::remove_file(&s.path) {
                 Ok(()) => {
@@ -265,15 +270,10 @@ fn list_sessions(dir: &std::path::Path) -> u8 {
     }
     let _ = writeln!(
         out,
-        "{:<12} {:<17} {:>9}  {:<30} FIRST MESSAGE",
-        "ID", "STARTED", "SIZE", "DIRECTORY"
+        "{:<12} {:<16} {:>4} {:>9}  {:<30} FIRST MESSAGE",
+        "ID", "STARTED (UTC)", "MSGS", "SIZE", "DIRECTORY"
     );
     for s in &all {
-        let started = s
-            .header
-            .as_ref()
-            .map(|h| h.started.get(..16).unwrap_or(&h.started).replace('T', " "))
-            .unwrap_or_default();
         let first: String = s
             .first_message
             .clone()
@@ -283,11 +283,20 @@ fn list_sessions(dir: &std::path::Path) -> u8 {
             .collect();
         let _ = writeln!(
             out,
-            "{:<12} {:<17} {:>9}  {:<30} {first}",
+            "{:<12} {:<16} {:>4} {:>9}  {:<30} {first}",
             s.id,
-            started,
+            s.started(),
+            catalog::message_count(&s.path),
             human_size(s.bytes),
-            s.cwd()
+            s.cwd_shown()
+        );
+    }
+    let gone = all.iter().filter(|s| s.dir_gone()).count();
+    if gone > 0 {
+        let _ = writeln!(
+            out,
+            "{gone} session(s) marked {}: their directory no longer exists (`sayso sessions rm --gone` removes them)",
+            catalog::GONE
         );
     }
     exit::OK

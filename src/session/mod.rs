@@ -8,8 +8,11 @@
 //! - [`live`]: the session of a running chat: created with its first message, written by a
 //!   task fed the same events as the front-end, closed cleanly.
 //! - [`catalog`]: the saved sessions as a list; latest of a directory; removal and pruning.
+//! - [`choose`]: which session `--resume`/`--continue` mean, and the banner a resumed chat
+//!   opens with.
 //! - [`transcript_md`]: a session as Markdown (`sayso sessions show`).
 pub mod catalog;
+pub mod choose;
 pub mod live;
 pub mod record;
 pub mod resume;
@@ -27,21 +30,16 @@ pub struct Saved {
     pub skipped: usize,
     /// What the chat said on taking it up (a saved mode looser than this run's, not restored).
     pub notice: Option<String>,
+    /// What it is (id, start, directory, messages), and a warning when it was started in
+    /// another directory: [`choose::banner`].
+    pub banner: Vec<String>,
 }
 
-/// Opens the session `id` (or a unique prefix of it), or with `None` the latest one started
-/// in `cwd`.
+/// Opens the session `id` (or a unique start of it), or with `None` the one started in `cwd`
+/// that was used last.
 pub fn open_saved(data_dir: &Path, id: Option<&str>, cwd: &Path) -> Result<Saved, String> {
-    let dir = data_dir.join("sessions");
-    let summary = match id {
-        Some(id) => catalog::find(&dir, id)?,
-        None => catalog::latest_in(&dir, cwd).ok_or_else(|| {
-            format!(
-                "no saved session was started in {}; `sayso sessions` lists them all",
-                cwd.display()
-            )
-        })?,
-    };
+    let summary = choose::choose(&data_dir.join("sessions"), id, cwd)?;
+    let banner = choose::banner(&summary, cwd);
     let (records, skipped) = store::read_session(&summary.path)
         .map_err(|e| format!("cannot read {}: {e}", summary.path.display()))?;
     if skipped > 0 {
@@ -52,5 +50,6 @@ pub fn open_saved(data_dir: &Path, id: Option<&str>, cwd: &Path) -> Result<Saved
         resumed: resume::resume(records),
         skipped,
         notice: None,
+        banner,
     })
 }

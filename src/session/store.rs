@@ -8,8 +8,12 @@
 //! skips a line that is not valid JSON — a half-written last line after a crash — with a
 //! warning, never an error.
 //!
-//! Ids are short and sort by time: seconds since the epoch in base 36 (7 characters, good
-//! until the year 4453) and 3 random base-36 characters, e.g. `ti2x0k9-4fz`.
+//! Ids are short and their start tells them apart: 4 random base-36 characters, then the
+//! seconds since the epoch in base 36 (7 characters, good until the year 4453), e.g.
+//! `k3x9-ti2x0k9`. The first characters are what a user types (`--resume k3x9`), so they are
+//! the random ones: 1.7 million values, where a time-first id made every session of the same
+//! half-day share its first four. Ids of older versions (time first, `ti2x0k9-4fz`) stay
+//! valid; the list orders sessions by their start, not by id.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
@@ -27,27 +31,58 @@ fn base36(mut n: u64, width: usize) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// How many random characters open an id.
+const RANDOM_LEN: usize = 4;
+/// The seconds part.
+const TIME_LEN: usize = 7;
+
 /// A new session id for `now`.
 pub fn new_id(now: SystemTime) -> String {
-    let secs = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let nanos = now
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    // Random enough to tell apart two sessions started in the same second.
-    let noise = u64::from(nanos) ^ u64::from(std::process::id()).rotate_left(17);
-    format!("{}-{}", base36(secs, 7), base36(noise % 36u64.pow(3), 3))
+    let since = now.duration_since(UNIX_EPOCH).unwrap_or_default();
+    format!(
+        "{}-{}",
+        base36(random() % 36u64.pow(RANDOM_LEN as u32), RANDOM_LEN),
+        base36(since.as_secs(), TIME_LEN)
+    )
 }
 
-/// Whether `id` has the shape of a session id (so it can name a file safely).
+/// 64 random bits: the standard library's per-process random hash keys, mixed with the
+/// clock and the process id (no dependency for an id that only has to differ in practice).
+fn random() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    h.write_u128(now.as_nanos());
+    h.write_u32(std::process::id());
+    h.finish()
+}
+
+/// Whether `id` has the shape of a session id (so it can name a file safely): this version's
+/// (`k3x9-ti2x0k9`) or an older one's (`ti2x0k9-4fz`).
 pub fn valid_id(id: &str) -> bool {
-    id.len() == 11
-        && id.bytes().enumerate().all(|(i, b)| {
-            if i == 7 {
-                b == b'-'
-            } else {
-                ALPHABET.contains(&b)
-            }
-        })
+    let dash = match id.len() {
+        12 => RANDOM_LEN,
+        11 => TIME_LEN,
+        _ => return false,
+    };
+    id.bytes().enumerate().all(|(i, b)| {
+        if i == dash {
+            b == b'-'
+        } else {
+            ALPHABET.contains(&b)
+        }
+    })
+}
+
+/// The part of an id that says when it started (base-36 seconds), for ordering sessions
+/// whose header is missing or started in the same second.
+pub fn time_part(id: &str) -> &str {
+    match id.len() {
+        12 => id.get(RANDOM_LEN + 1..).unwrap_or_default(),
+        _ => id.get(..TIME_LEN).unwrap_or_default(),
+    }
 }
 
 /// The sessions directory, created `0700` if missing (and tightened if it exists looser).
@@ -160,16 +195,25 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn ids_are_short_valid_and_sort_by_time() {
+    fn ids_start_random_end_with_the_time_and_old_ids_stay_valid() {
         let t0 = UNIX_EPOCH + Duration::from_secs(1_790_000_000);
         let a = new_id(t0);
         let b = new_id(t0 + Duration::from_secs(1));
         let c = new_id(t0 + Duration::from_secs(86_400 * 400));
-        assert_eq!(a.len(), 11);
+        assert_eq!(a.len(), 12);
         assert!(valid_id(&a) && valid_id(&b) && valid_id(&c), "{a} {b} {c}");
-        assert!(a[..7] < b[..7] && b < c, "{a} {b} {c}");
+        assert!(time_part(&a) < time_part(&b) && time_part(&b) < time_part(&c));
+        assert_eq!(time_part("ti2x0k9-4fz"), "ti2x0k9");
+        assert_eq!(time_part("k3x9-ti2x0k9"), "ti2x0k9");
+        // The first four characters differ between ids made in the same second.
+        let starts: std::collections::HashSet<String> =
+            (0..50).map(|_| new_id(t0)[..4].to_owned()).collect();
+        assert!(starts.len() > 45, "{starts:?}");
+        assert!(valid_id("ti2x0k9-4fz"), "an older version's id");
         assert!(!valid_id("../../etc/x"));
         assert!(!valid_id("ti2x0k9_4fz"));
+        assert!(!valid_id("k3x9_ti2x0k9"));
+        assert!(!valid_id("k3x9-ti2x0k"));
     }
 
     #[cfg(unix)]

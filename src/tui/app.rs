@@ -17,6 +17,7 @@ mod agent_events;
 mod commands;
 mod hints;
 mod keys;
+mod resume;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};

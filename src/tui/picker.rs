@@ -1,5 +1,5 @@
-//! The `/sessions` picker: the saved sessions, newest first — date, directory, first message,
-//! size. Up/Down (or k/j) move, Enter resumes the selected one, Esc closes.
+//! The `/sessions` (and bare `/resume`) picker: the saved sessions, newest first — date,
+//! directory (marked when gone), message count, first message. Up/Down (or k/j) move, Enter resumes the selected one, Esc closes.
 
 use crossterm::event::{KeyCode, KeyEvent};
 
@@ -46,10 +46,22 @@ impl SessionPicker {
         None
     }
 
-    /// One line per session: `2026-12-01 08:30  ~/src/proj  first message…  12 KiB`.
+    /// One line per session:
+    /// `2026-12-01 08:30  ~/src/proj  12 msgs  first message…` (the directory marked when it
+    /// is gone).
     pub fn row(s: &SessionInfo) -> String {
-        let when = s.started.get(..16).unwrap_or(&s.started).replace('T', " ");
-        let size = crate::session::catalog::human_size(s.bytes);
-        format!("{when}  {}  {}  {size}", s.cwd, s.first_message)
+        let gone = if s.dir_gone {
+            format!(" {}", crate::session::catalog::GONE)
+        } else {
+            String::new()
+        };
+        let messages = match s.messages {
+            1 => "1 msg".to_owned(),
+            n => format!("{n} msgs"),
+        };
+        format!(
+            "{}  {}{gone}  {messages}  {}",
+            s.started, s.cwd, s.first_message
+        )
     }
 }

@@ -98,7 +98,7 @@ async fn demo_tool_calls_run_in_auto_mode_with_the_judge_and_the_reply_reacts() 
     assert_eq!(judged[0]["safe"], true);
     let text = events.last().unwrap()["text"].as_str().unwrap();
     assert!(
-        text.contains("`date` ran in the demo's scratch directory."),
+        text.contains("`date` ran; its output is in its tool block."),
         "{text}"
     );
     assert!(text.contains("I created `hello.md`"), "{text}");

@@ -83,7 +83,9 @@ async fn slash_opens_a_popup_of_commands_with_their_help_and_tab_completes() {
     tui.type_text("mo");
     let screen = tui
         // (The welcome's tips name /help too: look for its help text, which only the popup has.)
-        .wait_until("only the /mo commands", |s| !s.contains("keys and commands"))
+        .wait_until("only the /mo commands", |s| {
+            !s.contains("keys and commands")
+        })
         .await;
     assert!(screen.contains("/model [NAME]"), "{screen}");
     assert!(

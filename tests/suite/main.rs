@@ -18,6 +18,7 @@ mod first_hour_display;
 mod first_hour_headless;
 mod first_hour_input;
 mod first_hour_provider;
+mod first_hour_sessions;
 mod footprint;
 mod headless;
 mod headless_tools;

@@ -391,8 +391,10 @@ async fn a_saved_trust_is_not_restored_under_a_balanced_config_and_the_chat_says
         .collect();
     assert_eq!(events[0]["type"], "session_started");
     assert_eq!(events[0]["approval_mode"], "balanced");
-    let notice = events[1]["message"].as_str().unwrap_or_default();
+    // After the resume banner (`resumed session …`), the notice about the mode.
     assert_eq!(events[1]["type"], "notice", "{events:?}");
+    let notice = events[2]["message"].as_str().unwrap_or_default();
+    assert_eq!(events[2]["type"], "notice", "{events:?}");
     assert!(
         notice.contains("saved in trust mode")
             && notice.contains("continues in balanced")

@@ -117,8 +117,8 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "/resume",
         args: "[ID]",
-        help: "continue a saved session (no ID: the latest of this directory)",
-        run: resume,
+        help: "continue a saved session (no ID: pick one)",
+        run: super::resume::run,
     },
     SlashCommand {
         name: "/quit",
@@ -154,7 +154,7 @@ pub(super) fn run(app: &mut App, command: &SlashCommand, arg: &str) -> Vec<Effec
 }
 
 /// A command the agent runs between turns.
-fn between_turns(app: &mut App, command: Command) -> Vec<Effect> {
+pub(super) fn between_turns(app: &mut App, command: Command) -> Vec<Effect> {
     if app.busy {
         app.show_hint(strings::BUSY_FOR_COMMAND);
         Vec::new()
@@ -255,13 +255,6 @@ fn model(app: &mut App, arg: &str) -> Vec<Effect> {
 
 fn sessions(app: &mut App, _: &str) -> Vec<Effect> {
     between_turns(app, Command::ListSessions)
-}
-
-fn resume(app: &mut App, arg: &str) -> Vec<Effect> {
-    between_turns(
-        app,
-        Command::Resume((!arg.is_empty()).then(|| arg.to_owned())),
-    )
 }
 
 fn tools(app: &mut App, _: &str) -> Vec<Effect> {
