@@ -164,6 +164,13 @@ settle() {
     done
 }
 
+# read_modal SESSION: the approval modal has been read, as a user would: its key gate ignores
+# keys until it has been on screen for 0.5 s with no typing (src/tui/key_gate.rs).
+read_modal() {
+    settle "$1"
+    sleep 0.8
+}
+
 # idle SESSION: the turn is over (the footer shows the idle key hints) and the screen is still.
 idle() {
     wait_for "$1" "Ctrl+D quit"
@@ -196,13 +203,13 @@ say "chat.png"
 start chat "$chat_rows" --demo
 type_line chat "Show me what you can do"
 wait_for chat "Approval needed — 1 of 3" "ls -la"
-settle chat
+read_modal chat
 tm send-keys -t chat y
 wait_for chat "Approval needed — 2 of 3" "+++ b/hello.md"
-settle chat
+read_modal chat
 tm send-keys -t chat y
 wait_for chat "Approval needed — 3 of 3" "date"
-settle chat
+read_modal chat
 tm send-keys -t chat r
 wait_for chat "Reason for rejecting"
 tm send-keys -t chat -l "no need to check the clock"
@@ -217,7 +224,7 @@ say "approval-diff.png"
 start diff "$rows" --demo
 type_line diff "Write a hello.md for me"
 wait_for diff "Approval needed — 1 of 3"
-settle diff
+read_modal diff
 tm send-keys -t diff y
 wait_for diff "Approval needed — 2 of 3" "+++ b/hello.md" "+This file was written"
 settle diff
@@ -240,7 +247,7 @@ start long "$rows" --demo
 type_line long "Show me what you can do"
 for n in 1 2 3; do
     wait_for long "Approval needed — $n of 3"
-    settle long
+    read_modal long
     tm send-keys -t long y
     [[ $n == 3 ]] || wait_gone long "Approval needed — $n of 3"
 done
@@ -256,7 +263,7 @@ for msg in "Can you add a test for hello.md?" \
     "How do I see the whole output of ls -la?" \
     "Can I switch models in the middle of a chat?"; do
     type_line long "$msg"
-    wait_for long "│ $msg" "Connect a real model to get real answers"
+    wait_for long "› $msg" "Connect a real model to get real answers"
     idle long
 done
 # Send one more and scroll up at once (in the same send-keys), so the reply streams in below
