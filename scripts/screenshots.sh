@@ -18,6 +18,8 @@
 #
 # Sizes: SCREENSHOT_COLS x SCREENSHOT_ROWS (110x34), except chat.png, which is
 # SCREENSHOT_CHAT_ROWS (62) tall so the whole demo conversation fits on one screen.
+# SCREENSHOT_ANSI_ONLY=1 writes each screen as captured (NAME.ans, with its escapes) instead of a
+# PNG, with no renderer to install: the test suite runs the script that way to keep it working.
 # Also: SCREENSHOT_DIR (screenshots/), SCREENSHOT_SCROLL_PAGES (2), SCREENSHOT_TIMEOUT (30 s per
 # awaited screen state). Every run gets a fresh home and XDG dirs in a temp dir, TERM=xterm-256color
 # and no API keys; the tmux server has a private socket in that temp dir, and both go at exit.
@@ -72,7 +74,8 @@ fi
 cp "$bin" "$work/sayso"
 
 # Make the renderer's dependencies ready now (a venv on first use), not inside the first capture.
-python3 "$repo/scripts/ansi_to_png.py" --help >/dev/null
+ansi_only=${SCREENSHOT_ANSI_ONLY:-}
+[[ -n $ansi_only ]] || python3 "$repo/scripts/ansi_to_png.py" --help >/dev/null
 
 # --- each run gets its own isolated home, with a small project for the demo's tools -----------
 # new_home NAME: prints the path of a fresh home with ~/hello-project in it.
@@ -189,6 +192,11 @@ written=()
 snap() {
     local name=$1 file="$out_dir/$2.png" height=$3 cursor=()
     tm capture-pane -e -p -N -t "$name" >"$work/$2.ans"
+    if [[ -n $ansi_only ]]; then
+        cp "$work/$2.ans" "$out_dir/$2.ans"
+        written+=("$out_dir/$2.ans")
+        return
+    fi
     read -r flag xy < <(tm display -p -t "$name" '#{cursor_flag} #{cursor_x},#{cursor_y}')
     [[ $flag == 1 ]] && cursor=(--cursor "$xy")
     python3 "$repo/scripts/ansi_to_png.py" "$work/$2.ans" "$file" \

@@ -31,6 +31,7 @@ mod mcp_e2e;
 mod readme_examples;
 mod requests;
 mod retries;
+mod screenshots_script;
 mod search_tools;
 mod sessions_e2e;
 mod sse_property;
