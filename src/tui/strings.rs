@@ -44,6 +44,8 @@ pub const FOOTER_MODAL: &[(&str, &str)] = &[
 /// The footer's first words while the approval modal swallows keys typed ahead.
 pub const KEYS_IGNORED: &str = "keys ignored: read first";
 pub const FOOTER_REASON: &[(&str, &str)] = &[("Enter", "reject with this reason"), ("Esc", "back")];
+/// While the `ask_questions` form is open (Esc skips a question there, it stops nothing).
+pub const FOOTER_FORM: &[(&str, &str)] = &[("Enter", "answer"), ("Esc", "skip the question")];
 
 pub const NEW_OUTPUT: &str = " ▼ new output below — End to follow ";
 pub const INTERRUPTED: &str = "⏹ interrupted";
