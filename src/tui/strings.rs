@@ -7,7 +7,8 @@ Keys: Enter send · Alt+Enter / Shift+Enter / Ctrl+J newline · Esc or Ctrl+C st
 Ctrl+C twice quit · Ctrl+D quit on an empty input · PgUp/PgDn/Home/End/wheel scroll · \
 Up/Down (empty input) history · Tab / Shift+Tab (empty input) select a block, Enter fold or \
 unfold it, Esc let go
-Editing (on the cursor's line): Ctrl+A / Ctrl+E start / end · Alt+B / Alt+F word back / \
+Editing (on the cursor's line; also in the modal's reject reason and a question's free-text \
+answer): Ctrl+A / Ctrl+E start / end · Alt+B / Alt+F word back / \
 forward · Ctrl+U / Ctrl+K kill to the start / end · Ctrl+W kill the word back (to a space) · \
 Alt+Backspace / Alt+D kill a word back / forward · Ctrl+Y yank the last kill · Ctrl+Z or \
 Ctrl+_ undo
