@@ -9,16 +9,18 @@
 //! highlighted command and Enter runs it (or completes it when it needs an argument).
 
 mod command_menu;
+mod line;
 mod readline;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Style;
-use ratatui_textarea::{CursorMove, TextArea};
+use ratatui_textarea::TextArea;
 
-use self::readline::Edit;
+use self::readline::Readline;
 use super::strings;
 
 pub use self::command_menu::MenuView;
+pub use self::line::LineInput;
 
 pub struct Composer {
     pub area: TextArea<'static>,
@@ -30,10 +32,8 @@ pub struct Composer {
     /// What was recalled, to notice edits.
     recalled: Option<String>,
     menu: command_menu::CommandMenu,
-    /// What the last kill removed, for Ctrl+Y.
-    kill: String,
-    /// The key before was a kill: the next kill adds to `kill` instead of replacing it.
-    killing: bool,
+    /// The readline keys' kill buffer.
+    readline: Readline,
 }
 
 /// What a key did in the input box.
@@ -62,8 +62,7 @@ impl Composer {
             walking: None,
             recalled: None,
             menu: Default::default(),
-            kill: String::new(),
-            killing: false,
+            readline: Readline::default(),
         }
     }
 
@@ -144,13 +143,11 @@ impl Composer {
     }
 
     pub fn handle_key(&mut self, key: KeyEvent) -> InputOutcome {
-        let edit = readline::edit_for(&key);
-        let outcome = self.dispatch(key, edit);
-        self.killing = edit.is_some_and(Edit::kills);
-        outcome
-    }
-
-    fn dispatch(&mut self, key: KeyEvent, edit: Option<Edit>) -> InputOutcome {
+        // The readline keys are none of the keys below (newlines, the popup's, Enter, history,
+        // Tab), so they go first.
+        if let Some(changed) = self.readline.handle(&mut self.area, &key) {
+            return self.changed(changed);
+        }
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
@@ -190,65 +187,18 @@ impl Composer {
                 self.complete_command()
             }
             _ => {
-                let changed = match edit {
-                    Some(edit) => self.apply(edit),
-                    None => self.area.input(key),
-                };
-                if changed {
-                    self.edited();
-                    InputOutcome::Edited
-                } else {
-                    InputOutcome::Ignored
-                }
+                let changed = self.area.input(key);
+                self.changed(changed)
             }
         }
     }
 
-    /// A readline edit on the cursor's line; whether the text changed.
-    fn apply(&mut self, edit: Edit) -> bool {
-        self.area.cancel_selection();
-        match edit {
-            Edit::Yank => return !self.kill.is_empty() && self.area.insert_str(self.kill.clone()),
-            Edit::Undo => return self.area.undo(),
-            _ => {}
-        }
-        let (row, col) = (self.area.cursor().0, self.area.cursor().1);
-        let line = self.area.lines()[row].clone();
-        let Some((from, to)) = readline::span(edit, &line, col) else {
-            return false;
-        };
-        if !edit.kills() {
-            self.move_to_col(if from == col { to } else { from });
-            return false;
-        }
-        if from == to {
-            return false;
-        }
-        let removed: String = line.chars().skip(from).take(to - from).collect();
-        self.kill = match (self.killing, edit.backward()) {
-            (false, _) => removed,
-            (true, true) => removed + &self.kill,
-            (true, false) => std::mem::take(&mut self.kill) + &removed,
-        };
-        self.move_to_col(from);
-        self.area.delete_str(to - from)
-    }
-
-    /// Moves the cursor to character `col` of its line.
-    fn move_to_col(&mut self, col: usize) {
-        let (row, now) = (self.area.cursor().0, self.area.cursor().1);
-        if let (Ok(r), Ok(c)) = (u16::try_from(row), u16::try_from(col)) {
-            self.area.move_cursor(CursorMove::Jump(r, c));
-            return;
-        }
-        // A line longer than the jump can address: step there.
-        let step = if col < now {
-            CursorMove::Back
+    fn changed(&mut self, changed: bool) -> InputOutcome {
+        if changed {
+            self.edited();
+            InputOutcome::Edited
         } else {
-            CursorMove::Forward
-        };
-        for _ in 0..now.abs_diff(col) {
-            self.area.move_cursor(step);
+            InputOutcome::Ignored
         }
     }
 

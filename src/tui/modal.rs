@@ -1,7 +1,8 @@
 //! The approval modal's state and keys (SPEC §6.4). Rendering is in `widgets/modal.rs`.
 //!
 //! `a` Always accept, `y` Accept (highlighted first), `r` Reject → a one-line reason input
-//! (Enter submits, empty is fine; Esc returns to the choices), `c` or Esc Cancel; Left/Right
+//! (Enter submits, empty is fine; Esc returns to the choices; it edits with the input box's
+//! keys, [`LineInput`]), `c` or Esc Cancel; Left/Right
 //! move the highlight and Enter takes it; Up/Down/PageUp/PageDown scroll the body. `s` offers
 //! to save an `allow` rule to the user's config (the exact command, its prefix, or the tool),
 //! showing the rule before it is written: a number or Enter saves it and accepts the call,
@@ -9,7 +10,9 @@
 //!
 //! Keys typed ahead do not answer it: until the [`KeyGate`] admits a key (the modal on screen
 //! for 0.5 s, the keyboard quiet for 0.3 s), every key but scrolling and moving the highlight
-//! is swallowed; typing a reason is not gated (the `r` that opened it was).
+//! is swallowed; typing a reason is not gated (the `r` that opened it was). Only bare keys
+//! choose (a habit chord such as Ctrl+A or Ctrl+Y never approves); in the reason input the
+//! chords are the editing keys.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
@@ -17,6 +20,7 @@ use tokio::sync::oneshot;
 
 use std::time::Instant;
 
+use super::input::LineInput;
 use super::key_gate::KeyGate;
 use super::theme::Theme;
 use crate::config::approvals::{RuleSpec, toml_block};
@@ -41,7 +45,7 @@ pub struct ApprovalModal {
     pub body: Vec<Line<'static>>,
     pub selected: usize,
     /// Typing a rejection reason.
-    pub reason: Option<String>,
+    pub reason: Option<LineInput>,
     pub scroll: u16,
     /// The rules `s` can save, and which one is highlighted while choosing.
     pub rules: Vec<RuleSpec>,
@@ -198,7 +202,7 @@ impl ApprovalModal {
             1 => Some(UserChoice::Accept),
             2 => {
                 self.selected = 2;
-                self.reason = Some(String::new());
+                self.reason = Some(LineInput::new());
                 None
             }
             _ => Some(UserChoice::Cancel),
@@ -210,20 +214,13 @@ impl ApprovalModal {
         if let Some(reason) = self.reason.as_mut() {
             match key.code {
                 KeyCode::Enter => {
-                    let r = reason.trim().to_owned();
+                    let r = reason.text().trim().to_owned();
                     return Some(UserChoice::Reject((!r.is_empty()).then_some(r)));
                 }
                 KeyCode::Esc => self.reason = None,
-                KeyCode::Backspace => {
-                    reason.pop();
+                _ => {
+                    reason.handle_key(&key);
                 }
-                KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                    reason.clear()
-                }
-                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                    reason.push(c)
-                }
-                _ => {}
             }
             return None;
         }
@@ -289,7 +286,7 @@ impl ApprovalModal {
     /// Pasted text goes into the reason input when it is open.
     pub fn paste(&mut self, text: &str) {
         if let Some(r) = self.reason.as_mut() {
-            r.push_str(&text.replace(['\r', '\n'], " "));
+            r.paste(text);
         }
     }
 }

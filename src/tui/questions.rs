@@ -1,9 +1,12 @@
 //! The `ask_questions` form: one question at a time, with choices (Up/Down move, Space toggles
-//! in a multi-select, Enter confirms) or a free-text answer (Enter submits); Esc skips the
-//! question. When the last question is answered, the answers go back to the tool.
+//! in a multi-select, Enter confirms) or a free-text answer (Enter submits; it edits with the
+//! input box's keys, [`LineInput`], and Ctrl+Y brings back a kill from an earlier answer); Esc
+//! skips the question. When the last question is answered, the answers go back to the tool.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 use tokio::sync::oneshot;
+
+use super::input::LineInput;
 
 use crate::tools::context::{Answer, Question, QuestionRequest};
 
@@ -17,7 +20,7 @@ pub struct QuestionForm {
     /// Ticked options of a multi-select.
     pub ticked: Vec<bool>,
     /// Free text (questions without options).
-    pub text: String,
+    pub text: LineInput,
     reply: Option<oneshot::Sender<Vec<Answer>>>,
 }
 
@@ -29,7 +32,7 @@ impl QuestionForm {
             current: 0,
             cursor: 0,
             ticked: Vec::new(),
-            text: String::new(),
+            text: LineInput::new(),
             reply: Some(req.reply),
         };
         f.reset_for_current();
@@ -76,20 +79,16 @@ impl QuestionForm {
         if q.options.is_empty() {
             match key.code {
                 KeyCode::Enter => {
-                    let t = self.text.trim().to_owned();
+                    let t = self.text.text().trim().to_owned();
                     return self.next(if t.is_empty() {
                         Answer::Skipped
                     } else {
                         Answer::Text(t)
                     });
                 }
-                KeyCode::Backspace => {
-                    self.text.pop();
+                _ => {
+                    self.text.handle_key(&key);
                 }
-                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                    self.text.push(c)
-                }
-                _ => {}
             }
             return false;
         }
@@ -135,7 +134,7 @@ impl QuestionForm {
 
     pub fn paste(&mut self, text: &str) {
         if self.question().is_some_and(|q| q.options.is_empty()) {
-            self.text.push_str(&text.replace(['\r', '\n'], " "));
+            self.text.paste(text);
         }
     }
 }
@@ -144,7 +143,7 @@ impl QuestionForm {
 mod tests {
     use super::*;
     use crate::tools::context::QuestionOption;
-    use crossterm::event::{KeyEventKind, KeyEventState};
+    use crossterm::event::{KeyEventKind, KeyEventState, KeyModifiers};
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent {

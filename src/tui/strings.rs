@@ -7,7 +7,8 @@ Keys: Enter send · Alt+Enter / Shift+Enter / Ctrl+J newline · Esc or Ctrl+C st
 Ctrl+C twice quit · Ctrl+D quit on an empty input · PgUp/PgDn/Home/End/wheel scroll · \
 Up/Down (empty input) history · Tab / Shift+Tab (empty input) select a block, Enter fold or \
 unfold it, Esc let go
-Editing (on the cursor's line): Ctrl+A / Ctrl+E start / end · Alt+B / Alt+F word back / \
+Editing (on the cursor's line; also in the modal's reject reason and a question's free-text \
+answer): Ctrl+A / Ctrl+E start / end · Alt+B / Alt+F word back / \
 forward · Ctrl+U / Ctrl+K kill to the start / end · Ctrl+W kill the word back (to a space) · \
 Alt+Backspace / Alt+D kill a word back / forward · Ctrl+Y yank the last kill · Ctrl+Z or \
 Ctrl+_ undo
@@ -44,6 +45,8 @@ pub const FOOTER_MODAL: &[(&str, &str)] = &[
 /// The footer's first words while the approval modal swallows keys typed ahead.
 pub const KEYS_IGNORED: &str = "keys ignored: read first";
 pub const FOOTER_REASON: &[(&str, &str)] = &[("Enter", "reject with this reason"), ("Esc", "back")];
+/// While the `ask_questions` form is open (Esc skips a question there, it stops nothing).
+pub const FOOTER_FORM: &[(&str, &str)] = &[("Enter", "answer"), ("Esc", "skip the question")];
 
 pub const NEW_OUTPUT: &str = " ▼ new output below — End to follow ";
 pub const INTERRUPTED: &str = "⏹ interrupted";

@@ -101,7 +101,8 @@ async fn the_modal_wraps_its_lines_at_forty_columns() {
     }
     // The choices still answer it.
     tui.keys(&["y"]);
-    tui.wait_for("run_command touch forty.txt").await;
+    // (Its block is on screen before the call runs, "awaiting approval": wait for it done.)
+    tui.wait_for("run_command touch forty.txt · done").await;
     assert!(tui.work().join("forty.txt").exists());
 }
 

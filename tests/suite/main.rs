@@ -17,6 +17,7 @@ mod first_hour_diffs;
 mod first_hour_display;
 mod first_hour_headless;
 mod first_hour_input;
+mod first_hour_keys;
 mod first_hour_provider;
 mod first_hour_sessions;
 mod footprint;

@@ -1,5 +1,7 @@
-//! The readline keys of the input box: which key is which edit ([`edit_for`]), and where each
-//! edit's range starts and ends on a line ([`span`]).
+//! The readline keys, for every text input of the TUI (the input box, the approval modal's
+//! reason, the question form's free-text answers): which key is which edit ([`edit_for`]),
+//! where each edit's range starts and ends on a line ([`span`]), and the state that applies
+//! them to a text area ([`Readline`]: the kill buffer and the run of kills).
 //!
 //! Every edit acts on the cursor's line only: at its start Ctrl+U, Ctrl+W and Alt+Backspace do
 //! nothing, at its end Ctrl+K and Alt+D do nothing (Backspace and Delete join lines). A kill
@@ -10,8 +12,11 @@
 //! Words: Alt+B/F/D and Alt+Backspace stop at anything that is not a letter or digit (readline's
 //! `backward-word`, `kill-word`); Ctrl+W kills back to the previous whitespace
 //! (`unix-word-rubout`), so it takes a whole path at once.
+//!
+//! What the other keys do (typing, newlines, Enter) is each input's own business.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui_textarea::{CursorMove, TextArea};
 
 /// An edit the input box makes itself instead of passing the key to the text area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +115,79 @@ pub fn span(edit: Edit, line: &str, col: usize) -> Option<(usize, usize)> {
         Edit::Yank | Edit::Undo => return None,
     };
     Some(range)
+}
+
+/// The readline state of one text input: what the last kill removed (for Ctrl+Y) and whether
+/// the key before was a kill (the next kill then adds to it).
+#[derive(Debug, Default, Clone)]
+pub struct Readline {
+    kill: String,
+    killing: bool,
+}
+
+impl Readline {
+    /// Every key of the input comes here first: a readline key is applied to `area` and gives
+    /// `Some(whether the text changed)`; any other key ends a run of kills and gives `None`,
+    /// for the input to handle itself.
+    pub fn handle(&mut self, area: &mut TextArea<'_>, key: &KeyEvent) -> Option<bool> {
+        let Some(edit) = edit_for(key) else {
+            self.killing = false;
+            return None;
+        };
+        let changed = self.apply(area, edit);
+        self.killing = edit.kills();
+        Some(changed)
+    }
+
+    /// A readline edit on the cursor's line; whether the text changed.
+    fn apply(&mut self, area: &mut TextArea<'_>, edit: Edit) -> bool {
+        area.cancel_selection();
+        match edit {
+            Edit::Yank => return !self.kill.is_empty() && area.insert_str(self.kill.clone()),
+            Edit::Undo => return area.undo(),
+            _ => {}
+        }
+        let (row, col) = (area.cursor().0, area.cursor().1);
+        let Some(line) = area.lines().get(row).cloned() else {
+            return false;
+        };
+        let Some((from, to)) = span(edit, &line, col) else {
+            return false;
+        };
+        if !edit.kills() {
+            move_to_col(area, if from == col { to } else { from });
+            return false;
+        }
+        if from == to {
+            return false;
+        }
+        let removed: String = line.chars().skip(from).take(to - from).collect();
+        self.kill = match (self.killing, edit.backward()) {
+            (false, _) => removed,
+            (true, true) => removed + &self.kill,
+            (true, false) => std::mem::take(&mut self.kill) + &removed,
+        };
+        move_to_col(area, from);
+        area.delete_str(to - from)
+    }
+}
+
+/// Moves the cursor of `area` to character `col` of its line.
+fn move_to_col(area: &mut TextArea<'_>, col: usize) {
+    let (row, now) = (area.cursor().0, area.cursor().1);
+    if let (Ok(r), Ok(c)) = (u16::try_from(row), u16::try_from(col)) {
+        area.move_cursor(CursorMove::Jump(r, c));
+        return;
+    }
+    // A line longer than the jump can address: step there.
+    let step = if col < now {
+        CursorMove::Back
+    } else {
+        CursorMove::Forward
+    };
+    for _ in 0..now.abs_diff(col) {
+        area.move_cursor(step);
+    }
 }
 
 fn is_word(c: char) -> bool {

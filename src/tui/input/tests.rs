@@ -2,6 +2,7 @@
 
 use super::*;
 use crossterm::event::{KeyEventKind, KeyEventState};
+use ratatui_textarea::CursorMove;
 
 fn key(code: KeyCode, mods: KeyModifiers) -> KeyEvent {
     KeyEvent {

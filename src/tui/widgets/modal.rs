@@ -7,12 +7,15 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::tui::app::App;
+use crate::tui::input::LineInput;
 use crate::tui::modal::{CHOICE_KEYS, CHOICES};
 use crate::tui::strings;
+use crate::tui::theme::Theme;
 use crate::tui::wrap::{wrap_line, wrap_line_indent, wrap_line_prefixed};
 
 /// The modal's rectangle: most of the screen, leaving the chat visible around it.
@@ -97,6 +100,26 @@ pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
 }
 
 type Lines = Vec<Line<'static>>;
+
+/// A one-line input as `> text`, wrapped to `width` under its first character: the character
+/// under the cursor reversed, or a block after the text when the cursor is at its end.
+pub(super) fn input_lines(input: &LineInput, t: &Theme, width: u16) -> Lines {
+    let text: Vec<char> = input.text().chars().collect();
+    let at = input.cursor().min(text.len());
+    let before: String = text[..at].iter().collect();
+    let mut spans = vec![Span::raw("> "), Span::raw(before)];
+    match text.get(at) {
+        Some(c) => {
+            spans.push(Span::styled(
+                c.to_string(),
+                Style::default().add_modifier(Modifier::REVERSED),
+            ));
+            spans.push(Span::raw(text[at + 1..].iter().collect::<String>()));
+        }
+        None => spans.push(Span::styled("█", t.dim)),
+    }
+    wrap_line_indent(&Line::from(spans), width, &[Span::raw("  ")])
+}
 
 /// Lays `buttons` out in rows of `width` columns, a space between two, never splitting one
 /// (a button wider than a whole row is wrapped on its own).
@@ -205,12 +228,7 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
     let foot: Vec<Line<'static>> = match &m.reason {
         Some(reason) => {
             let mut lines = wrapped(strings::REASON_PROMPT.into(), t.dim);
-            let input = Line::from(vec![
-                Span::raw("> "),
-                Span::raw(reason.clone()),
-                Span::styled("█", t.dim),
-            ]);
-            lines.extend(wrap_line_indent(&input, width, &[Span::raw("  ")]));
+            lines.extend(input_lines(reason, t, width));
             lines
         }
         None => {

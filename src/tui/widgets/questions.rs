@@ -31,11 +31,7 @@ pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
         wrap_line(&Line::from(Span::styled(q.question.clone(), t.strong)), w);
     lines.push(Line::default());
     if q.options.is_empty() {
-        lines.push(Line::from(vec![
-            Span::raw("> "),
-            Span::raw(form.text.clone()),
-            Span::styled("█", t.dim),
-        ]));
+        lines.extend(super::modal::input_lines(&form.text, t, w));
         lines.push(Line::default());
         lines.push(Line::from(Span::styled("Enter answer · Esc skip", t.dim)));
     } else {
