@@ -3,7 +3,7 @@
 //! input box's keys, [`LineInput`], and Ctrl+Y brings back a kill from an earlier answer); Esc
 //! skips the question. When the last question is answered, the answers go back to the tool.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tokio::sync::oneshot;
 
 use super::input::LineInput;
@@ -76,6 +76,11 @@ impl QuestionForm {
         if key.code == KeyCode::Esc {
             return self.next(Answer::Skipped);
         }
+        // Ctrl+C leaves the form: every question not answered yet is skipped.
+        if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+            while !self.next(Answer::Skipped) {}
+            return true;
+        }
         if q.options.is_empty() {
             match key.code {
                 KeyCode::Enter => {
@@ -143,7 +148,7 @@ impl QuestionForm {
 mod tests {
     use super::*;
     use crate::tools::context::QuestionOption;
-    use crossterm::event::{KeyEventKind, KeyEventState, KeyModifiers};
+    use crossterm::event::{KeyEventKind, KeyEventState};
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent {
@@ -200,6 +205,30 @@ mod tests {
                 Answer::Text("hello".into()),
                 Answer::Selected(vec!["Vue".into()]),
                 Answer::Selected(vec!["a".into(), "c".into()]),
+                Answer::Skipped
+            ]
+        );
+    }
+
+    #[test]
+    fn ctrl_c_skips_every_question_left_and_keeps_the_answers_given() {
+        let (reply, mut rx) = oneshot::channel();
+        let mut f = QuestionForm::new(QuestionRequest {
+            call_id: "c".into(),
+            questions: vec![q(&["a", "b"], false), q(&[], false), q(&["x"], false)],
+            reply,
+        });
+        assert!(!f.handle_key(key(KeyCode::Char('2'))));
+        let ctrl_c = KeyEvent {
+            modifiers: KeyModifiers::CONTROL,
+            ..key(KeyCode::Char('c'))
+        };
+        assert!(f.handle_key(ctrl_c));
+        assert_eq!(
+            rx.try_recv().unwrap(),
+            [
+                Answer::Selected(vec!["b".into()]),
+                Answer::Skipped,
                 Answer::Skipped
             ]
         );

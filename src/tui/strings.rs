@@ -46,7 +46,11 @@ pub const FOOTER_MODAL: &[(&str, &str)] = &[
 pub const KEYS_IGNORED: &str = "keys ignored: read first";
 pub const FOOTER_REASON: &[(&str, &str)] = &[("Enter", "reject with this reason"), ("Esc", "back")];
 /// While the `ask_questions` form is open (Esc skips a question there, it stops nothing).
-pub const FOOTER_FORM: &[(&str, &str)] = &[("Enter", "answer"), ("Esc", "skip the question")];
+pub const FOOTER_FORM: &[(&str, &str)] = &[
+    ("Enter", "answer"),
+    ("Esc", "skip the question"),
+    ("Ctrl+C", "skip all"),
+];
 
 pub const NEW_OUTPUT: &str = " ▼ new output below — End to follow ";
 pub const INTERRUPTED: &str = "⏹ interrupted";

@@ -76,7 +76,8 @@ impl Footer {
             // The modal shows its choice keys itself; only the footer tells Esc and scrolling.
             Footer::Modal => &["←/→ Enter", "a", "y", "r", "↑/↓", "c/Esc"],
             // The dialog says both; Enter is the one that answers.
-            Footer::Reason | Footer::Form => &["Esc", "Enter"],
+            Footer::Reason => &["Esc", "Enter"],
+            Footer::Form => &["Ctrl+C", "Esc", "Enter"],
         }
     }
 }
