@@ -122,9 +122,19 @@ impl Saving {
     }
 }
 
-/// The line printed at exit when the chat was saved: its id, and how to go on with it.
-pub fn resume_hint(id: &str) -> String {
-    format!("sayso: this chat is saved as {id}; continue it with: sayso --resume {id}")
+/// The line printed at exit when the chat was saved: its id, and the command that goes on
+/// with it — `flags` are the options that chose the endpoint, repeated (shell-quoted) so that
+/// the command reaches the same one.
+pub fn resume_hint(id: &str, flags: &[String]) -> String {
+    let mut command = String::from("sayso");
+    for f in flags {
+        command.push(' ');
+        command.push_str(&crate::tools::command_safety::quote_arg(f));
+    }
+    format!(
+        "sayso: this chat is saved as {id}; continue it with: {command} --resume {}",
+        crate::tools::command_safety::quote_arg(id)
+    )
 }
 
 /// What the user reads when a saved session had unreadable lines.
@@ -140,5 +150,32 @@ fn start(agent: &Agent) -> Start {
         model: agent.model(),
         provider: agent.provider().to_owned(),
         mode: agent.mode().get(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resume_hint;
+
+    #[test]
+    fn the_hint_repeats_the_flags_quoted() {
+        let flags = [
+            "--base-url",
+            "http://h:1/v1",
+            "-m",
+            "my model",
+            "-C",
+            "it's",
+        ]
+        .map(String::from);
+        assert_eq!(
+            resume_hint("k3x9-1", &flags),
+            "sayso: this chat is saved as k3x9-1; continue it with: sayso --base-url \
+             http://h:1/v1 -m 'my model' -C 'it'\\''s' --resume k3x9-1"
+        );
+        assert_eq!(
+            resume_hint("k3x9-1", &[]),
+            "sayso: this chat is saved as k3x9-1; continue it with: sayso --resume k3x9-1"
+        );
     }
 }

@@ -44,13 +44,11 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
         None
     };
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    let (config, local) = match load(cli, &mut overrides, server.is_some(), terminal).await {
-        Ok(loaded) => loaded,
-        Err(code) => return code,
+    let Ok(config) = Config::load(&overrides, &ProcessEnv).map_err(|e| fail(exit::USAGE, e)) else {
+        return exit::USAGE;
     };
-    let _log_guard = crate::logging::init(&config.dirs.log_file(), &config.log_level);
-    tracing::info!(provider = ?config.provider, model = %config.model, "starting");
-
+    // Mistakes in the command line itself (no terminal for the TUI, no prompt, an unknown
+    // session) are reported before the missing endpoint, which would hide them.
     if !cli.print && !terminal {
         return fail(
             exit::USAGE,
@@ -106,6 +104,16 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
         Ok(r) => r,
         Err(code) => return code,
     };
+    let (config, local) =
+        match endpoint(cli, config, &mut overrides, server.is_some(), terminal).await {
+            Ok(loaded) => loaded,
+            Err(code) => return code,
+        };
+    let _log_guard = crate::logging::init(&config.dirs.log_file(), &config.log_level);
+    tracing::info!(provider = ?config.provider, model = %config.model, "starting");
+    if sessions.is_some() {
+        prune_sessions(cli, &config);
+    }
     if let Some(d) = &demo_dir {
         eprintln!("sayso: {}", d.describe(resume.is_none()));
     }
@@ -120,7 +128,7 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
         let (code, saved) = tui_chat(&config, cwd, prompt, sessions, resume).await;
         // The terminal is restored: the line stays on the screen the user returns to.
         if let Some(id) = saved {
-            eprintln!("{}", resume_hint(&id));
+            eprintln!("{}", resume_hint(&id, &resume_flags(cli, local.as_ref())));
         }
         if let Some(choice) = local {
             let (user_file, _, _) = config_paths(&overrides, &ProcessEnv);
@@ -130,17 +138,17 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
     }
 }
 
-/// The configuration, with an endpoint: the demo's when `demo`; when none is configured, a
-/// server on this machine that the user picked ([`local::offer`]), which is returned too.
-/// `Err` is the exit code, the message already printed.
-async fn load(
+/// The configuration `config` (loaded from `overrides`), with an endpoint: the demo's when
+/// `demo`; when none is configured, a server on this machine that the user picked
+/// ([`local::offer`]), which is returned too. `Err` is the exit code, the message already
+/// printed.
+async fn endpoint(
     cli: &Cli,
+    mut config: Config,
     overrides: &mut Overrides,
     demo: bool,
     terminal: bool,
 ) -> Result<(Config, Option<Choice>), u8> {
-    let load = |o: &Overrides| Config::load(o, &ProcessEnv).map_err(|e| fail(exit::USAGE, e));
-    let mut config = load(overrides)?;
     let mut local = None;
     if let Err(no_endpoint) = config.require_endpoint() {
         let ConfigError::NoEndpoint { key_env } = &no_endpoint else {
@@ -160,7 +168,7 @@ async fn load(
                 overrides.base_url = Some(choice.server.base_url.clone());
                 overrides.model = Some(choice.model.clone());
                 overrides.provider = None;
-                config = load(overrides)?;
+                config = Config::load(overrides, &ProcessEnv).map_err(|e| fail(exit::USAGE, e))?;
                 config.provider.name = choice.server.kind.name().to_owned();
                 local = Some(choice);
             }
@@ -177,12 +185,17 @@ async fn load(
     Ok((config, local))
 }
 
-/// Where sessions are saved (`None`: not saved), after pruning old ones (`sessions.keep`
-/// counts the one this run starts; a run that resumes one prunes nothing).
+/// Where sessions are saved (`None`: not saved).
 fn sessions_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
     if cli.no_session || !config.sessions.save {
         return None;
     }
+    Some(config.dirs.data.clone())
+}
+
+/// Prunes old sessions once the chat can start (`sessions.keep` counts the one this run
+/// starts; a run that resumes one prunes nothing).
+fn prune_sessions(cli: &Cli, config: &Config) {
     if let (Some(keep), None) = (config.sessions.keep, cli.resume_choice()) {
         let keep = match keep {
             Keep::Count(n) => Keep::Count(n.saturating_sub(1)),
@@ -194,7 +207,6 @@ fn sessions_dir(cli: &Cli, config: &Config) -> Option<PathBuf> {
             tracing::info!(removed = n, "pruned old sessions (sessions.keep)");
         }
     }
-    Some(config.dirs.data.clone())
 }
 
 /// The full id of the session `--resume`/`--continue` mean, known before the chat starts: an
@@ -374,9 +386,41 @@ async fn headless_chat(
         eprintln!("sayso: warning: {e}");
     }
     if let (Some(id), false) = (saved, cli.json) {
-        eprintln!("{}", resume_hint(&id));
+        eprintln!("{}", resume_hint(&id, &resume_flags(cli, None)));
     }
     end.exit_code()
+}
+
+/// The options of this command line that chose the endpoint (and the directory, when not the
+/// current one), for the command that continues the chat: without them it would not reach the
+/// same model. `local`: the server picked at start, which no option named.
+fn resume_flags(cli: &Cli, local: Option<&Choice>) -> Vec<String> {
+    let path = |p: Option<&PathBuf>| p.map(|p| p.display().to_string());
+    let here = std::env::current_dir().and_then(std::fs::canonicalize).ok();
+    let elsewhere = cli
+        .cwd
+        .as_ref()
+        .filter(|d| std::fs::canonicalize(d).ok() != here);
+    let pairs = [
+        ("-c", path(cli.config.as_ref())),
+        ("-C", path(elsewhere)),
+        ("--provider", cli.provider.clone()),
+        (
+            "--base-url",
+            local
+                .map(|c| c.server.base_url.clone())
+                .or(cli.base_url.clone()),
+        ),
+        ("-m", local.map(|c| c.model.clone()).or(cli.model.clone())),
+        ("--api-key-env", cli.api_key_env.clone()),
+    ];
+    let mut flags: Vec<String> = cli.demo.then(|| "--demo".to_owned()).into_iter().collect();
+    for (flag, value) in pairs {
+        if let Some(v) = value {
+            flags.extend([flag.to_owned(), v]);
+        }
+    }
+    flags
 }
 
 /// `~/x` for paths under the home directory.

@@ -240,6 +240,101 @@ async fn text_mode_ends_with_the_line_that_resumes_the_chat_on_stderr() {
     );
 }
 
+/// `sh -c COMMAND` in `home`, with the environment `sayso(home)` sets and the binary's
+/// directory first on `PATH`: a line run as the user would paste it.
+async fn run_in_shell(home: &std::path::Path, command: &str) -> crate::support::Output {
+    let base = sayso(home);
+    let mut cmd = tokio::process::Command::new("sh");
+    cmd.arg("-c").arg(command);
+    for (k, v) in base.as_std().get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_sayso"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    cmd.env("PATH", path)
+        .current_dir(home)
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    run(cmd).await
+}
+
+#[tokio::test]
+async fn the_resume_line_repeats_the_endpoint_flags_and_works_when_pasted() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["first answer"])));
+    fx.push(Reply::Stream(sse::text_reply(&["second answer"])));
+    // No config file: only the command line says where the model is.
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join("my work")).unwrap();
+    let base_url = fx.base_url();
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "remember 42", "--base-url", &base_url]);
+    cmd.args(["-m", "my model", "-C", "my work"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let ids = saved_sessions(home.path());
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let last = out.stderr.lines().last().unwrap_or_default();
+    let command = last
+        .split_once("continue it with: ")
+        .map(|(_, c)| c)
+        .unwrap_or_else(|| panic!("no resume line: {}", out.stderr));
+    assert!(command.ends_with(&format!("--resume {}", ids[0])), "{command}");
+
+    let out = run_in_shell(home.path(), &format!("{command} -p again")).await;
+    assert_eq!(out.code, 0, "{command}: {}", out.stderr);
+    assert_eq!(out.stdout, "second answer\n");
+    let reqs = fx.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[1].body["model"], "my model");
+    let messages = reqs[1].body["messages"].clone();
+    assert_eq!(messages[1]["content"], "remember 42", "{messages}");
+    assert_eq!(saved_sessions(home.path()), ids, "the same session went on");
+    // The session is this directory's: no warning that its tools work elsewhere.
+    assert!(!out.stderr.contains("not here"), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn usage_mistakes_are_reported_before_the_missing_endpoint() {
+    // No config file, no key: no endpoint either.
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.args(["--resume", "zzzz", "-p", "hi"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("zzzz"), "{}", out.stderr);
+    assert!(!out.stderr.contains("endpoint"), "{}", out.stderr);
+
+    let mut cmd = sayso(home.path());
+    cmd.args(["--continue", "-p", "hi"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("no saved session"), "{}", out.stderr);
+    assert!(!out.stderr.contains("endpoint"), "{}", out.stderr);
+
+    // stdin is /dev/null: nothing to send.
+    let mut cmd = sayso(home.path());
+    cmd.arg("-p");
+    let out = run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("no prompt given"), "{}", out.stderr);
+    assert!(!out.stderr.contains("endpoint"), "{}", out.stderr);
+
+    // With the command line right, the endpoint is what is missing.
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "hi"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("no model endpoint"), "{}", out.stderr);
+}
+
 #[tokio::test]
 async fn no_resume_line_without_a_saved_session_nor_in_json_mode() {
     let fx = Fixture::start().await;
