@@ -286,7 +286,10 @@ async fn the_resume_line_repeats_the_endpoint_flags_and_works_when_pasted() {
         .split_once("continue it with: ")
         .map(|(_, c)| c)
         .unwrap_or_else(|| panic!("no resume line: {}", out.stderr));
-    assert!(command.ends_with(&format!("--resume {}", ids[0])), "{command}");
+    assert!(
+        command.ends_with(&format!("--resume {}", ids[0])),
+        "{command}"
+    );
 
     let out = run_in_shell(home.path(), &format!("{command} -p again")).await;
     assert_eq!(out.code, 0, "{command}: {}", out.stderr);

@@ -1,9 +1,9 @@
 //! `docs/json-events.md` is the contract of `sayso -p --json`: real runs of the binary — a tool
 //! call answered over `--approvals stdio`, auto mode with the judge and a retry, a long session
-//! that prunes and compacts, a run that cannot start — must print only events and fields the
-//! page documents, and every event and field the page documents must appear in them. The one
-//! exception is a field the page marks "(MCP tools only)" (`server`), which needs an MCP server
-//! (`mcp_e2e.rs` checks it).
+//! that prunes and compacts, auto mode's file edits, a run that cannot start — must print only
+//! events and fields the page documents, and every event and field the page documents must
+//! appear in them. The one exception is a field the page marks "(MCP tools only)" (`server`),
+//! which needs an MCP server (`mcp_e2e.rs` checks it).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -179,6 +179,47 @@ async fn long_run() -> Vec<Value> {
     json_lines(&out.stdout)
 }
 
+/// Auto mode: `create_file` and `edit_file` run without asking, each followed by its
+/// `file_changed`.
+async fn edit_run() -> Vec<Value> {
+    let fx = Fixture::start().await;
+    fx.push(call_reply(&[
+        (
+            "c1",
+            "create_file",
+            json!({"filepath": "hello.md", "content": "# Hello\n"}),
+        ),
+        (
+            "c2",
+            "edit_file",
+            json!({"filepath": "notes.txt", "edits": [{"oldText": "old\n", "newText": "new\n", "replaceAll": null}], "explanation": null}),
+        ),
+    ]));
+    fx.push(Reply::Stream(sse::text_reply(&["Done."])));
+    let home = home_with(&fx.base_url(), "");
+    std::fs::write(home.path().join("notes.txt"), "keep\nold\n").unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--json", "--auto", "write hello.md and fix notes.txt"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("hello.md")).unwrap(),
+        "# Hello\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("notes.txt")).unwrap(),
+        "keep\nnew\n"
+    );
+    let events = json_lines(&out.stdout);
+    let changed: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e["type"] == "file_changed")
+        .map(|e| (e["path"].as_str().unwrap(), e["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(changed, [("hello.md", "created"), ("notes.txt", "edited")]);
+    events
+}
+
 /// A config error: the one startup `error` event.
 async fn startup_error_run() -> Vec<Value> {
     let home = home_with(
@@ -199,6 +240,7 @@ async fn the_json_events_page_documents_exactly_what_runs_print() {
     let mut events = controlled_run().await;
     events.extend(auto_run().await);
     events.extend(long_run().await);
+    events.extend(edit_run().await);
     events.extend(startup_error_run().await);
 
     let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
