@@ -13,6 +13,7 @@ use super::context::{plausible_prompt, tokens};
 use super::window::WARN_AT;
 use super::{Agent, Event, EventSink};
 use crate::provider::AssistantMessage;
+use crate::tools::approval::Interaction;
 
 /// Tokens in use, and how they were counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,11 +110,15 @@ impl Agent {
             let b = self.budget();
             let share = |t: u64| t * 100 / b.window.max(1);
             sink.emit(Event::Info(Ok(format!(
-                "the context window is {percent}% full ({} of {} tokens): from {}% older tool outputs are sent as short stand-ins, from {}% the older conversation is summarised (/compact [focus] does it now, /context shows what fills it)",
+                "the context window is {percent}% full ({} of {} tokens): from {}% older tool outputs are sent as short stand-ins, from {}% the older conversation is summarised ({})",
                 in_use.tokens,
                 b.window,
                 share(b.prune_at()),
                 share(b.compact_at()),
+                match self.engine().interaction() {
+                    Interaction::Interactive => "/compact [focus] does it now, /context shows what fills it",
+                    Interaction::Headless => "a run without --continue or --resume starts with an empty window",
+                },
             ))));
         }
         self.report_in_use(in_use, sink);

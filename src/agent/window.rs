@@ -19,6 +19,7 @@ use super::{Agent, Event, EventSink, TurnEnd};
 use crate::provider::{ChatMessage, ChatRequest, ProviderError, ToolSpec};
 
 use crate::provider::window::{Confidence, DEFAULT_WINDOW};
+use crate::tools::approval::Interaction;
 
 /// What the agent knows about the window and the requests it sent.
 #[derive(Debug, Clone)]
@@ -201,7 +202,11 @@ impl Agent {
         };
         let estimate = self.estimate(&sent, tools);
         if estimate > budget.input() {
-            return Err(too_large(estimate, budget.window));
+            return Err(too_large(
+                estimate,
+                budget.window,
+                self.engine().interaction(),
+            ));
         }
         self.window.last_sent_chars = request_chars(&sent, tools);
         Ok(sent)
@@ -372,11 +377,16 @@ impl Agent {
     }
 }
 
-/// The error for a turn whose own messages do not fit any more.
-fn too_large(estimate: u64, window: u64) -> ProviderError {
+/// The error for a turn whose own messages do not fit any more (what to do next depends on
+/// whether the chat goes on in the TUI or was one `-p` run).
+fn too_large(estimate: u64, window: u64, interaction: Interaction) -> ProviderError {
+    let next = match interaction {
+        Interaction::Interactive => "start a new chat (/clear)",
+        Interaction::Headless => "start a new run (without --continue or --resume)",
+    };
     ProviderError::ContextOverflow {
         message: format!(
-            "the message and its tool results are about {estimate} tokens, more than the model's context window of {window} tokens can take with room for a reply; shorten the message or start a new chat (/clear)"
+            "the message and its tool results are about {estimate} tokens, more than the model's context window of {window} tokens can take with room for a reply; shorten the message or {next}"
         ),
         window: Some(window),
         prompt: Some(estimate),

@@ -91,6 +91,11 @@ impl Engine {
         self.approver = Some(approver);
     }
 
+    /// Whether someone can answer (the TUI, `--approvals stdio`) or not (`-p`).
+    pub fn interaction(&self) -> Interaction {
+        self.interaction
+    }
+
     pub fn cwd(&self) -> &std::path::Path {
         &self.cwd
     }

@@ -624,3 +624,54 @@ async fn sayso_tools_shows_what_each_tool_does_in_the_mode_and_under_the_rules()
     }
     assert!(!balanced.values().any(|l| l.contains("exact commands")));
 }
+
+/// Any `/word` in `text` that looks like a slash command (not a path such as `/v1`).
+fn slash_commands(text: &str) -> Vec<String> {
+    let commands = ["/compact", "/context", "/clear", "/mode", "/resume", "/new"];
+    commands
+        .iter()
+        .filter(|c| text.contains(*c))
+        .map(|c| c.to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn headless_context_messages_name_what_a_run_can_do_not_slash_commands() {
+    // A window nearly full by the server's count: the warning.
+    let fx = Fixture::start().await;
+    let mut steps = sse::text_reply(&["ok"]);
+    let at = steps.len() - 2;
+    steps[at] = crate::support::fixture::Step::Bytes(sse::usage(90_000, 1));
+    fx.push(Reply::Stream(steps));
+    let home = home_with(&fx.base_url(), "context_window = 100000\n");
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "hi", "--no-session"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("% full"), "{}", out.stderr);
+    assert!(out.stderr.contains("--continue"), "{}", out.stderr);
+    assert_eq!(
+        slash_commands(&out.stderr),
+        Vec::<String>::new(),
+        "{}",
+        out.stderr
+    );
+
+    // A message the window cannot take at all: the error.
+    let fx = Fixture::start().await;
+    let home = home_with(&fx.base_url(), "context_window = 4096\n");
+    let big = "lorem ipsum dolor sit amet ".repeat(4000);
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", &big, "--no-session"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("shorten the message"), "{}", out.stderr);
+    assert!(out.stderr.contains("new run"), "{}", out.stderr);
+    assert_eq!(
+        slash_commands(&out.stderr),
+        Vec::<String>::new(),
+        "{}",
+        out.stderr
+    );
+    assert!(fx.requests().is_empty(), "nothing was sent");
+}
