@@ -171,7 +171,7 @@ async fn the_save_rule_prompt_has_its_own_footer_and_esc_brings_the_modals_back(
     let screen = tui.wait_for_modal("Approval needed").await;
     assert!(footer(&screen).starts_with("a always"), "{screen}");
     tui.keys(&["s"]);
-    let screen = tui.wait_for("Save a rule").await;
+    let screen = tui.wait_for_modal("Save a rule").await;
     assert_eq!(
         footer(&screen),
         "Enter/number save and accept  ↑/↓ choose  Esc back",
@@ -199,14 +199,14 @@ async fn the_resume_picker_lists_the_other_sessions_with_short_ids_in_aligned_co
         "a1b2-0tpc1aa",
         "/p/old",
         "2026-11-30T08:30:00Z",
-        "an older question",
+        "old one",
     );
     write_session(
         &home,
         "c3d4-0tpc1bb",
-        "/p/a/much/longer/directory",
+        "/p/a/longer/dir",
         "2026-11-30T09:45:00Z",
-        "the newer question",
+        "new one",
     );
     // This chat is saved too, as the newest one.
     tui.send("the chat on screen").await;
@@ -221,12 +221,15 @@ async fn the_resume_picker_lists_the_other_sessions_with_short_ids_in_aligned_co
             .unwrap_or_else(|| panic!("no row {start:?}:\n{screen}"))
             .to_owned()
     };
-    let newer = row("c3d4  2026-11-30 09:45  /p/a/much/longer/directory (directory gone)  2 msgs");
+    let newer = row("c3d4  2026-11-30 09:45  /p/a/longer/dir (directory gone)  2 msgs  new one");
     let older = row("a1b2  2026-11-30 08:30  /p/old (directory gone)");
-    let column = |line: &str, text: &str| line.find(text).unwrap_or_else(|| panic!("{line}"));
+    let column = |line: &str, text: &str| {
+        line.find(text)
+            .unwrap_or_else(|| panic!("no {text:?} in {line:?}:\n{screen}"))
+    };
     assert_eq!(
-        column(&newer, "2 msgs  the newer question"),
-        column(&older, "2 msgs  an older question"),
+        column(&newer, "2 msgs  new one"),
+        column(&older, "2 msgs  old one"),
         "the columns line up:\n{screen}"
     );
     let picker: Vec<&str> = screen
