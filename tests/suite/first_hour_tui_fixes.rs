@@ -153,7 +153,7 @@ async fn while_the_question_form_is_open_the_status_bar_waits_for_an_answer() {
             status_bar(s).contains("waiting for your answer")
         })
         .await;
-    assert!(!screen.contains("approval"), "{screen}");
+    assert!(!status_bar(&screen).contains("approval"), "{screen}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
