@@ -345,6 +345,16 @@ fn grow_scrubbed(text: &mut String, piece: &str) {
     crate::secrets::scrub_grown(text, from);
 }
 
+/// The notice a model change leaves in the transcript.
+pub fn model_notice(model: &str) -> String {
+    format!("model: {model} (from the next request)")
+}
+
+/// The notice a mode change leaves in the transcript.
+pub fn mode_notice(mode: crate::tools::approval::Mode) -> String {
+    format!("{} mode: {}", mode.as_str().to_uppercase(), mode.describe())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -473,14 +483,4 @@ mod tests {
         };
         assert_eq!(text, "key: [secret $T_KEY removed] ok");
     }
-}
-
-/// The notice a model change leaves in the transcript.
-pub fn model_notice(model: &str) -> String {
-    format!("model: {model} (from the next request)")
-}
-
-/// The notice a mode change leaves in the transcript.
-pub fn mode_notice(mode: crate::tools::approval::Mode) -> String {
-    format!("{} mode: {}", mode.as_str().to_uppercase(), mode.describe())
 }
