@@ -168,20 +168,22 @@ async fn the_save_rule_prompt_has_its_own_footer_and_esc_brings_the_modals_back(
     let tui = Tui::start(&fx.base_url(), &[]);
     tui.ready().await;
     tui.send("make a file").await;
-    let screen = tui.wait_for_modal("Approval needed").await;
-    assert!(footer(&screen).starts_with("a always"), "{screen}");
+    tui.wait_for_modal("Approval needed").await;
+    // (Waits for the whole frame: the footer is its last line.)
+    let modal_footer = |s: &str| footer(s).starts_with("a always");
+    tui.wait_until("the modal's footer", modal_footer).await;
     tui.keys(&["s"]);
-    let screen = tui.wait_for_modal("Save a rule").await;
-    assert_eq!(
-        footer(&screen),
-        "Enter/number save and accept  ↑/↓ choose  Esc back",
-        "{screen}"
-    );
+    tui.wait_for_modal("Save a rule").await;
+    let want = "Enter/number save and accept  ↑/↓ choose  Esc back";
+    tui.wait_until(&format!("the footer {want:?}"), |s| {
+        s.contains("Save a rule") && footer(s) == want
+    })
+    .await;
     tui.keys(&["Escape"]);
-    let screen = tui
-        .wait_until("the choices again", |s| !s.contains("Save a rule"))
-        .await;
-    assert!(footer(&screen).starts_with("a always"), "{screen}");
+    tui.wait_until("the choices and their footer again", |s| {
+        !s.contains("Save a rule") && modal_footer(s)
+    })
+    .await;
     tokio::time::sleep(MODAL_READ).await;
     tui.keys(&["y"]);
     tui.wait_for("Done.").await;
