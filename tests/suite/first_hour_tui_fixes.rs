@@ -83,14 +83,14 @@ async fn after_resume_the_badge_shows_the_mode_the_chat_goes_on_in_and_follows_e
     tui.keys(&["Enter"]);
     tui.wait_for("Sessions (1)").await;
     tui.keys(&["Enter"]);
-    let screen = tui.wait_for("it continues in balanced").await;
+    let screen = tui
+        .wait_until("the resumed chat, BALANCED on the status bar", |s| {
+            s.contains("it continues in balanced") && status_bar(s).starts_with(" BALANCED ")
+        })
+        .await;
     assert!(
         screen.contains("AUTO mode:"),
         "the replayed switch:\n{screen}"
-    );
-    assert!(
-        status_bar(&screen).starts_with(" BALANCED "),
-        "the badge after the resume:\n{screen}"
     );
     tui.type_text("/clear");
     tui.keys(&["Enter"]);
