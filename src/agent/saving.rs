@@ -94,7 +94,7 @@ impl Saving {
             model: agent.model(),
         });
         for e in std::mem::take(&mut saved.resumed.events) {
-            front.emit(e);
+            front.emit(replayed(e));
         }
         for line in &saved.banner {
             front.emit(Event::Info(Ok(line.clone())));
@@ -109,10 +109,12 @@ impl Saving {
     }
 
     /// The saved sessions, newest first.
+    /// The saved sessions but the chat going on (it is not another one to resume).
     pub fn list(&self) -> Event {
-        Event::Sessions(crate::session::catalog::infos(
-            &self.data_dir.join("sessions"),
-        ))
+        let this = self.live.as_ref().map(|l| l.id().to_owned());
+        let mut all = crate::session::catalog::infos(&self.data_dir.join("sessions"));
+        all.retain(|s| Some(&s.id) != this.as_ref());
+        Event::Sessions(all)
     }
 
     /// Flushes and syncs the session file; a note when it could not be written.
@@ -150,6 +152,18 @@ fn start(agent: &Agent) -> Start {
         model: agent.model(),
         provider: agent.provider().to_owned(),
         mode: agent.mode().get(),
+    }
+}
+
+/// A saved event as a resumed chat replays it. A mode or model change there is history: it
+/// shows its notice, but the chat's mode and model now are the ones [`Event::Resumed`] gave
+/// (a replayed change must not put the saved session's mode back on the status bar).
+fn replayed(e: Event) -> Event {
+    use super::transcript::{mode_notice, model_notice};
+    match e {
+        Event::ModeChanged { mode } => Event::Info(Ok(mode_notice(mode))),
+        Event::ModelChanged { model } => Event::Info(Ok(model_notice(&model))),
+        e => e,
     }
 }
 

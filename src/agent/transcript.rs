@@ -174,14 +174,8 @@ impl Transcript {
             Event::ToolFinished { call_id, end, .. } => {
                 self.tool_state(call_id, ToolState::Done(*end), None)
             }
-            Event::ModelChanged { model } => {
-                self.push_notice(format!("model: {model} (from the next request)"))
-            }
-            Event::ModeChanged { mode } => self.push_notice(format!(
-                "{} mode: {}",
-                mode.as_str().to_uppercase(),
-                mode.describe()
-            )),
+            Event::ModelChanged { model } => self.push_notice(model_notice(model)),
+            Event::ModeChanged { mode } => self.push_notice(mode_notice(*mode)),
             Event::Pruned { outputs, chars } => self.push_notice(format!(
                 "⧉ {outputs} older tool output(s) ({chars} characters) are now sent as short stand-ins to fit the model's window; they stay here"
             )),
@@ -349,6 +343,16 @@ fn grow_scrubbed(text: &mut String, piece: &str) {
     let from = text.len();
     text.push_str(piece);
     crate::secrets::scrub_grown(text, from);
+}
+
+/// The notice a model change leaves in the transcript.
+pub fn model_notice(model: &str) -> String {
+    format!("model: {model} (from the next request)")
+}
+
+/// The notice a mode change leaves in the transcript.
+pub fn mode_notice(mode: crate::tools::approval::Mode) -> String {
+    format!("{} mode: {}", mode.as_str().to_uppercase(), mode.describe())
 }
 
 #[cfg(test)]

@@ -155,6 +155,8 @@ pub struct App {
     notify_after: Option<Duration>,
     /// Shown atop a new chat's pane until the first message.
     welcome: Option<Welcome>,
+    /// What `/clear` shows again: a new chat opens with the welcome.
+    new_chat_welcome: Option<Welcome>,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -212,6 +214,7 @@ impl App {
             focused: true,
             notify_after: None,
             welcome: None,
+            new_chat_welcome: None,
         }
     }
 
@@ -321,9 +324,16 @@ impl App {
         self.flash = Some(message.to_owned());
     }
 
-    /// Shows `welcome` atop the empty chat until the first message.
-    pub fn set_welcome(&mut self, welcome: Welcome) {
-        self.welcome = Some(welcome);
+    /// Shows `welcome` atop the empty chat until the first message (`now`: this chat is a new
+    /// one; else only a new chat after `/clear` shows it).
+    pub fn set_welcome(&mut self, welcome: Welcome, now: bool) {
+        self.welcome = now.then(|| welcome.clone());
+        self.new_chat_welcome = Some(welcome);
+    }
+
+    /// A new chat begins (`/clear`): the welcome again.
+    pub(super) fn welcome_again(&mut self) {
+        self.welcome = self.new_chat_welcome.clone();
     }
 
     // ---- read-only views for widgets ----

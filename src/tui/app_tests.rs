@@ -336,7 +336,12 @@ fn model_changes_reach_the_agent_also_during_a_turn() {
         a.update(key(KeyCode::Enter)).is_empty(),
         "waits for the turn"
     );
+    assert_eq!(a.input().text(), "/tools", "kept, to send again");
     agent(&mut a, Event::TurnEnded(TurnEnd::Completed));
+    assert_eq!(
+        a.update(key(KeyCode::Enter)),
+        [Effect::Agent(Command::ListTools)]
+    );
     typed(&mut a, "/clear");
     assert_eq!(
         a.update(key(KeyCode::Enter)),

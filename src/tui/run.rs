@@ -110,14 +110,11 @@ pub async fn run(
     let mut app = App::new(opts.theme, status, opts.bell, agent.mention_names());
     app.set_notify_after(opts.notify.enabled().then_some(opts.notify_after));
     let notifier = opts.notify;
-    if opts.resume.is_none() {
-        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-        app.set_welcome(super::welcome::Welcome::new(
-            &agent.instruction_files(),
-            agent.cwd(),
-            home.as_deref(),
-        ));
-    }
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    app.set_welcome(
+        super::welcome::Welcome::new(&agent.instruction_files(), agent.cwd(), home.as_deref()),
+        opts.resume.is_none(),
+    );
     let mut term = match open_terminal(opts.mouse) {
         Ok(t) => t,
         Err(e) => {

@@ -45,6 +45,12 @@ pub const FOOTER_MODAL: &[(&str, &str)] = &[
 /// The footer's first words while the approval modal swallows keys typed ahead.
 pub const KEYS_IGNORED: &str = "keys ignored: read first";
 pub const FOOTER_REASON: &[(&str, &str)] = &[("Enter", "reject with this reason"), ("Esc", "back")];
+/// While the approval modal's save-rule prompt (`s`) is open: its keys, not the modal's.
+pub const FOOTER_SAVE_RULE: &[(&str, &str)] = &[
+    ("Enter/number", "save and accept"),
+    ("↑/↓", "choose"),
+    ("Esc", "back"),
+];
 /// While the `ask_questions` form is open (Esc skips a question there, it stops nothing).
 pub const FOOTER_FORM: &[(&str, &str)] = &[
     ("Enter", "answer"),
@@ -57,7 +63,7 @@ pub const INTERRUPTED: &str = "⏹ interrupted";
 pub const SELECTED_BLOCK: &str =
     "Enter folds or unfolds the selected block · Tab next · Esc let go";
 pub const NO_BLOCKS: &str = "no tool or reasoning block on screen to select";
-pub const NO_SESSIONS: &str = "no saved sessions yet";
+pub const NO_SESSIONS: &str = "no other saved sessions yet";
 pub const PRESS_AGAIN_TO_QUIT: &str = "Press Ctrl+C again to quit";
 pub const PLACEHOLDER: &str = "Ask anything — Enter to send, Alt+Enter for a newline, /help";
 pub const BUSY_FOR_COMMAND: &str = "wait until the current turn ends (Esc stops it)";

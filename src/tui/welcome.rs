@@ -1,8 +1,8 @@
 //! The welcome at the top of a new chat's empty pane: the model and its context window, the
 //! directory, which `AGENTS.md` files were read, and three tips. It is drawn from the live
 //! status (the window appears once the agent learned it; a `/model` switch shows), goes away
-//! with the first message, and is not shown when a saved chat is resumed. The app decides
-//! whether it shows (`app/welcome.rs`); this module only lays it out.
+//! with the first message, comes back with `/clear` (a new chat), and is not shown when a
+//! saved chat is resumed. The app decides whether it shows; this module only lays it out.
 
 use std::path::Path;
 

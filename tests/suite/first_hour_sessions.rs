@@ -327,10 +327,10 @@ async fn resume_without_an_id_opens_the_picker_and_the_chosen_one_opens_with_its
     tui.keys(&["Enter"]);
     let screen = tui.wait_for("Sessions (2)").await;
     let newer = screen
-        .find("2026-11-30 09:45  /p/newer (directory gone)  4 msgs  the newer question")
+        .find("c3d4  2026-11-30 09:45  /p/newer (directory gone)  4 msgs  the newer question")
         .unwrap_or_else(|| panic!("{screen}"));
     let older = screen
-        .find("2026-11-30 08:30  /p/older (directory gone)  2 msgs  an older question")
+        .find("a1b2  2026-11-30 08:30  /p/older (directory gone)  2 msgs  an older question")
         .unwrap_or_else(|| panic!("{screen}"));
     assert!(newer < older, "newest first:\n{screen}");
     tui.keys(&["Enter"]);

@@ -20,6 +20,7 @@ mod first_hour_input;
 mod first_hour_keys;
 mod first_hour_provider;
 mod first_hour_sessions;
+mod first_hour_tui_fixes;
 mod footprint;
 mod headless;
 mod headless_tools;

@@ -60,6 +60,8 @@ impl App {
             Activity::Thinking => vec![format!("thinking{clock}")],
             Activity::Streaming => vec![format!("writing{clock}")],
             Activity::Tool(c) => two(&format!("running {c}"), "running"),
+            // The question form is on top of an approval (it takes the keys first).
+            Activity::Approval if self.form.is_some() => vec!["waiting for your answer".into()],
             Activity::Approval => vec!["waiting for your approval".into()],
             Activity::Judge => two("the judge is reviewing a call", "judge"),
             Activity::Compacting => two("summarising the older conversation", "summarising"),

@@ -223,6 +223,7 @@ fn clear(app: &mut App, _: &str) -> Vec<Effect> {
     app.selected = None;
     app.status.usage = Default::default();
     app.status.context = None;
+    app.welcome_again();
     vec![Effect::Agent(Command::NewChat)]
 }
 

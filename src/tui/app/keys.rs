@@ -201,7 +201,8 @@ impl App {
     }
 
     /// Enter: a command runs, a message is sent; a mistake (an unknown or ambiguous command
-    /// name) is pointed out and the input kept for fixing (rules in `commands::line`).
+    /// name) is pointed out and the input kept for fixing (rules in `commands::line`), and so
+    /// is a command refused until the turn ends.
     fn submit(&mut self, text: String) -> Vec<Effect> {
         let line = commands::parse(&text, |p| std::path::Path::new(p).exists());
         if let Some(error) = commands::mistake(&line) {
@@ -211,10 +212,13 @@ impl App {
         let message = match line {
             commands::Line::Command { command, arg } => {
                 let arg = arg.to_owned();
-                self.input.remember(text.trim());
-                self.input.clear();
                 self.flash = None;
                 let effects = commands::run(self, command, &arg);
+                // Refused during a turn: kept, to send again once it ends (as a mistake is).
+                if self.flash.as_deref() != Some(strings::BUSY_FOR_COMMAND) {
+                    self.input.remember(text.trim());
+                    self.input.clear();
+                }
                 self.after_transcript_change();
                 return effects;
             }

@@ -3,7 +3,7 @@
 //! When the hints are wider than the terminal, whole hints give way, least useful first, in the
 //! order of their set's give-way list ([`Footer::give_way`]); a hint is never cut in the middle, and the
 //! ones left keep their places. What stays longest: `/help` when idle, Esc while a turn runs,
-//! cancelling in the approval modal, Enter in the reason input. The notice that keys are being
+//! cancelling in the approval modal, Enter in the reason input and in the save-rule prompt. The notice that keys are being
 //! swallowed comes first and stays. Which hints fit is a pure function ([`fit`]), tested
 //! without a terminal.
 
@@ -29,16 +29,18 @@ pub enum Footer {
     Menu,
     Modal,
     Reason,
+    SaveRule,
     Form,
 }
 
 impl Footer {
-    pub const ALL: [Footer; 6] = [
+    pub const ALL: [Footer; 7] = [
         Footer::Idle,
         Footer::Busy,
         Footer::Menu,
         Footer::Modal,
         Footer::Reason,
+        Footer::SaveRule,
         Footer::Form,
     ];
 
@@ -46,6 +48,7 @@ impl Footer {
     fn of(app: &App) -> Self {
         match app.modal() {
             Some(m) if m.reason.is_some() => Footer::Reason,
+            Some(m) if m.saving.is_some() => Footer::SaveRule,
             Some(_) => Footer::Modal,
             None if app.form().is_some() => Footer::Form,
             None if app.input().menu_open() => Footer::Menu,
@@ -61,6 +64,7 @@ impl Footer {
             Footer::Menu => strings::FOOTER_MENU,
             Footer::Modal => strings::FOOTER_MODAL,
             Footer::Reason => strings::FOOTER_REASON,
+            Footer::SaveRule => strings::FOOTER_SAVE_RULE,
             Footer::Form => strings::FOOTER_FORM,
         }
     }
@@ -77,6 +81,8 @@ impl Footer {
             Footer::Modal => &["←/→ Enter", "a", "y", "r", "↑/↓", "c/Esc"],
             // The dialog says both; Enter is the one that answers.
             Footer::Reason => &["Esc", "Enter"],
+            // The prompt says the same; saving is what it is for.
+            Footer::SaveRule => &["↑/↓", "Esc", "Enter/number"],
             Footer::Form => &["Ctrl+C", "Esc", "Enter"],
         }
     }
@@ -198,12 +204,13 @@ mod tests {
 
     #[test]
     fn at_fifty_columns_each_set_keeps_its_most_useful_hints_whole() {
-        let cases: [(Footer, &[&str]); 6] = [
+        let cases: [(Footer, &[&str]); 7] = [
             (Footer::Idle, &["Alt+Enter", "/help", "Ctrl+D"]),
             (Footer::Busy, &["Esc", "PgUp/PgDn", "End"]),
             (Footer::Menu, &["↑/↓", "Tab", "Enter", "Esc"]),
             (Footer::Modal, &["y", "r", "c/Esc", "↑/↓"]),
             (Footer::Reason, &["Enter", "Esc"]),
+            (Footer::SaveRule, &["Enter/number", "↑/↓", "Esc"]),
             (Footer::Form, &["Enter", "Esc"]),
         ];
         for (footer, want) in cases {

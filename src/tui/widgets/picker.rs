@@ -7,7 +7,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::tui::app::App;
-use crate::tui::picker::SessionPicker;
 
 pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
     let Some(p) = app.picker() else { return };
@@ -30,13 +29,13 @@ pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
     let first = p.selected.saturating_sub(rows.saturating_sub(1));
     let w = inner.width as usize;
     let lines: Vec<Line<'static>> = p
-        .sessions
+        .rows
         .iter()
         .enumerate()
         .skip(first)
         .take(rows)
-        .map(|(i, s)| {
-            let text: String = SessionPicker::row(s).chars().take(w).collect();
+        .map(|(i, row)| {
+            let text: String = row.chars().take(w).collect();
             let style = if i == p.selected {
                 t.choice_selected
             } else {

@@ -5,7 +5,7 @@
 //! the directory first, then the provider, the token counts, the model's long name, the
 //! gauge's detail, the scroll hint's words, the activity's detail, then the model, the scroll
 //! hint and the gauge altogether; an activity still too long is cut with `…` last. The mode and
-//! "waiting for your approval" never give way (a bar narrower than both cuts at the edge).
+//! "waiting for your approval" (or "… answer") never give way (a bar narrower than both cuts at the edge).
 //! The layout is a pure function of the parts' texts ([`fit`]), tested without a terminal.
 
 use std::time::Instant;
