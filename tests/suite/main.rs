@@ -15,6 +15,7 @@ mod engine;
 mod engine_support;
 mod first_hour_diffs;
 mod first_hour_display;
+mod first_hour_endpoint_source;
 mod first_hour_headless;
 mod first_hour_input;
 mod first_hour_keys;
