@@ -108,6 +108,13 @@ impl Agent {
         if w.confidence != Confidence::Assumed {
             self.fit_tools_to_window(w.tokens, sink);
         }
+        self.report_estimate(sink);
+    }
+
+    /// Reports the estimate of what the next request sends as the tokens in use: when the
+    /// window is learned, and when a new chat starts (so the gauge and `/context` go on
+    /// showing one number).
+    pub fn report_estimate(&mut self, sink: &EventSink) {
         let tools = self.tool_specs();
         let sendable = prepare(
             &self.messages,
@@ -201,7 +208,7 @@ impl Agent {
         };
         let estimate = self.estimate(&sent, tools);
         if estimate > budget.input() {
-            return Err(too_large(estimate, budget.window));
+            return Err(self.too_large(&sent, tools, estimate, budget));
         }
         self.window.last_sent_chars = request_chars(&sent, tools);
         Ok(sent)
@@ -372,14 +379,42 @@ impl Agent {
     }
 }
 
-/// The error for a turn whose own messages do not fit any more.
-fn too_large(estimate: u64, window: u64) -> ProviderError {
-    ProviderError::ContextOverflow {
-        message: format!(
-            "the message and its tool results are about {estimate} tokens, more than the model's context window of {window} tokens can take with room for a reply; shorten the message or start a new chat (/clear)"
-        ),
-        window: Some(window),
-        prompt: Some(estimate),
+impl Agent {
+    /// The error for a request that does not fit even pruned and compacted: what takes the
+    /// room — the system prompt and tool schemas every request carries, or the turn's own
+    /// messages — and what to do about it (no TUI command headless).
+    fn too_large(
+        &self,
+        sent: &[ChatMessage],
+        tools: &[ToolSpec],
+        estimate: u64,
+        budget: Budget,
+    ) -> ProviderError {
+        let window = budget.window;
+        let system = match sent.first() {
+            Some(m @ ChatMessage::System { .. }) => std::slice::from_ref(m),
+            _ => &[],
+        };
+        let fixed = self.estimate(system, tools);
+        let message = if fixed > budget.input() {
+            format!(
+                "the system prompt and the {} tool schemas alone are about {fixed} tokens, more than the model's context window of {window} tokens can take with room for a reply; give the model a larger window (llama.cpp `-c`, Ollama `num_ctx`) and tell sayso with `context_window` in the config, or offer fewer tools with `--tools` (e.g. `--tools read_file,run_command`)",
+                tools.len()
+            )
+        } else {
+            let new_chat = match self.engine.interaction() {
+                crate::tools::approval::Interaction::Interactive => " or start a new chat (/clear)",
+                crate::tools::approval::Interaction::Headless => "",
+            };
+            format!(
+                "the request is about {estimate} tokens ({fixed} of them the system prompt and tool schemas, the rest the conversation), more than the model's context window of {window} tokens can take with room for a reply; shorten the message{new_chat}"
+            )
+        };
+        ProviderError::ContextOverflow {
+            message,
+            window: Some(window),
+            prompt: Some(estimate),
+        }
     }
 }
 

@@ -95,6 +95,11 @@ impl Engine {
         &self.cwd
     }
 
+    /// Whether someone is there to answer (the TUI) or not (`-p`).
+    pub fn interaction(&self) -> Interaction {
+        self.interaction
+    }
+
     pub fn registry(&self) -> &Registry {
         &self.registry
     }
