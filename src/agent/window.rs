@@ -192,6 +192,11 @@ impl Agent {
             self.window.last_sent_chars = request_chars(&sent, tools);
             return Ok(sent);
         }
+        // The system prompt and the tools alone too big: nothing pruning or compaction can do.
+        if self.fixed_tokens(&self.messages, tools) > budget.input() {
+            let estimate = self.estimate(&self.messages, tools);
+            return Err(self.too_large(&self.messages, tools, estimate, budget));
+        }
         // Old outputs first: the fewest elided that bring it under the compaction threshold.
         // When even the last round's outputs alone leave it over, the rest of the history is
         // what is too long: compact it (and prune what follows the same way).
@@ -380,6 +385,16 @@ impl Agent {
 }
 
 impl Agent {
+    /// Tokens every request carries whatever the conversation: the system prompt and the
+    /// tool schemas.
+    fn fixed_tokens(&self, messages: &[ChatMessage], tools: &[ToolSpec]) -> u64 {
+        let system = match messages.first() {
+            Some(m @ ChatMessage::System { .. }) => std::slice::from_ref(m),
+            _ => &[],
+        };
+        self.estimate(system, tools)
+    }
+
     /// The error for a request that does not fit even pruned and compacted: what takes the
     /// room — the system prompt and tool schemas every request carries, or the turn's own
     /// messages — and what to do about it (no TUI command headless).
@@ -391,11 +406,7 @@ impl Agent {
         budget: Budget,
     ) -> ProviderError {
         let window = budget.window;
-        let system = match sent.first() {
-            Some(m @ ChatMessage::System { .. }) => std::slice::from_ref(m),
-            _ => &[],
-        };
-        let fixed = self.estimate(system, tools);
+        let fixed = self.fixed_tokens(sent, tools);
         let message = if fixed > budget.input() {
             format!(
                 "the system prompt and the {} tool schemas alone are about {fixed} tokens, more than the model's context window of {window} tokens can take with room for a reply; give the model a larger window (llama.cpp `-c`, Ollama `num_ctx`) and tell sayso with `context_window` in the config, or offer fewer tools with `--tools` (e.g. `--tools read_file,run_command`)",

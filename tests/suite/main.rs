@@ -13,6 +13,7 @@ mod demo;
 mod edit_tools;
 mod engine;
 mod engine_support;
+mod first_hour_context;
 mod first_hour_diffs;
 mod first_hour_display;
 mod first_hour_endpoint_source;
