@@ -128,3 +128,60 @@ async fn a_message_too_long_for_the_window_says_to_shorten_it_and_no_tui_command
     );
     assert!(!out.stderr.contains("/clear"), "{}", out.stderr);
 }
+
+/// The number after `marker` on `screen` (thousands separators skipped).
+fn number_after(screen: &str, marker: &str) -> u64 {
+    let at = screen
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker:?} on screen:\n{screen}"))
+        + marker.len();
+    let digits: String = screen[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number after {marker:?}:\n{screen}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_clear_the_gauge_and_context_show_one_number_and_its_parts_add_up() {
+    let fx = Fixture::start().await;
+    fx.route(
+        "GET",
+        "/props",
+        Reply::Json(
+            serde_json::json!({"default_generation_settings": {"n_ctx": 8192}, "total_slots": 1}),
+        ),
+    );
+    fx.push(Reply::Stream(sse::text_reply(&["First answer."])));
+    let tui = crate::support::tui::Tui::start(&fx.base_url(), &["--tools", "read_file"]);
+    tui.ready().await;
+    tui.send("first question").await;
+    tui.wait_for("First answer.").await;
+    tui.send("/clear").await;
+    // The chat is gone and the gauge is back, with the new chat's estimate.
+    let screen = tui
+        .wait_until("a gauge after /clear", |s| {
+            !s.contains("First answer.") && s.contains("ctx ~")
+        })
+        .await;
+    let gauge = number_after(&screen, "ctx ~");
+    assert!(gauge >= 1, "{screen}");
+
+    tui.send("/context").await;
+    let screen = tui.wait_for("total ").await;
+    let in_use = number_after(&screen, "in use: ~");
+    let percent = number_after(&screen, "tokens (");
+    assert_eq!(percent, gauge, "the gauge and /context agree:\n{screen}");
+    assert_eq!(percent, in_use * 100 / 8192, "{screen}");
+    assert!(!screen.contains("no request yet"), "{screen}");
+    let parts = number_after(&screen, "system message     ~")
+        + number_after(&screen, "tools ( 1)         ~")
+        + number_after(&screen, "msgs)  ~");
+    let total = number_after(&screen, "total              ~");
+    assert_eq!((parts, total), (in_use, in_use), "{screen}");
+    tui.keys(&["C-d"]);
+    assert_eq!(tui.exit_code().await, 0, "{}", tui.screen());
+}

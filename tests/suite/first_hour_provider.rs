@@ -394,9 +394,9 @@ async fn the_gauge_context_and_model_say_the_same_window_and_the_same_tokens_in_
         "{screen}"
     );
     let total = number_after(&screen, "total              ~");
-    assert!(
-        in_use.abs_diff(total) <= total / 20 + 8,
-        "in use ({in_use}) is what the breakdown adds up to ({total}):\n{screen}"
+    assert_eq!(
+        in_use, total,
+        "in use is what the breakdown adds up to:\n{screen}"
     );
 
     tui.send("/model").await;
