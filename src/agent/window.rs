@@ -418,7 +418,7 @@ impl Agent {
                 crate::tools::approval::Interaction::Headless => "",
             };
             format!(
-                "the request is about {estimate} tokens ({fixed} of them the system prompt and tool schemas, the rest the conversation), more than the model's context window of {window} tokens can take with room for a reply; shorten the message{new_chat}"
+                "the request is about {estimate} tokens, more than the model's context window of {window} tokens can take with room for a reply ({fixed} of them the system prompt and tool schemas, the rest the conversation); shorten the message{new_chat}"
             )
         };
         ProviderError::ContextOverflow {

@@ -144,9 +144,7 @@ fn root_cause(e: &reqwest::Error) -> String {
 /// only repeats the reason (`Not Found`, not `Not Found: Not Found`).
 pub fn with_reason(reason: Option<&str>, body_message: &str) -> String {
     match reason {
-        Some(r) if r.eq_ignore_ascii_case(body_message.trim().trim_end_matches('.')) => {
-            r.to_owned()
-        }
+        Some(r) if r == body_message.trim().trim_end_matches('.') => r.to_owned(),
         Some(r) => format!("{r}: {body_message}"),
         None => body_message.to_owned(),
     }
@@ -208,7 +206,7 @@ mod tests {
     #[test]
     fn a_body_that_repeats_the_reason_is_said_once() {
         assert_eq!(with_reason(Some("Not Found"), "Not Found"), "Not Found");
-        assert_eq!(with_reason(Some("Not Found"), "not found."), "Not Found");
+        assert_eq!(with_reason(Some("Not Found"), "Not Found."), "Not Found");
         assert_eq!(
             with_reason(Some("Not Found"), "no such route"),
             "Not Found: no such route"
