@@ -26,12 +26,23 @@ impl Agent {
             w.source
         );
         let _ = writeln!(out, "in use: {}", self.describe_in_use());
-        let system = self.messages.first().map_or(0, |m| match m {
-            ChatMessage::System { content } => content.len(),
-            _ => 0,
-        });
+        let (system_msg, history_msgs) = match self.messages.split_first() {
+            Some((m @ ChatMessage::System { .. }, rest)) => (Some(m), rest),
+            _ => (None, &self.messages[..]),
+        };
+        let specs = self.tool_specs();
+        // One number: the parts share the tokens in use by their characters, so they add up
+        // to it exactly.
+        let [system, tools, history] = split(
+            self.in_use_tokens(),
+            [
+                system_msg.map_or(0, message_chars),
+                tools_chars(&specs),
+                history_msgs.iter().map(message_chars).sum(),
+            ],
+        );
         let i = &self.settings.instructions;
-        let _ = writeln!(out, "  system message     ~{} tokens", t(system));
+        let _ = writeln!(out, "  system message     ~{} tokens", thousands(system));
         let _ = writeln!(out, "    environment      ~{}", t(i.environment.len()));
         if i.files.is_empty() {
             let _ = writeln!(out, "    instructions     none (no AGENTS.md found)");
@@ -54,19 +65,16 @@ impl Agent {
         for note in &i.notes {
             let _ = writeln!(out, "      note: {note}");
         }
-        let specs = self.tool_specs();
-        let tools = tokens(tools_chars(&specs), ratio);
         let _ = writeln!(
             out,
             "  tools ({:>2})         ~{} tokens",
             specs.len(),
             thousands(tools)
         );
-        let history = tokens(self.messages.iter().skip(1).map(message_chars).sum(), ratio);
         let _ = writeln!(
             out,
             "  history ({} msgs)  ~{} tokens",
-            self.messages.len().saturating_sub(1),
+            history_msgs.len(),
             thousands(history)
         );
         if let Some(ChatMessage::Assistant { content, .. }) = self
@@ -77,11 +85,10 @@ impl Agent {
         {
             let _ = writeln!(out, "    last reply       ~{} tokens", t(content.len()));
         }
-        let total = tokens(system, ratio) + tools + history;
         let _ = writeln!(
             out,
-            "  total              ~{} tokens (what the next request sends, before stand-ins)",
-            thousands(total)
+            "  total              ~{} tokens (the tokens in use, shared by characters)",
+            thousands(system + tools + history)
         );
         let _ = writeln!(
             out,
@@ -108,14 +115,27 @@ impl Agent {
         out
     }
 
+    /// The tokens in use as the gauge shows them, else (before the window is learned) the
+    /// estimate of the history.
+    fn in_use_tokens(&self) -> u64 {
+        self.window.in_use.map_or_else(
+            || {
+                tokens(
+                    request_chars(&self.messages, &self.tool_specs()),
+                    self.window.ratio,
+                )
+            },
+            |u| u.tokens,
+        )
+    }
+
     /// The tokens in use as the gauge shows them, and who counted them.
     fn describe_in_use(&self) -> String {
         let w = &self.window;
         let Some(in_use) = w.in_use else {
-            let chars = request_chars(&self.messages, &self.tool_specs());
-            let n = tokens(chars, w.ratio);
+            let n = self.in_use_tokens();
             return format!(
-                "~{} tokens ({}%) — estimated: no request yet",
+                "~{} tokens ({}%) — estimated from the characters of the chat",
                 thousands(n),
                 n * 100 / w.tokens.max(1)
             );
@@ -127,7 +147,7 @@ impl Agent {
                 thousands(prompt),
                 thousands(completion)
             ),
-            Counted::Estimated => "estimated from the characters sent and received".to_owned(),
+            Counted::Estimated => "estimated from the characters of the chat".to_owned(),
             Counted::Ignored { prompt, chars } => format!(
                 "estimated: the server's usage ({} prompt tokens for {} characters sent) cannot be right and is ignored",
                 thousands(prompt),
@@ -139,5 +159,36 @@ impl Agent {
             thousands(in_use.tokens),
             in_use.percent(w.tokens)
         )
+    }
+}
+
+/// `total` shared by `chars`: each part its share rounded down, the last what is left, so the
+/// parts add up to `total` exactly.
+fn split<const N: usize>(total: u64, chars: [usize; N]) -> [u64; N] {
+    let all = chars.iter().sum::<usize>().max(1) as u128;
+    let mut out = [0; N];
+    let mut left = total;
+    for (i, c) in chars.iter().enumerate() {
+        out[i] = if i + 1 == N {
+            left
+        } else {
+            let part = (u128::from(total) * *c as u128 / all) as u64;
+            left -= part;
+            part
+        };
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    #[test]
+    fn the_parts_add_up_to_the_total() {
+        assert_eq!(split(2_506, [3_000, 4_500, 10]), [1_001, 1_501, 4]);
+        assert_eq!(split(7, [1, 1, 1]), [2, 2, 3]);
+        assert_eq!(split(5, [0, 0, 0]), [0, 0, 5]);
+        assert_eq!(split(0, [10, 20, 30]), [0, 0, 0]);
     }
 }

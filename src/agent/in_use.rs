@@ -46,8 +46,28 @@ impl InUse {
 }
 
 impl Agent {
-    /// Sets the tokens in use and reports them on the gauge.
+    /// Sets the tokens in use and reports them on the gauge; the first time they reach
+    /// [`WARN_AT`] % of the window (since the chat began or was compacted), says so — with
+    /// the estimate before a request too, so a system prompt and tools that fill most of a
+    /// small window are told at once.
     pub(super) fn report_in_use(&mut self, in_use: InUse, sink: &EventSink) {
+        let percent = in_use.percent(self.window.tokens);
+        if percent >= WARN_AT && !self.window.warned {
+            self.window.warned = true;
+            let b = self.budget();
+            let share = |t: u64| t * 100 / b.window.max(1);
+            sink.emit(Event::Info(Ok(format!(
+                "the context window is {percent}% full ({} of {} tokens): from {}% older tool outputs are sent as short stand-ins, from {}% the older conversation is summarised ({})",
+                in_use.tokens,
+                b.window,
+                share(b.prune_at()),
+                share(b.compact_at()),
+                match self.engine().interaction() {
+                    Interaction::Interactive => "/compact [focus] does it now, /context shows what fills it",
+                    Interaction::Headless => "a run without --continue or --resume starts with an empty window",
+                },
+            ))));
+        }
         self.window.in_use = Some(in_use);
         sink.emit(Event::Context {
             used: in_use.tokens,
@@ -59,7 +79,7 @@ impl Agent {
     }
 
     /// After a reply: the server's usage when it is plausible (calibrating the estimate on
-    /// it), else the estimate; warns once when the window is nearly full; reports the gauge.
+    /// it), else the estimate; reports it (and warns once when the window is nearly full).
     pub(super) fn usage(&mut self, reply: &AssistantMessage, sink: &EventSink) {
         let u = reply.usage.unwrap_or_default();
         let (prompt, completion) = (u.prompt_tokens, u.completion_tokens.unwrap_or(0));
@@ -104,23 +124,6 @@ impl Agent {
                 counted: Counted::Estimated,
             },
         };
-        let percent = in_use.percent(self.window.tokens);
-        if percent >= WARN_AT && !self.window.warned {
-            self.window.warned = true;
-            let b = self.budget();
-            let share = |t: u64| t * 100 / b.window.max(1);
-            sink.emit(Event::Info(Ok(format!(
-                "the context window is {percent}% full ({} of {} tokens): from {}% older tool outputs are sent as short stand-ins, from {}% the older conversation is summarised ({})",
-                in_use.tokens,
-                b.window,
-                share(b.prune_at()),
-                share(b.compact_at()),
-                match self.engine().interaction() {
-                    Interaction::Interactive => "/compact [focus] does it now, /context shows what fills it",
-                    Interaction::Headless => "a run without --continue or --resume starts with an empty window",
-                },
-            ))));
-        }
         self.report_in_use(in_use, sink);
     }
 }

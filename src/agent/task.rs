@@ -170,6 +170,7 @@ pub async fn run(
             Command::ListTools => front.emit(Event::Info(Ok(agent.describe_tools()))),
             Command::NewChat => {
                 agent.reset();
+                agent.report_estimate(&front);
                 saving.new_chat(&agent).await;
             }
             Command::ListSessions => front.emit(saving.list()),

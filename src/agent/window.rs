@@ -109,6 +109,13 @@ impl Agent {
         if w.confidence != Confidence::Assumed {
             self.fit_tools_to_window(w.tokens, sink);
         }
+        self.report_estimate(sink);
+    }
+
+    /// Reports the estimate of what the next request sends as the tokens in use: when the
+    /// window is learned, and when a new chat starts (so the gauge and `/context` go on
+    /// showing one number).
+    pub fn report_estimate(&mut self, sink: &EventSink) {
         let tools = self.tool_specs();
         let sendable = prepare(
             &self.messages,
@@ -186,6 +193,11 @@ impl Agent {
             self.window.last_sent_chars = request_chars(&sent, tools);
             return Ok(sent);
         }
+        // The system prompt and the tools alone too big: nothing pruning or compaction can do.
+        if self.fixed_tokens(&self.messages, tools) > budget.input() {
+            let estimate = self.estimate(&self.messages, tools);
+            return Err(self.too_large(&self.messages, tools, estimate, budget));
+        }
         // Old outputs first: the fewest elided that bring it under the compaction threshold.
         // When even the last round's outputs alone leave it over, the rest of the history is
         // what is too long: compact it (and prune what follows the same way).
@@ -202,11 +214,7 @@ impl Agent {
         };
         let estimate = self.estimate(&sent, tools);
         if estimate > budget.input() {
-            return Err(too_large(
-                estimate,
-                budget.window,
-                self.engine().interaction(),
-            ));
+            return Err(self.too_large(&sent, tools, estimate, budget));
         }
         self.window.last_sent_chars = request_chars(&sent, tools);
         Ok(sent)
@@ -377,19 +385,48 @@ impl Agent {
     }
 }
 
-/// The error for a turn whose own messages do not fit any more (what to do next depends on
-/// whether the chat goes on in the TUI or was one `-p` run).
-fn too_large(estimate: u64, window: u64, interaction: Interaction) -> ProviderError {
-    let next = match interaction {
-        Interaction::Interactive => "start a new chat (/clear)",
-        Interaction::Headless => "start a new run (without --continue or --resume)",
-    };
-    ProviderError::ContextOverflow {
-        message: format!(
-            "the message and its tool results are about {estimate} tokens, more than the model's context window of {window} tokens can take with room for a reply; shorten the message or {next}"
-        ),
-        window: Some(window),
-        prompt: Some(estimate),
+impl Agent {
+    /// Tokens every request carries whatever the conversation: the system prompt and the
+    /// tool schemas.
+    fn fixed_tokens(&self, messages: &[ChatMessage], tools: &[ToolSpec]) -> u64 {
+        let system = match messages.first() {
+            Some(m @ ChatMessage::System { .. }) => std::slice::from_ref(m),
+            _ => &[],
+        };
+        self.estimate(system, tools)
+    }
+
+    /// The error for a request that does not fit even pruned and compacted: what takes the
+    /// room — the system prompt and tool schemas every request carries, or the turn's own
+    /// messages — and what to do about it (no TUI command headless).
+    fn too_large(
+        &self,
+        sent: &[ChatMessage],
+        tools: &[ToolSpec],
+        estimate: u64,
+        budget: Budget,
+    ) -> ProviderError {
+        let window = budget.window;
+        let fixed = self.fixed_tokens(sent, tools);
+        let message = if fixed > budget.input() {
+            format!(
+                "the system prompt and the {} tool schemas alone are about {fixed} tokens, more than the model's context window of {window} tokens can take with room for a reply; give the model a larger window (llama.cpp `-c`, Ollama `num_ctx`) and tell sayso with `context_window` in the config, or offer fewer tools with `--tools` (e.g. `--tools read_file,run_command`)",
+                tools.len()
+            )
+        } else {
+            let new_chat = match self.engine.interaction() {
+                Interaction::Interactive => " or start a new chat (/clear)",
+                Interaction::Headless => " or start a new run (without --continue or --resume)",
+            };
+            format!(
+                "the request is about {estimate} tokens, more than the model's context window of {window} tokens can take with room for a reply ({fixed} of them the system prompt and tool schemas, the rest the conversation); shorten the message{new_chat}"
+            )
+        };
+        ProviderError::ContextOverflow {
+            message,
+            window: Some(window),
+            prompt: Some(estimate),
+        }
     }
 }
 

@@ -16,6 +16,7 @@ use super::error::ConfigError;
 use super::file::{FileConfig, ProviderFile};
 use super::layers::Origins;
 use super::{DEFAULT_KEY_ENV, Env, Overrides};
+use crate::provider::BaseUrlFrom;
 
 /// The provider settings as written, with overrides applied.
 pub(super) struct ResolvedProvider {
@@ -26,6 +27,8 @@ pub(super) struct ResolvedProvider {
     pub file: ProviderFile,
     /// The key, read from the variable `file.api_key_env` names.
     pub api_key: Option<String>,
+    /// Where `file.base_url` came from.
+    pub base_url_from: BaseUrlFrom,
 }
 
 pub(super) fn provider(
@@ -42,8 +45,19 @@ pub(super) fn provider(
         ),
         None => ("provider".to_owned(), default_provider(env, merged)),
     };
+    let mut base_url_from = match file.base_url {
+        None => BaseUrlFrom::Default,
+        Some(_) if name.is_none() && env.var("OPENAI_BASE_URL").is_some() => {
+            BaseUrlFrom::Env("OPENAI_BASE_URL".into())
+        }
+        Some(_) => BaseUrlFrom::File {
+            path: origins.origin(&table, "base_url").0,
+            table: table.clone(),
+        },
+    };
     if let Some(url) = &o.base_url {
         file.base_url = Some(url.clone());
+        base_url_from = BaseUrlFrom::Flag;
     }
     if let Some(k) = &o.api_key_env {
         file.api_key_env = Some(k.clone());
@@ -54,6 +68,7 @@ pub(super) fn provider(
         table,
         file,
         api_key,
+        base_url_from,
     })
 }
 

@@ -56,6 +56,7 @@ pub(super) fn provider_settings(
     let settings = ProviderSettings {
         name: resolved.name.unwrap_or_else(|| "default".into()),
         base_url,
+        base_url_from: resolved.base_url_from.clone(),
         api_key: resolved.api_key,
         api_key_env: resolved.file.api_key_env.clone(),
         headers,

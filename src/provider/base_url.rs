@@ -12,7 +12,37 @@
 //!
 //! Not here: the requests themselves (`client.rs`), or validating the URL (the config does).
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+
+/// Where the base URL came from, so that a message says what to change.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum BaseUrlFrom {
+    /// Nothing set one: the built-in default (`https://api.openai.com/v1`).
+    #[default]
+    Default,
+    /// `--base-url`.
+    Flag,
+    /// An environment variable: `OPENAI_BASE_URL`.
+    Env(String),
+    /// `base_url` in a config file's table (`provider`, `providers.NAME`).
+    File { table: String, path: PathBuf },
+}
+
+impl BaseUrlFrom {
+    /// What to change, as a message names it: `--base-url`, `$OPENAI_BASE_URL`,
+    /// `base_url in [provider] of PATH`.
+    pub fn place(&self) -> String {
+        match self {
+            Self::Default => "base_url in the config".to_owned(),
+            Self::Flag => "--base-url".to_owned(),
+            Self::Env(var) => format!("${var}"),
+            Self::File { table, path } => {
+                format!("base_url in [{table}] of {}", path.display())
+            }
+        }
+    }
+}
 
 /// A base URL to try instead, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,21 +79,24 @@ pub fn about_the_model(message: &str) -> bool {
 }
 
 /// The notice when the corrected base worked.
-pub fn notice(original: &str, c: &Correction) -> String {
+pub fn notice(original: &str, c: &Correction, from: &BaseUrlFrom) -> String {
     format!(
-        "base_url {original} {}; using {} — set it in the config to silence this",
-        c.what, c.base
+        "base_url {original} {}; using {} — set {} to it to silence this",
+        c.what,
+        c.base,
+        from.place()
     )
 }
 
 /// What a 404 adds to its message: the URL that was asked, and what to change.
-pub fn not_found_hint(url: &str, tried: Option<&str>) -> String {
+pub fn not_found_hint(url: &str, tried: Option<&str>, from: &BaseUrlFrom) -> String {
+    let place = from.place();
     match tried {
         Some(other) => format!(
-            " — nothing at {url}, nor at {other}: check base_url in the config (usually the server's address followed by /v1)"
+            " — nothing at {url}, nor at {other}: check {place} (usually the server's address followed by /v1)"
         ),
         None => format!(
-            " — nothing at {url}: check base_url in the config (usually the server's address followed by /v1) and the model"
+            " — nothing at {url}: check {place} (usually the server's address followed by /v1) and the model"
         ),
     }
 }
@@ -75,13 +108,15 @@ pub(crate) struct Endpoint(Arc<Mutex<State>>);
 #[derive(Debug)]
 struct State {
     base: String,
+    from: BaseUrlFrom,
     notice: Option<String>,
 }
 
 impl Endpoint {
-    pub fn new(base: &str) -> Self {
+    pub fn new(base: &str, from: BaseUrlFrom) -> Self {
         Self(Arc::new(Mutex::new(State {
             base: base.trim_end_matches('/').to_owned(),
+            from,
             notice: None,
         })))
     }
@@ -98,7 +133,7 @@ impl Endpoint {
             && s.base == from
         {
             s.base = c.base.clone();
-            s.notice = Some(notice(from, c));
+            s.notice = Some(notice(from, c, &s.from));
         }
     }
 
@@ -143,7 +178,7 @@ mod tests {
 
     #[test]
     fn a_correction_moves_the_base_once_and_says_so_once() {
-        let e = Endpoint::new("http://h:1/");
+        let e = Endpoint::new("http://h:1/", BaseUrlFrom::Flag);
         assert_eq!(e.base(), "http://h:1");
         let fix = correction("http://h:1").unwrap();
         e.correct("http://h:1", &fix);
@@ -159,7 +194,7 @@ mod tests {
         assert_eq!(
             e.take_notice().as_deref(),
             Some(
-                "base_url http://h:1 has no /v1; using http://h:1/v1 — set it in the config to silence this"
+                "base_url http://h:1 has no /v1; using http://h:1/v1 — set --base-url to it to silence this"
             )
         );
         assert_eq!(e.take_notice(), None);

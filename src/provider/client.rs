@@ -27,9 +27,9 @@ use reqwest::{Method, StatusCode};
 use tokio::time::{Instant, timeout_at};
 
 use super::assembly::{AssistantMessage, StreamDelta};
-use super::base_url::{Endpoint, about_the_model, correction, not_found_hint};
+use super::base_url::{BaseUrlFrom, Endpoint, about_the_model, correction, not_found_hint};
 use super::decode::ReplyDecoder;
-use super::error::{ProviderError, error_body_message};
+use super::error::{ProviderError, error_body_message, with_reason};
 use super::failure::{is_auth_failure, key_hint};
 use super::request::ChatRequest;
 use super::retry::{Attempt, RetryPolicy, outcome, parse_retry_after, with_retries};
@@ -42,6 +42,8 @@ pub struct ProviderSettings {
     pub name: String,
     /// e.g. `http://127.0.0.1:8080/v1` (no trailing `/chat/completions`).
     pub base_url: String,
+    /// Where `base_url` came from: what a message about a wrong one tells to change.
+    pub base_url_from: BaseUrlFrom,
     /// The secret itself, read from the environment. Never logged.
     pub api_key: Option<String>,
     /// The variable the key is read from (`api_key_env`), for messages; `None`: none is
@@ -64,6 +66,7 @@ impl std::fmt::Debug for ProviderSettings {
         f.debug_struct("ProviderSettings")
             .field("name", &self.name)
             .field("base_url", &self.base_url)
+            .field("base_url_from", &self.base_url_from)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("api_key_env", &self.api_key_env)
             .field(
@@ -155,7 +158,7 @@ impl Client {
         })?;
         Ok(Self {
             http,
-            endpoint: Endpoint::new(&settings.base_url),
+            endpoint: Endpoint::new(&settings.base_url, settings.base_url_from.clone()),
             settings: Arc::new(settings),
             headers,
             windows: WindowCache::default(),
@@ -225,7 +228,7 @@ impl Client {
         timeout_at(deadline, req.send())
             .await
             .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
-            .map_err(|e| ProviderError::from_reqwest(url, &e))
+            .map_err(|e| ProviderError::from_reqwest(url, &e, &self.settings.base_url_from))
     }
 
     /// `resp` when it is a success, else the error it says (`tried`: a corrected URL that
@@ -271,11 +274,7 @@ impl Client {
                 prompt: o.prompt,
             };
         }
-        let reason = status
-            .canonical_reason()
-            .map(|r| format!("{r}: "))
-            .unwrap_or_default();
-        let mut message = format!("{reason}{}", error_body_message(body));
+        let mut message = with_reason(status.canonical_reason(), &error_body_message(body));
         if is_auth_failure(status.as_u16(), body) {
             return ProviderError::Auth {
                 status: status.as_u16(),
@@ -284,7 +283,7 @@ impl Client {
             };
         }
         if status == StatusCode::NOT_FOUND {
-            message.push_str(&not_found_hint(url, tried));
+            message.push_str(&not_found_hint(url, tried, &self.settings.base_url_from));
         }
         ProviderError::Status {
             status: status.as_u16(),

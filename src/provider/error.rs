@@ -5,15 +5,18 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+pub use super::base_url::BaseUrlFrom;
 pub use super::failure::ConnectCause;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ProviderError {
-    #[error("could not connect to {url}: {reason}{}", cause.advice(url))]
+    #[error("could not connect to {url}: {reason}{}", cause.advice(url, from))]
     Connect {
         url: String,
         reason: String,
         cause: ConnectCause,
+        /// Where the base URL came from, for the advice.
+        from: BaseUrlFrom,
     },
     /// A redirect to another origin, not followed (never retried: it would redirect again).
     #[error("{0}")]
@@ -91,7 +94,7 @@ impl ProviderError {
     /// A failed request: a refused cross-origin redirect is [`Self::Redirect`]; a body or
     /// decode error means the response was cut off; anything else that `url` could not be
     /// reached.
-    pub(crate) fn from_reqwest(url: &str, e: &reqwest::Error) -> Self {
+    pub(crate) fn from_reqwest(url: &str, e: &reqwest::Error, from: &BaseUrlFrom) -> Self {
         if let Some(r) = super::http::cross_origin_redirect(e) {
             return Self::Redirect(r);
         }
@@ -102,6 +105,7 @@ impl ProviderError {
                 url: url.to_owned(),
                 reason: root_cause(e),
                 cause: ConnectCause::of(url, &chain(e)),
+                from: from.clone(),
             }
         }
     }
@@ -134,6 +138,16 @@ fn root_cause(e: &reqwest::Error) -> String {
         src = s.source();
     }
     reason
+}
+
+/// A status answer's message: its reason phrase, then the body's message — once when the body
+/// only repeats the reason (`Not Found`, not `Not Found: Not Found`).
+pub fn with_reason(reason: Option<&str>, body_message: &str) -> String {
+    match reason {
+        Some(r) if r == body_message.trim().trim_end_matches('.') => r.to_owned(),
+        Some(r) => format!("{r}: {body_message}"),
+        None => body_message.to_owned(),
+    }
 }
 
 /// The readable message inside an error body: `{"error":{"message":…}}`, `{"error":"…"}`,
@@ -185,7 +199,19 @@ mod tests {
             url: "http://h:1/v1/chat/completions".into(),
             reason: "Connection refused (os error 111)".into(),
             cause,
+            from: BaseUrlFrom::Default,
         }
+    }
+
+    #[test]
+    fn a_body_that_repeats_the_reason_is_said_once() {
+        assert_eq!(with_reason(Some("Not Found"), "Not Found"), "Not Found");
+        assert_eq!(with_reason(Some("Not Found"), "Not Found."), "Not Found");
+        assert_eq!(
+            with_reason(Some("Not Found"), "no such route"),
+            "Not Found: no such route"
+        );
+        assert_eq!(with_reason(None, "teapot"), "teapot");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 use serde_json::Value;
 
+use super::base_url::BaseUrlFrom;
 use super::client::ProviderSettings;
 
 /// Why a connection could not be made.
@@ -75,13 +76,18 @@ impl ConnectCause {
     }
 
     /// What to check, after the error itself (empty when there is nothing to add).
-    pub fn advice(&self, url: &str) -> String {
+    /// `from`: where the base URL came from. The built-in default resolves wherever there is
+    /// a network, so a failure there is the network's, not the URL's.
+    pub fn advice(&self, url: &str, from: &BaseUrlFrom) -> String {
         match self {
             Self::Refused { local: true } => {
                 format!(" — is the server running at {}?", origin(url))
             }
+            Self::Dns { temporary: false } if *from == BaseUrlFrom::Default => {
+                " — the host name does not resolve: no network or DNS?".to_owned()
+            }
             Self::Dns { temporary: false } => {
-                " — the host name does not resolve: check base_url in the config".to_owned()
+                format!(" — the host name does not resolve: check {}", from.place())
             }
             _ => String::new(),
         }
@@ -238,6 +244,28 @@ mod tests {
     }
 
     #[test]
+    fn a_name_that_does_not_resolve_blames_the_network_unless_someone_set_the_url() {
+        let dns = ConnectCause::Dns { temporary: false };
+        let url = "https://api.openai.com/v1/chat/completions";
+        assert_eq!(
+            dns.advice(url, &BaseUrlFrom::Default),
+            " — the host name does not resolve: no network or DNS?"
+        );
+        assert_eq!(
+            dns.advice(url, &BaseUrlFrom::Env("OPENAI_BASE_URL".into())),
+            " — the host name does not resolve: check $OPENAI_BASE_URL"
+        );
+        let file = BaseUrlFrom::File {
+            table: "providers.lab".into(),
+            path: "/home/u/.config/sayso/config.toml".into(),
+        };
+        assert_eq!(
+            dns.advice(url, &file),
+            " — the host name does not resolve: check base_url in [providers.lab] of /home/u/.config/sayso/config.toml"
+        );
+    }
+
+    #[test]
     fn auth_failures_in_every_shape_and_only_those() {
         for (status, body) in [
             (401, r#"{"error":{"message":"Invalid API Key"}}"#),
@@ -275,6 +303,7 @@ mod tests {
         ProviderSettings {
             name: "default".into(),
             base_url: "http://127.0.0.1:4000/v1".into(),
+            base_url_from: BaseUrlFrom::Flag,
             api_key: key.map(str::to_owned),
             api_key_env: env.map(str::to_owned),
             headers: vec![],

@@ -25,6 +25,7 @@ pub mod think;
 pub mod window;
 
 pub use assembly::{AssistantMessage, StreamDelta, ToolCall};
+pub use base_url::BaseUrlFrom;
 pub use chunk::Usage;
 pub use client::{Client, ProviderSettings, StreamEvent};
 pub use error::ProviderError;

@@ -55,6 +55,7 @@ pub fn settings(base_url: &str, idle_timeout: Duration) -> ProviderSettings {
     ProviderSettings {
         name: "real-server-test".into(),
         base_url: base_url.to_owned(),
+        base_url_from: Default::default(),
         api_key: None,
         api_key_env: None,
         headers: Vec::new(),

@@ -275,6 +275,7 @@ fn settings() -> ProviderSettings {
     ProviderSettings {
         name: "t".into(),
         base_url: "http://127.0.0.1:1/v1".into(),
+        base_url_from: Default::default(),
         api_key: None,
         api_key_env: None,
         headers: vec![],

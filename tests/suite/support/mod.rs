@@ -19,6 +19,7 @@ pub fn settings(base_url: &str) -> ProviderSettings {
     ProviderSettings {
         name: "test".into(),
         base_url: base_url.into(),
+        base_url_from: Default::default(),
         api_key: Some("sk-test".into()),
         api_key_env: Some("SAYSO_TEST_KEY".into()),
         headers: vec![],
