@@ -416,7 +416,7 @@ impl Agent {
         } else {
             let new_chat = match self.engine.interaction() {
                 Interaction::Interactive => " or start a new chat (/clear)",
-                Interaction::Headless => " or start a new run (without --continue or --resume)",
+                Interaction::Headless => "",
             };
             format!(
                 "the request is about {estimate} tokens, more than the model's context window of {window} tokens can take with room for a reply ({fixed} of them the system prompt and tool schemas, the rest the conversation); shorten the message{new_chat}"

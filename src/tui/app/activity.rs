@@ -54,14 +54,17 @@ impl App {
             .unwrap_or_default();
         let two =
             |long: &str, short: &str| vec![format!("{long}{clock}"), format!("{short}{clock}")];
+        // The question form takes the keys first, whatever else the turn is doing (its tool
+        // is running while it waits; an approval may be queued behind it).
+        if self.form.is_some() {
+            return vec!["waiting for your answer".into()];
+        }
         match &self.activity {
             Activity::Idle => Vec::new(),
             Activity::Waiting => two("waiting for the first token", "waiting"),
             Activity::Thinking => vec![format!("thinking{clock}")],
             Activity::Streaming => vec![format!("writing{clock}")],
             Activity::Tool(c) => two(&format!("running {c}"), "running"),
-            // The question form is on top of an approval (it takes the keys first).
-            Activity::Approval if self.form.is_some() => vec!["waiting for your answer".into()],
             Activity::Approval => vec!["waiting for your approval".into()],
             Activity::Judge => two("the judge is reviewing a call", "judge"),
             Activity::Compacting => two("summarising the older conversation", "summarising"),
