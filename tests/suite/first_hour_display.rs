@@ -25,19 +25,6 @@ fn config_file(dir: &Path, base_url: &str, provider: &str, rest: &str) -> PathBu
     path
 }
 
-fn resize(tui: &Tui, width: u16) {
-    let out = tui.tmux(&[
-        "resize-window",
-        "-t",
-        "e2e",
-        "-x",
-        &width.to_string(),
-        "-y",
-        "30",
-    ]);
-    assert!(out.status.success(), "resize-window failed");
-}
-
 /// The screen's text with every run of whitespace made one space (wrapping undone).
 fn flat(screen: &str) -> String {
     screen.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -61,7 +48,7 @@ async fn a_narrow_status_bar_keeps_the_mode_the_approval_and_the_gauge() {
         json!({"cmd": "touch narrow.txt", "flag": null}),
     )]));
     let tui = Tui::start(&fx.base_url(), &[]);
-    resize(&tui, 50);
+    tui.resize(50);
     tui.ready().await;
     tui.wait_until("the context gauge", |s| {
         s.lines().next().is_some_and(|l| l.contains("ctx"))
@@ -87,7 +74,7 @@ async fn the_modal_wraps_its_lines_at_forty_columns() {
         json!({"cmd": "touch forty.txt", "flag": null}),
     )]));
     let tui = Tui::start(&fx.base_url(), &[]);
-    resize(&tui, 40);
+    tui.resize(40);
     tui.ready().await;
     tui.send("make a file").await;
     let screen = tui.wait_for_modal("Approval needed").await;
@@ -126,7 +113,7 @@ async fn a_long_error_wraps_with_all_its_words_on_screen() {
         "",
     );
     let tui = Tui::start_unconfigured(&[], &["-c", &cfg.display().to_string()]);
-    resize(&tui, 50);
+    tui.resize(50);
     tui.ready().await;
     tui.send("hi").await;
     let screen = tui.wait_for("retrying in").await;

@@ -28,19 +28,6 @@ async fn wait_input(tui: &Tui, text: &str) -> String {
     .await
 }
 
-fn resize(tui: &Tui, width: u16) {
-    let out = tui.tmux(&[
-        "resize-window",
-        "-t",
-        "e2e",
-        "-x",
-        &width.to_string(),
-        "-y",
-        "30",
-    ]);
-    assert!(out.status.success(), "resize-window failed");
-}
-
 /// The footer: the screen's last line that is not blank.
 fn footer(screen: &str) -> String {
     screen
@@ -145,7 +132,7 @@ async fn at_fifty_columns_the_footer_keeps_only_whole_hints_the_most_useful_ones
     )]));
     fx.push(Reply::Stream(sse::text_reply(&["Done."])));
     let tui = Tui::start(&fx.base_url(), &[]);
-    resize(&tui, 50);
+    tui.resize(50);
     tui.ready().await;
     // (The footer drawn before the resize has "Ctrl+D quit" too: wait for the narrow one.)
     let idle = "Alt+Enter newline  /help help  Ctrl+D quit";

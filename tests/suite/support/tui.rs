@@ -146,6 +146,20 @@ impl Tui {
     }
 
     /// The working directory sayso runs in.
+    /// Makes the pane `width` columns wide (30 rows), as a user resizing the terminal.
+    pub fn resize(&self, width: u16) {
+        let out = self.tmux(&[
+            "resize-window",
+            "-t",
+            "e2e",
+            "-x",
+            &width.to_string(),
+            "-y",
+            "30",
+        ]);
+        assert!(out.status.success(), "resize-window failed");
+    }
+
     pub fn work(&self) -> PathBuf {
         self.root_path().join("work")
     }
