@@ -7,6 +7,7 @@
 //! session ([`Saving`]); `Resume` continues a saved one.
 
 use std::collections::VecDeque;
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -154,7 +155,10 @@ pub async fn run(
             }
             Command::SetModel(m) => {
                 let sink = saving.sink_between_turns(&front, &agent);
-                set_model(&agent.model, m, &sink);
+                set_model(&agent.model, m.clone(), &sink);
+                if let Some(warning) = agent.unlisted_model(&m).await {
+                    front.emit(Event::Info(Err(warning)));
+                }
                 agent.learn_window(&front).await;
             }
             Command::SetMode(m) => {
@@ -208,6 +212,27 @@ pub async fn run(
 }
 
 impl Agent {
+    /// A warning when the endpoint lists its models and `model` is not among them (a typo
+    /// would otherwise surface only as the next request's error). Silent when the list
+    /// cannot be had within a few seconds: the switch stands either way.
+    async fn unlisted_model(&self, model: &str) -> Option<String> {
+        let list = tokio::time::timeout(Duration::from_secs(3), self.client.list_models())
+            .await
+            .ok()?
+            .ok()?;
+        if list.is_empty() || list.iter().any(|id| id == model) {
+            return None;
+        }
+        let mut shown: Vec<&str> = list.iter().map(String::as_str).take(8).collect();
+        if list.len() > shown.len() {
+            shown.push("…");
+        }
+        Some(format!(
+            "the endpoint does not list `{model}` among its models ({}); the next request asks for it anyway — /model lists them",
+            shown.join(", ")
+        ))
+    }
+
     /// The endpoint's models with the window the server's list gives each, as a message.
     async fn list_models(&self) -> Result<String, String> {
         let list = self

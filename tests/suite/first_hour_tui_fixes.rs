@@ -3,7 +3,8 @@
 //! (after `/resume` too), a command refused during a turn keeps the input, the question form
 //! waits for an answer (not an approval), the save-rule prompt's footer shows its own keys,
 //! the `/resume` picker lists the other sessions with their short ids in aligned columns, and
-//! `/clear` opens a new chat with the welcome.
+//! `/clear` opens a new chat with the welcome; `/model` warns of a name the endpoint does not
+//! list (C8).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -260,4 +261,32 @@ async fn clear_opens_a_new_chat_with_the_welcome() {
     let screen = tui.wait_for("Welcome to sayso").await;
     assert!(!screen.contains("An answer to clear."), "{screen}");
     assert!(screen.contains("/help"), "the tips:\n{screen}");
+}
+
+/// `/model` with a name the endpoint does not list warns (a typo would otherwise show up only
+/// as the next request's error); a listed name switches without a word more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn switching_to_a_model_the_endpoint_does_not_list_warns() {
+    let fx = Fixture::start().await;
+    fx.route(
+        "GET",
+        "/v1/models",
+        Reply::Json(json!({"object": "list", "data": [{"id": "tiny"}, {"id": "qwen"}]})),
+    );
+    let tui = Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    tui.send("/model qwne").await;
+    let screen = tui
+        .wait_for("does not list `qwne` among its models (qwen, tiny)")
+        .await;
+    assert!(
+        screen.contains("model: qwne (from the next request)"),
+        "{screen}"
+    );
+    tui.send("/model tiny").await;
+    let screen = tui.wait_for("model: tiny (from the next request)").await;
+    assert!(
+        !screen.contains("does not list `tiny`"),
+        "a listed model is not warned about:\n{screen}"
+    );
 }
