@@ -27,8 +27,13 @@ pub enum ConfigError {
         source: std::io::Error,
     },
     /// Nothing says where to send a chat (see `Config::require_endpoint`).
-    #[error("{}\n{}", no_endpoint_headline(key_env), no_endpoint_hint(key_env))]
-    NoEndpoint { key_env: String },
+    #[error("{}\n{}", no_endpoint_headline(key_env), no_endpoint_hint(key_env, config_file.as_deref()))]
+    NoEndpoint {
+        key_env: String,
+        /// The user's config file, when there is one (the hint then says to set the endpoint
+        /// there, not to create it).
+        config_file: Option<PathBuf>,
+    },
 }
 
 /// The first line of [`ConfigError::NoEndpoint`]: what is missing.
@@ -36,13 +41,18 @@ pub fn no_endpoint_headline(key_env: &str) -> String {
     format!("no model endpoint is configured and ${key_env} is not set.")
 }
 
-/// The rest of [`ConfigError::NoEndpoint`]: the ways to set one up.
-pub fn no_endpoint_hint(key_env: &str) -> String {
+/// The rest of [`ConfigError::NoEndpoint`]: the ways to set one up. With the user's
+/// `config_file` existing, the last way is to set `base_url` there.
+pub fn no_endpoint_hint(key_env: &str, config_file: Option<&std::path::Path>) -> String {
+    let config = match config_file {
+        Some(f) => format!("or set `base_url` (and `model`) in {}", f.display()),
+        None => "or write a config file: `sayso config init`".to_owned(),
+    };
     format!(
         "Try `sayso --demo` for a built-in demo, or point sayso at a server:\n  \
          sayso --base-url http://127.0.0.1:8080/v1 -m MODEL …   (llama.cpp, vLLM, Ollama, LM Studio…)\n  \
          export {key_env}=…                                    (OpenAI)\n\
-         or write a config file: `sayso config init`"
+         {config}"
     )
 }
 

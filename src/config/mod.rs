@@ -208,6 +208,7 @@ impl Config {
                     .api_key_env
                     .clone()
                     .unwrap_or_else(|| DEFAULT_KEY_ENV.into()),
+                config_file: Some(self.user_file.clone()).filter(|f| f.is_file()),
             });
         }
         Ok(())

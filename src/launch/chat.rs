@@ -151,7 +151,11 @@ async fn endpoint(
 ) -> Result<(Config, Option<Choice>), u8> {
     let mut local = None;
     if let Err(no_endpoint) = config.require_endpoint() {
-        let ConfigError::NoEndpoint { key_env } = &no_endpoint else {
+        let ConfigError::NoEndpoint {
+            key_env,
+            config_file,
+        } = &no_endpoint
+        else {
             return Err(fail(exit::USAGE, no_endpoint));
         };
         let theme = Theme::from_env(&config.ui.theme, |k| std::env::var(k).ok());
@@ -160,6 +164,7 @@ async fn endpoint(
             terminal,
             model: cli.model.as_deref(),
             key_env,
+            config_file: config_file.as_deref(),
             theme: &theme,
         };
         match local::offer(ask).await {

@@ -40,6 +40,8 @@ pub struct Ask<'a> {
     pub model: Option<&'a str>,
     /// The variable the key would be read from, for the usual message.
     pub key_env: &'a str,
+    /// The user's config file, when there is one (for the usual message).
+    pub config_file: Option<&'a std::path::Path>,
     pub theme: &'a Theme,
 }
 
@@ -104,7 +106,7 @@ fn message(servers: &[LocalServer], ask: &Ask<'_>) -> String {
     for s in servers {
         lines.push(found_line(s, ask));
     }
-    lines.push(no_endpoint_hint(ask.key_env));
+    lines.push(no_endpoint_hint(ask.key_env, ask.config_file));
     lines.join("\n")
 }
 
@@ -181,6 +183,7 @@ mod tests {
                 terminal: false,
                 model,
                 key_env: "OPENAI_API_KEY",
+                config_file: None,
                 theme: &theme,
             },
         )

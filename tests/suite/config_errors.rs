@@ -260,7 +260,13 @@ async fn a_chat_without_endpoint_still_exits_2_with_the_demo_hint_after_init() {
     let out = run(cmd).await;
     assert_eq!(out.code, 2);
     assert_eq!(out.stdout, "");
-    assert_eq!(out.stderr, NO_ENDPOINT);
+    // The file exists now: the last line points into it instead of suggesting `config init`.
+    let file = home.path().join("config/sayso/config.toml");
+    let want = NO_ENDPOINT.replace(
+        "or write a config file: `sayso config init`",
+        &format!("or set `base_url` (and `model`) in {}", file.display()),
+    );
+    assert_eq!(out.stderr, want);
 }
 
 #[tokio::test]
@@ -350,4 +356,29 @@ async fn usage_errors_exit_2_and_help_exits_0() {
     let mut cmd = sayso(home.path());
     cmd.args(["-p", "--no-such-flag"]);
     assert_eq!(run(cmd).await.code, 2);
+}
+
+/// After `sayso config init`, the no-endpoint message says to set `base_url` in that file, not
+/// to write one (it was just written) — in a chat and in `config check` alike.
+#[tokio::test]
+async fn with_a_config_file_the_no_endpoint_hint_points_into_it() {
+    let home = tempfile::tempdir().unwrap();
+    let mut init = sayso(home.path());
+    init.args(["config", "init"]);
+    assert_eq!(run(init).await.code, 0);
+    let file = home.path().join("config/sayso/config.toml");
+    assert!(file.is_file());
+    let want = format!("or set `base_url` (and `model`) in {}", file.display());
+    let mut chat = sayso(home.path());
+    chat.args(["-p", "hi"]);
+    let out = run(chat).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains(&want), "{}", out.stderr);
+    assert!(!out.stderr.contains("sayso config init"), "{}", out.stderr);
+    let mut check = sayso(home.path());
+    check.args(["config", "check"]);
+    let out = run(check).await;
+    let both = format!("{}{}", out.stdout, out.stderr);
+    assert!(both.contains(&want), "{both}");
+    assert!(!both.contains("sayso config init"), "{both}");
 }
