@@ -1,7 +1,15 @@
 //! An [`Agent`] for a new chat, configured from the config: its engine, judge, tools and
 //! settings.
 
-use super::*;
+use std::sync::Arc;
+
+use super::{Agent, AgentSettings, Frontend, instructions, resume_mode};
+use crate::provider::{Client, SharedModel};
+use crate::tools::approval::SharedMode;
+use crate::tools::context::ToolContext;
+use crate::tools::judge::Judge;
+use crate::tools::orchestrator::{Engine, EngineSetup};
+use crate::tools::setup::ToolSetup;
 
 /// An agent for a new chat, configured from `config`.
 pub fn build(

@@ -43,7 +43,6 @@ pub mod transcript;
 pub mod window;
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -54,11 +53,10 @@ use crate::provider::{
     StreamEvent, ToolSpec,
 };
 use crate::tools::approval::{Interaction, SharedMode};
-use crate::tools::context::{QuestionSender, ToolContext};
-use crate::tools::judge::Judge;
-use crate::tools::orchestrator::{Engine, EngineSetup};
+use crate::tools::context::QuestionSender;
+use crate::tools::orchestrator::Engine;
 use crate::tools::requests::ApprovalSender;
-use crate::tools::setup::{Group, ToolSetup};
+use crate::tools::setup::Group;
 
 /// Loop settings.
 #[derive(Debug, Clone)]
