@@ -25,12 +25,23 @@ pub fn server_url(var: &str, test: &str) -> Option<String> {
     match std::env::var(var) {
         Ok(url) if !url.trim().is_empty() => Some(url.trim().trim_end_matches('/').to_owned()),
         _ => {
-            notice(&format!(
-                "skipping {test}: {var} is not set (see ../shared/servers/README.md)"
-            ));
+            skip(
+                test,
+                &format!("{var} is not set (scripts/test starts the real servers)"),
+            );
             None
         }
     }
+}
+
+/// Says why `test` does not run. Under `CI` a missing prerequisite fails the test instead: a
+/// skip there would pass unseen.
+pub fn skip(test: &str, why: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{test}: {why} (CI is set: a missing prerequisite is a failure)"
+    );
+    notice(&format!("skipping {test}: {why}"));
 }
 
 /// Prints a line on the real stderr. Not through `eprintln!`, which the test harness captures:

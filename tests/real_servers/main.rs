@@ -12,7 +12,8 @@
 //! checked against the same llama-server (`window`).
 //!
 //! A test whose variable is unset prints why it is skipped and passes, so `cargo test` works
-//! anywhere. To run them:
+//! anywhere — except under `CI`, where a missing server fails the test (`harness::skip`). To
+//! run them:
 //!
 //! ```sh
 //! ../shared/servers/realservers.sh start all

@@ -33,9 +33,10 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(20);
 /// The entry script `rel` under `SAYSO_TEST_MCP_DIR`, or `None` after saying why `test` skips.
 fn server_script(rel: &str, test: &str) -> Option<PathBuf> {
     let Some(dir) = std::env::var_os(MCP_DIR).filter(|d| !d.is_empty()) else {
-        harness::notice(&format!(
-            "skipping {test}: {MCP_DIR} is not set (scripts/test installs the MCP servers with npm)"
-        ));
+        harness::skip(
+            test,
+            &format!("{MCP_DIR} is not set (scripts/test installs the MCP servers with npm)"),
+        );
         return None;
     };
     let script = PathBuf::from(dir).join(rel);
@@ -44,10 +45,7 @@ fn server_script(rel: &str, test: &str) -> Option<PathBuf> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !script.is_file() || !node {
-        harness::notice(&format!(
-            "skipping {test}: {} or `node` is missing",
-            script.display()
-        ));
+        harness::skip(test, &format!("{} or `node` is missing", script.display()));
         return None;
     }
     Some(script)

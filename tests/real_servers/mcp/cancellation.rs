@@ -174,8 +174,9 @@ async fn timeout_cancel_and_drop_each_send_notifications_cancelled() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !node_works {
-        harness::notice(
-            "skipping timeout_cancel_and_drop_each_send_notifications_cancelled: no `node`",
+        harness::skip(
+            "timeout_cancel_and_drop_each_send_notifications_cancelled",
+            "no `node`",
         );
         return;
     }
