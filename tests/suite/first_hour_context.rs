@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::tui::number_after;
 use crate::support::{Output, run, sayso};
 
 /// A private home whose config points at `base_url` with no retries, `context_window` tokens,
@@ -124,22 +125,6 @@ async fn a_message_too_long_for_the_window_says_to_shorten_it_and_no_tui_command
         out.stderr
     );
     assert!(!out.stderr.contains("/clear"), "{}", out.stderr);
-}
-
-/// The number after `marker` on `screen` (thousands separators skipped).
-fn number_after(screen: &str, marker: &str) -> u64 {
-    let at = screen
-        .find(marker)
-        .unwrap_or_else(|| panic!("no {marker:?} on screen:\n{screen}"))
-        + marker.len();
-    let digits: String = screen[at..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == ',')
-        .filter(char::is_ascii_digit)
-        .collect();
-    digits
-        .parse()
-        .unwrap_or_else(|_| panic!("no number after {marker:?}:\n{screen}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use crate::support::fixture::{Fixture, Reply, Step, sse};
-use crate::support::tui::Tui;
+use crate::support::tui::{Tui, has_line};
 
 /// The content of the last message of the only request the model got.
 fn sent_message(fx: &Fixture) -> String {
@@ -19,11 +19,6 @@ fn sent_message(fx: &Fixture) -> String {
         .as_str()
         .unwrap()
         .to_owned()
-}
-
-/// A line of the screen that holds exactly `text` (the input box's line), trimmed.
-fn has_line(screen: &str, text: &str) -> bool {
-    screen.lines().any(|l| l.trim() == text)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

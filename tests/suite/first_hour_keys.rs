@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::support::fixture::sse::tool_call_reply as calls;
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::result_of;
-use crate::support::tui::{MODAL_READ, Tui};
+use crate::support::tui::{MODAL_READ, Tui, footer};
 
 /// The reason input's line, trimmed of the modal's border (`> text█`).
 fn input_line(screen: &str) -> Option<String> {
@@ -26,17 +26,6 @@ async fn wait_input(tui: &Tui, text: &str) -> String {
         input_line(s).as_deref() == Some(want.as_str())
     })
     .await
-}
-
-/// The footer: the screen's last line that is not blank.
-fn footer(screen: &str) -> String {
-    screen
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or_default()
-        .trim_end()
-        .to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

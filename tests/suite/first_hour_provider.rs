@@ -7,7 +7,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::support::fixture::{Fixture, Reply, sse};
-use crate::support::tui::Tui;
+use crate::support::tui::{Tui, number_after};
 use crate::support::{Output, run, sayso};
 
 /// A private home whose config points at `base_url` with three quick retries (a failure that is
@@ -331,22 +331,6 @@ async fn usage_that_cannot_be_true_is_ignored_and_the_gauge_grows_with_the_chat(
         (json!(false), json!(counted + 10)),
         "{g}"
     );
-}
-
-/// The number after `marker` on `screen` (digits and thousands separators).
-fn number_after(screen: &str, marker: &str) -> u64 {
-    let at = screen
-        .find(marker)
-        .unwrap_or_else(|| panic!("no {marker:?} on screen:\n{screen}"))
-        + marker.len();
-    let digits: String = screen[at..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == ',')
-        .filter(char::is_ascii_digit)
-        .collect();
-    digits
-        .parse()
-        .unwrap_or_else(|_| panic!("no number after {marker:?}:\n{screen}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -14,26 +14,11 @@ use tokio::sync::Notify;
 
 use crate::support::fixture::sse::tool_call_reply as calls;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
-use crate::support::tui::{MODAL_READ, Tui};
+use crate::support::tui::{MODAL_READ, Tui, footer, has_line};
 
 /// The status bar: the screen's first line.
 fn status_bar(screen: &str) -> &str {
     screen.lines().next().unwrap_or_default()
-}
-
-/// The footer: the screen's last line that is not blank.
-fn footer(screen: &str) -> &str {
-    screen
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or_default()
-        .trim_end()
-}
-
-/// A line of the screen that holds exactly `text` (the input box's line), trimmed.
-fn has_line(screen: &str, text: &str) -> bool {
-    screen.lines().any(|l| l.trim() == text)
 }
 
 async fn wait_badge(tui: &Tui, badge: &str) -> String {

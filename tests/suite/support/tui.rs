@@ -27,6 +27,37 @@ pub const HEIGHT: u16 = 30;
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
 /// `s` single-quoted for `sh`.
+/// The footer: the screen's last line that is not blank, without its trailing spaces.
+pub fn footer(screen: &str) -> &str {
+    screen
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default()
+        .trim_end()
+}
+
+/// Whether a line of the screen holds exactly `text` (the input box's line), trimmed.
+pub fn has_line(screen: &str, text: &str) -> bool {
+    screen.lines().any(|l| l.trim() == text)
+}
+
+/// The number after `marker` on `screen` (thousands separators skipped).
+pub fn number_after(screen: &str, marker: &str) -> u64 {
+    let at = screen
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker:?} on screen:\n{screen}"))
+        + marker.len();
+    let digits: String = screen[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number after {marker:?}:\n{screen}"))
+}
+
 pub fn quote(s: impl std::fmt::Display) -> String {
     format!("'{}'", s.to_string().replace('\'', r"'\''"))
 }
