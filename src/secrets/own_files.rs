@@ -81,6 +81,11 @@ pub fn check(path: &Path, within: &[&Path]) -> Result<PathBuf, Refused> {
 
 /// The bytes of `path`, if [`check`] allows it (checked again on the open file).
 pub fn read(path: &Path, within: &[&Path]) -> Result<Vec<u8>, Refused> {
+    read_at_most(path, within, MAX_OWN_FILE)
+}
+
+/// [`read`] with another size limit than [`MAX_OWN_FILE`].
+pub fn read_at_most(path: &Path, within: &[&Path], limit: u64) -> Result<Vec<u8>, Refused> {
     let resolved = check(path, within)?;
     let file = open_no_follow(&resolved)
         .map_err(|e| Refused::Refused(format!("it cannot be read: {e}")))?;
@@ -114,18 +119,18 @@ pub fn read(path: &Path, within: &[&Path]) -> Result<Vec<u8>, Refused> {
     }
     let too_large = |n: u64| {
         Refused::Refused(format!(
-            "it is {n} bytes, more than the {MAX_OWN_FILE} sayso reads of a file of its own"
+            "it is {n} bytes, more than the {limit} sayso reads of a file of its own"
         ))
     };
-    if meta.len() > MAX_OWN_FILE {
+    if meta.len() > limit {
         return Err(too_large(meta.len()));
     }
     let mut bytes = Vec::new();
     // A file that grows while it is read is cut one byte past the limit, and refused.
-    file.take(MAX_OWN_FILE + 1)
+    file.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Refused::Refused(format!("it cannot be read: {e}")))?;
-    if bytes.len() as u64 > MAX_OWN_FILE {
+    if bytes.len() as u64 > limit {
         return Err(too_large(bytes.len() as u64));
     }
     Ok(bytes)

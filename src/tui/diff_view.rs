@@ -149,21 +149,19 @@ pub fn changes_lines(
     folded(out, FOLDED_CHANGES_LINES, expanded, t)
 }
 
-/// The file as it is now, for [`combine::combine`].
+/// The file as it is now, for [`combine::combine`]. Read as sayso reads its own files: a
+/// regular file outside `/proc`, `/sys` and `/dev`, opened without following a link or waiting
+/// (a command may have put a FIFO or a link to `/dev/zero` where sayso's edit was, and the UI
+/// must not wait on it), at most [`MAX_READ_BYTES`].
 fn read_now(file: &str) -> combine::Now {
+    use crate::secrets::own_files::{Refused, read_at_most};
     use combine::Now;
-    let path = std::path::Path::new(file);
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Now::Missing,
-        Err(e) => return Now::Unreadable(format!("cannot read it now: {e}")),
-        Ok(m) if m.len() > MAX_READ_BYTES => {
-            return Now::Unreadable("it is too large now to compare".into());
-        }
-        Ok(_) => {}
-    }
-    match std::fs::read(path).map(String::from_utf8) {
-        Ok(Ok(text)) => Now::Text(text),
-        Ok(Err(_)) => Now::Unreadable("it is no longer UTF-8 text".into()),
+    match read_at_most(std::path::Path::new(file), &[], MAX_READ_BYTES) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Now::Text(text),
+            Err(_) => Now::Unreadable("it is no longer UTF-8 text".into()),
+        },
+        Err(Refused::Missing) => Now::Missing,
         Err(e) => Now::Unreadable(format!("cannot read it now: {e}")),
     }
 }

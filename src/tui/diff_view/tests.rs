@@ -150,3 +150,30 @@ fn slash_diff_without_changes_says_so_and_with_one_shows_it_unfolded() {
     assert!(screen.contains("rows.txt — created (+30)"), "{screen}");
     assert!(screen.contains("+row 30"), "{screen}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_device_where_the_file_was_is_not_read() {
+    use super::combine::Now;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("edited.txt");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // Opening a FIFO for reading would wait for a writer: it must be refused at once.
+    assert!(matches!(
+        super::read_now(fifo.to_str().unwrap()),
+        Now::Unreadable(_)
+    ));
+    let zero = dir.path().join("zero.txt");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    assert!(matches!(
+        super::read_now(zero.to_str().unwrap()),
+        Now::Unreadable(_)
+    ));
+    let text = dir.path().join("text.txt");
+    std::fs::write(&text, "one\n").unwrap();
+    assert!(matches!(super::read_now(text.to_str().unwrap()), Now::Text(t) if t == "one\n"));
+}
