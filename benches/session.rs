@@ -55,10 +55,10 @@ fn write_session(data: &Path, messages: usize) -> String {
     for k in 0..messages / 4 {
         let text = format!("Why does test number {k} fail? Please look at the config loader.");
         put(
-            &Record::User {
+            &Record::Event(Event::UserMessage {
                 text: text.clone(),
                 sent: text,
-            },
+            }),
             &mut buf,
         );
         let call = ToolCall {
@@ -67,40 +67,36 @@ fn write_session(data: &Path, messages: usize) -> String {
             arguments: format!("{{\"cmd\":\"cargo test case_{k}\"}}"),
         };
         put(
-            &Record::Reply {
-                message: AssistantMessage {
-                    tool_calls: vec![call.clone()],
-                    ..AssistantMessage::default()
-                },
-            },
+            &Record::Event(Event::ReplyDone(AssistantMessage {
+                tool_calls: vec![call.clone()],
+                ..AssistantMessage::default()
+            })),
             &mut buf,
         );
         put(
-            &Record::ToolOutput {
+            &Record::Event(Event::ToolOutput {
                 call_id: call.id.clone(),
                 name: call.name.clone(),
                 content: format!("running 9 tests\ntest case_{k} ... FAILED\n").repeat(4),
                 display: None,
-            },
+            }),
             &mut buf,
         );
         put(
-            &Record::ToolEnd {
+            &Record::Event(Event::ToolFinished {
                 call_id: call.id,
                 name: call.name,
                 end: CallEnd::Error,
-            },
+            }),
             &mut buf,
         );
         put(
-            &Record::Reply {
-                message: AssistantMessage {
-                    content: format!(
-                        "Test {k} fails because `base_url` is read before the project file.\n\n```rust\nlet url = config.base_url();\n```\n"
-                    ),
-                    ..AssistantMessage::default()
-                },
-            },
+            &Record::Event(Event::ReplyDone(AssistantMessage {
+                content: format!(
+                    "Test {k} fails because `base_url` is read before the project file.\n\n```rust\nlet url = config.base_url();\n```\n"
+                ),
+                ..AssistantMessage::default()
+            })),
             &mut buf,
         );
     }

@@ -3,8 +3,10 @@
 //!
 //! The agent loop emits the reply's stream events, the tool engine emits the tool-call
 //! lifecycle, and both go into the same [`EventSink`]. The TUI, the headless printers and the
-//! transcript consume the same stream (and the session log will). Choices and outcomes are
-//! enums, never strings; the JSON spelling of each lives in its `as_str`.
+//! transcript consume the same stream, and the session log keeps the events that are saved:
+//! their serde form (tag `t`) is the record written to the session file
+//! (`session::record`), so an event and its record cannot drift apart. Choices and outcomes
+//! are enums, never strings; the `--json` spelling of each lives in its `as_str`.
 //!
 //! This module sits just above `provider` (whose reply types it carries) and below `tools`.
 
@@ -15,9 +17,10 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::exit;
-use crate::provider::{AssistantMessage, ProviderError, StreamDelta};
+use crate::provider::{AssistantMessage, ProviderError, Retry, StreamDelta};
 
 pub mod file_change;
+mod saved_form;
 
 pub use crate::config::mode::Mode;
 pub use file_change::{ChangeKind, FileChange, MAX_DIFF_BYTES};
@@ -59,8 +62,9 @@ impl CallEnd {
 }
 
 /// The user's answer to an approval request (SPEC §5.3), or a headless run's stand-in
-/// rejection.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// rejection. Saved as `"choice": "reject", "reason": …` beside the call's fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "choice", content = "reason", rename_all = "snake_case")]
 pub enum UserChoice {
     AlwaysAccept,
     Accept,
@@ -88,14 +92,18 @@ impl UserChoice {
     }
 }
 
-/// How a user message's turn ended.
-#[derive(Debug, Clone, PartialEq)]
+/// How a user message's turn ended. Saved as `"end": "max_turns", "detail": 3`; a session
+/// file of format 1 wrote `"end": "interrupted"` for a stop (read as one) and `"failed"` with
+/// the message for anything else (read by `session::record::v1`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "end", content = "detail", rename_all = "snake_case")]
 pub enum TurnEnd {
     /// The model answered without tool calls (or auto-submit is off).
     Completed,
     /// The user chose Cancel for a tool call: control returns to them.
     Cancelled,
     /// The user stopped (Esc / Ctrl+C / SIGINT).
+    #[serde(alias = "interrupted")]
     Stopped,
     /// `max_turns` round-trips without a final answer.
     MaxTurns(u32),
@@ -148,27 +156,35 @@ impl TurnEnd {
 }
 
 /// Everything that happens during a turn, in order.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// The serde form is the session record of the events that are saved (each named by its
+/// tag); the others (`#[serde(skip)]`) are never written. Text and reasoning deltas are saved
+/// coalesced, as the session's own `text` and `reasoning` records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
 pub enum Event {
     /// The user's message: as typed, and as sent to the model (mentions expanded).
+    #[serde(rename = "user")]
     UserMessage { text: String, sent: String },
     /// `@{…}` mentions offered these tools for the rest of the chat.
+    #[serde(rename = "tools")]
     ToolsAdded { names: Vec<String> },
     /// A piece of the reply being streamed.
+    #[serde(skip)]
     Delta(StreamDelta),
     /// The current attempt failed and will be retried: discard what it streamed.
-    Retrying {
-        retry: u32,
-        max_retries: u32,
-        delay: Duration,
-        error: ProviderError,
-    },
+    #[serde(rename = "retry")]
+    Retrying(Retry),
     /// One round-trip's reply is complete.
+    #[serde(rename = "reply", with = "saved_form::reply")]
     ReplyDone(AssistantMessage),
     /// The user stopped while the reply streamed: what had arrived is kept.
+    #[serde(rename = "interrupted")]
     ReplyInterrupted { partial: String },
     /// A reply's tool calls start to run.
+    #[serde(skip)]
     ToolsStarted { count: usize },
+    #[serde(skip)]
     ApprovalRequested {
         call_id: String,
         name: String,
@@ -177,16 +193,20 @@ pub enum Event {
         /// Why this call must be confirmed (a protected path, a hostile git config…).
         caution: Option<String>,
     },
+    #[serde(rename = "approval")]
     ApprovalDecided {
         call_id: String,
         name: String,
+        #[serde(flatten)]
         choice: UserChoice,
     },
+    #[serde(skip)]
     JudgeStarted {
         call_id: String,
         name: String,
         context: String,
     },
+    #[serde(rename = "judge")]
     JudgeFinished {
         call_id: String,
         name: String,
@@ -197,6 +217,8 @@ pub enum Event {
         call_id: String,
         name: String,
         cmd_string: String,
+        /// Not saved (the reply the call came in has them): `null` in a replayed event.
+        #[serde(skip)]
         args: Value,
     },
     ToolOutput {
@@ -207,11 +229,13 @@ pub enum Event {
         display: Option<String>,
     },
     /// A call changed a file (after its `ToolOutput`, before its `ToolFinished`).
+    #[serde(rename = "file_change")]
     FileChanged {
         call_id: String,
         name: String,
         change: FileChange,
     },
+    #[serde(rename = "tool_end")]
     ToolFinished {
         call_id: String,
         name: String,
@@ -223,10 +247,13 @@ pub enum Event {
         command: Option<String>,
     },
     /// Every call of the reply has its result.
+    #[serde(skip)]
     ToolsFinished,
     /// The model for the next request changed.
+    #[serde(rename = "model")]
     ModelChanged { model: String },
     /// The approval mode changed (it applies to the next decision).
+    #[serde(rename = "mode")]
     ModeChanged { mode: Mode },
     /// How full the model's context window is, after a reply (the server's usage) or before a
     /// request (an estimate).
@@ -241,8 +268,10 @@ pub enum Event {
         ratio: f64,
     },
     /// Old tool outputs are now sent as short stand-ins (the transcript keeps them).
+    #[serde(skip)]
     Pruned { outputs: usize, chars: usize },
     /// The older history was replaced by a summary.
+    #[serde(rename = "compaction")]
     Compacted {
         summary: String,
         /// Tokens before and after (estimates).
@@ -252,16 +281,20 @@ pub enum Event {
         tail: usize,
     },
     /// A saved session was opened: what follows replays it (to be shown, not saved again).
+    #[serde(skip)]
     Resumed {
         id: String,
         mode: Mode,
         model: String,
     },
     /// The saved sessions, newest first (the answer to `/sessions`).
+    #[serde(skip)]
     Sessions(Vec<SessionInfo>),
     /// The answer to a command (`/tools`, `/approvals`…): text to show, or what went wrong.
+    #[serde(skip)]
     Info(Result<String, String>),
     /// The turn is over.
+    #[serde(rename = "turn_end")]
     TurnEnded(TurnEnd),
 }
 

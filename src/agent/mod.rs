@@ -413,19 +413,9 @@ impl Agent {
                     }
                     sink.emit(Event::Delta(d));
                 }
-                Some(StreamEvent::Retrying {
-                    retry,
-                    max_retries,
-                    delay,
-                    error,
-                }) => {
+                Some(StreamEvent::Retrying(r)) => {
                     partial.clear();
-                    sink.emit(Event::Retrying {
-                        retry,
-                        max_retries,
-                        delay,
-                        error,
-                    });
+                    sink.emit(Event::Retrying(r));
                 }
                 Some(StreamEvent::Notice(n)) => sink.emit(Event::Info(Ok(n))),
                 Some(StreamEvent::Finished(Ok(m))) => return Ok(m),

@@ -370,12 +370,12 @@ mod tests {
         let mut t = Transcript::default();
         t.push_user("hi");
         t.apply(&text("Hel"));
-        t.apply(&Event::Retrying {
+        t.apply(&Event::Retrying(crate::provider::Retry {
             retry: 1,
             max_retries: 4,
             delay: Duration::ZERO,
             error: ProviderError::Dropped("x".into()),
-        });
+        }));
         t.apply(&text("Hello"));
         t.apply(&Event::ReplyDone(AssistantMessage::default()));
         assert_eq!(

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::Printer;
 use crate::events::{Event, Mode, TurnEnd};
-use crate::provider::StreamDelta;
+use crate::provider::{Retry, StreamDelta};
 
 /// The version of the events' shape, in `session_started`. Adding an event or a field keeps it.
 pub const SCHEMA: u32 = 1;
@@ -75,12 +75,12 @@ impl<O: Write> JsonPrinter<O> {
             Event::Delta(StreamDelta::ToolCallArguments { index, fragment }) => {
                 json!({"type": "tool_use_delta", "index": index, "arguments": fragment})
             }
-            Event::Retrying {
+            Event::Retrying(Retry {
                 retry,
                 max_retries,
                 delay,
                 error,
-            } => json!({
+            }) => json!({
                 "type": "error",
                 "message": error.to_string(),
                 "will_retry": true,

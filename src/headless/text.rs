@@ -6,11 +6,10 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::time::Duration;
 
 use super::Printer;
 use crate::events::{CallEnd, Event, FileChange, Mode, TurnEnd, UserChoice, format_delay};
-use crate::provider::{ProviderError, StreamDelta};
+use crate::provider::{Retry, StreamDelta};
 
 pub struct TextPrinter<O: Write, E: Write> {
     out: O,
@@ -101,7 +100,13 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
         let _ = self.err.write_all(r.as_bytes());
     }
 
-    fn retrying(&mut self, error: &ProviderError, retry: u32, max: u32, delay: Duration) {
+    fn retrying(&mut self, r: &Retry) {
+        let Retry {
+            retry,
+            max_retries: max,
+            delay,
+            error,
+        } = r;
         self.end_reasoning();
         let _ = self.out.flush();
         if !self.ends_with_newline {
@@ -110,7 +115,7 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
         let _ = writeln!(
             self.err,
             "sayso: {error}; retrying in {} ({retry}/{max})",
-            format_delay(delay)
+            format_delay(*delay)
         );
         self.replay = Some(0);
     }
@@ -174,12 +179,7 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
         match ev {
             Event::Delta(StreamDelta::Text(t)) => self.text(t),
             Event::Delta(StreamDelta::Reasoning(r)) => self.reasoning(r),
-            Event::Retrying {
-                retry,
-                max_retries,
-                delay,
-                error,
-            } => self.retrying(error, *retry, *max_retries, *delay),
+            Event::Retrying(r) => self.retrying(r),
             Event::ReplyDone(_) | Event::ReplyInterrupted { .. } => {
                 self.end_reasoning();
                 self.end_line();
@@ -260,12 +260,12 @@ mod tests {
             for s in steps {
                 match s {
                     Text(t) => p.event(&Event::Delta(StreamDelta::Text((*t).into()))),
-                    Retry => p.event(&Event::Retrying {
+                    Retry => p.event(&Event::Retrying(crate::provider::Retry {
                         retry: 1,
                         max_retries: 4,
-                        delay: Duration::from_secs(2),
-                        error: ProviderError::Dropped("x".into()),
-                    }),
+                        delay: std::time::Duration::from_secs(2),
+                        error: crate::provider::ProviderError::Dropped("x".into()),
+                    })),
                 }
             }
             p.session_finished(&TurnEnd::Completed, "");

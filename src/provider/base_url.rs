@@ -16,7 +16,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// Where the base URL came from, so that a message says what to change.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BaseUrlFrom {
     /// Nothing set one: the built-in default (`https://api.openai.com/v1`).
     #[default]

@@ -32,7 +32,7 @@ use super::decode::ReplyDecoder;
 use super::error::{ProviderError, error_body_message, with_reason};
 use super::failure::{is_auth_failure, key_hint};
 use super::request::ChatRequest;
-use super::retry::{Attempt, RetryPolicy, outcome, parse_retry_after, with_retries};
+use super::retry::{Attempt, Retry, RetryPolicy, outcome, parse_retry_after, with_retries};
 use super::window::{WindowCache, WindowCaps};
 
 /// Everything the client needs to reach one endpoint.
@@ -89,14 +89,8 @@ pub enum StreamEvent {
     Delta(StreamDelta),
     /// Something the user should know about the endpoint, once: the base URL was corrected.
     Notice(String),
-    /// The attempt failed and will be retried after `delay`: discard what it produced.
-    Retrying {
-        /// 1-based number of the coming retry.
-        retry: u32,
-        max_retries: u32,
-        delay: Duration,
-        error: ProviderError,
-    },
+    /// The attempt failed and will be retried after its delay: discard what it produced.
+    Retrying(Retry),
     /// The last event: the assembled reply, or the error that ended the retries.
     Finished(Result<AssistantMessage, ProviderError>),
 }

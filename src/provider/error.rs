@@ -3,12 +3,15 @@
 
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use super::base_url::BaseUrlFrom;
 pub use super::failure::ConnectCause;
 
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// Serialisable, so that a session file keeps how a turn failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ProviderError {
     #[error("could not connect to {url}: {reason}{}", cause.advice(url, from))]
     Connect {
@@ -54,6 +57,9 @@ pub enum ProviderError {
         window: Option<u64>,
         prompt: Option<u64>,
     },
+    /// An error known only by its text: as a session file of an older sayso recorded it.
+    #[error("{0}")]
+    Recorded(String),
 }
 
 impl ProviderError {
@@ -69,6 +75,7 @@ impl ProviderError {
             | Self::Auth { .. }
             | Self::RetryAfterTooLong(_)
             | Self::ContextOverflow { .. }
+            | Self::Recorded(_)
             | Self::Redirect(_) => false,
         }
     }

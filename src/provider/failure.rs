@@ -13,7 +13,8 @@ use super::base_url::BaseUrlFrom;
 use super::client::ProviderSettings;
 
 /// Why a connection could not be made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ConnectCause {
     /// The host refused the connection: nothing listens on that port. `local`: the host is
     /// this machine (a loopback address, `localhost`), so it will not change by itself.

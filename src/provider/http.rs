@@ -33,7 +33,7 @@ pub fn client_builder() -> reqwest::ClientBuilder {
 }
 
 /// A redirect the client refused to follow because it leads to another origin.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 #[error(
     "the server at {from} redirected the request to {to}, another origin; sayso does not follow redirects to another origin (the request would carry your headers and the conversation there)"
 )]

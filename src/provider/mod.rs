@@ -32,5 +32,5 @@ pub use error::ProviderError;
 pub use model::SharedModel;
 pub use models::ModelInfo;
 pub use request::{ChatMessage, ChatRequest, ToolSpec};
-pub use retry::RetryPolicy;
+pub use retry::{Retry, RetryPolicy};
 pub use window::{Confidence, ContextWindow, WindowCaps, WindowSource};

@@ -14,11 +14,24 @@ use std::time::{Duration, SystemTime};
 
 use futures_util::{Stream, StreamExt};
 use reqwest::header::HeaderMap;
+use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use super::assembly::{AssistantMessage, StreamDelta};
 use super::client::{ProviderSettings, StreamEvent};
 use super::error::ProviderError;
+
+/// An attempt that failed and is retried after `delay`: what it streamed is to be discarded.
+/// One declaration for every layer that reports it (the stream's [`StreamEvent::Retrying`],
+/// the agent's event, the session record).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Retry {
+    /// 1-based number of the coming retry.
+    pub retry: u32,
+    pub max_retries: u32,
+    pub delay: Duration,
+    pub error: ProviderError,
+}
 
 /// The longest server-requested wait sayso honours.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
@@ -91,12 +104,7 @@ pub(super) enum Attempt<T> {
 pub(super) enum Retried<T> {
     Delta(StreamDelta),
     Notice(String),
-    Retrying {
-        retry: u32,
-        max_retries: u32,
-        delay: Duration,
-        error: ProviderError,
-    },
+    Retrying(Retry),
     Finished(Result<T, ProviderError>),
 }
 
@@ -105,17 +113,7 @@ impl From<Retried<AssistantMessage>> for StreamEvent {
         match r {
             Retried::Delta(d) => StreamEvent::Delta(d),
             Retried::Notice(n) => StreamEvent::Notice(n),
-            Retried::Retrying {
-                retry,
-                max_retries,
-                delay,
-                error,
-            } => StreamEvent::Retrying {
-                retry,
-                max_retries,
-                delay,
-                error,
-            },
+            Retried::Retrying(r) => StreamEvent::Retrying(r),
             Retried::Finished(result) => StreamEvent::Finished(result),
         }
     }
@@ -167,7 +165,7 @@ where
                     match policy.delay(retry, &error) {
                         Ok(delay) => {
                             tracing::warn!(%error, retry, ?delay, "retrying the request");
-                            yield Retried::Retrying { retry, max_retries, delay, error };
+                            yield Retried::Retrying(Retry { retry, max_retries, delay, error });
                             tokio::time::sleep(delay).await;
                         }
                         Err(give_up) => {

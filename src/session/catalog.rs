@@ -11,7 +11,7 @@ use std::time::SystemTime;
 
 use super::record::{Header, Record};
 use super::store::{file_of, time_part, valid_id};
-use crate::events::SessionInfo;
+use crate::events::{Event, SessionInfo};
 
 /// One saved session, as a list shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +72,7 @@ fn summarize(path: &Path, id: &str) -> Option<Summary> {
         for line in BufReader::new(f).lines().take(64).map_while(Result::ok) {
             match serde_json::from_str::<Record>(&line) {
                 Ok(Record::Session(h)) => header = Some(h),
-                Ok(Record::User { text, .. }) => {
+                Ok(Record::Event(Event::UserMessage { text, .. })) => {
                     first_message = Some(text.lines().next().unwrap_or_default().to_owned());
                     break;
                 }
@@ -273,10 +273,10 @@ mod tests {
             started: "2026-12-01T00:00:00Z".into(),
             mode: Mode::Balanced,
         });
-        let u = Record::User {
+        let u = Record::Event(crate::events::Event::UserMessage {
             text: first.into(),
             sent: first.into(),
-        };
+        });
         let mut bytes = Vec::new();
         for r in [h, u] {
             bytes.extend(serde_json::to_vec(&r).unwrap());

@@ -89,17 +89,17 @@ mod tests {
             mode: Mode::Balanced,
         })];
         for t in texts {
-            records.push(Record::User {
+            records.push(Record::Event(crate::events::Event::UserMessage {
                 text: (*t).into(),
                 sent: (*t).into(),
-            });
+            }));
             records.push(Record::Text { s: "part".into() });
-            records.push(Record::Reply {
-                message: crate::provider::AssistantMessage {
+            records.push(Record::Event(crate::events::Event::ReplyDone(
+                crate::provider::AssistantMessage {
                     content: "answer".into(),
                     ..Default::default()
                 },
-            });
+            )));
         }
         let mut bytes = Vec::new();
         for r in records {

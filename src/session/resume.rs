@@ -125,20 +125,29 @@ impl Builder {
                 self.out.model.get_or_insert(h.model.clone());
                 self.out.header.get_or_insert(h.clone());
             }
-            Record::User { sent, .. } => {
+            Record::Text { s } => self.partial.push_str(s),
+            Record::Reasoning { .. } => {}
+            Record::Event(e) => self.event(e),
+            Record::Unknown => self.out.unknown += 1,
+        }
+        self.out.events.extend(r.into_events());
+    }
+
+    fn event(&mut self, e: &Event) {
+        match e {
+            Event::UserMessage { sent, .. } => {
                 self.close_calls(true);
                 self.out.history.push(Step::Message(ChatMessage::User {
                     content: sent.clone(),
                 }));
             }
-            Record::Tools { names } => {
+            Event::ToolsAdded { names } => {
                 self.close_calls(true);
                 self.out.tools_added.extend(names.iter().cloned());
                 self.out.history.push(Step::ToolsAdded(names.clone()));
             }
-            Record::Text { s } => self.partial.push_str(s),
-            Record::Retry { .. } => self.partial.clear(),
-            Record::Reply { message } => {
+            Event::Retrying(_) => self.partial.clear(),
+            Event::ReplyDone(message) => {
                 self.close_calls(true);
                 self.partial.clear();
                 self.out.history.push(Step::Message(ChatMessage::Assistant {
@@ -147,7 +156,7 @@ impl Builder {
                 }));
                 self.open = message.tool_calls.clone();
             }
-            Record::Interrupted { partial } => {
+            Event::ReplyInterrupted { partial } => {
                 self.partial.clear();
                 if !partial.is_empty() {
                     self.out.history.push(Step::Message(ChatMessage::Assistant {
@@ -156,36 +165,31 @@ impl Builder {
                     }));
                 }
             }
-            Record::ToolOutput {
+            Event::ToolOutput {
                 call_id, content, ..
             } => self
                 .parts
                 .entry(call_id.clone())
                 .or_default()
                 .push(content.clone()),
-            Record::ToolEnd { call_id, end, .. } => {
+            Event::ToolFinished { call_id, end, .. } => {
                 self.ended.insert(call_id.clone(), *end);
             }
-            Record::Remembered { tool, command } => match command {
+            Event::Remembered { tool, command } => match command {
                 Some(c) => self.out.remembered.always(tool, c, true),
                 None => self.out.remembered.always(tool, "", false),
             },
-            Record::Mode { mode } => self.out.mode = Some(*mode),
-            Record::Model { model } => self.out.model = Some(model.clone()),
-            Record::TurnEnd { .. } => self.close_calls(true),
-            Record::Compaction { summary, tail, .. } => {
+            Event::ModeChanged { mode } => self.out.mode = Some(*mode),
+            Event::ModelChanged { model } => self.out.model = Some(model.clone()),
+            Event::TurnEnded(_) => self.close_calls(true),
+            Event::Compacted { summary, tail, .. } => {
                 self.close_calls(true);
                 self.compacted(summary.clone(), *tail);
             }
-            Record::Context { ratio, .. } => self.out.ratio = Some(*ratio),
-            Record::Unknown => self.out.unknown += 1,
-            Record::Reasoning { .. }
-            | Record::Approval { .. }
-            | Record::Judge { .. }
-            | Record::ToolStarted { .. }
-            | Record::FileChange { .. } => {}
+            Event::Context { ratio, .. } => self.out.ratio = Some(*ratio),
+            // What only the transcript shows, and what is never saved.
+            _ => {}
         }
-        self.out.events.extend(r.into_events());
     }
 
     fn finish(mut self) -> Resumed {
@@ -217,8 +221,13 @@ pub fn resume(records: impl IntoIterator<Item = Record>) -> Resumed {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
     use super::*;
-    use crate::provider::AssistantMessage;
+    use crate::events::TurnEnd;
+    use crate::provider::{AssistantMessage, ProviderError};
 
     fn call(id: &str) -> ToolCall {
         ToolCall {
@@ -238,33 +247,26 @@ mod tests {
             .collect()
     }
 
+    /// Records as a session file holds them, one JSON line each.
+    fn records(lines: &[serde_json::Value]) -> Vec<Record> {
+        lines
+            .iter()
+            .map(|l| serde_json::from_value(l.clone()).unwrap_or_else(|e| panic!("{l}: {e}")))
+            .collect()
+    }
+
     #[test]
     fn every_call_is_answered_and_a_torn_reply_is_kept_interrupted() {
-        let records = vec![
-            Record::User {
-                text: "go".into(),
-                sent: "go".into(),
-            },
-            Record::Reply {
-                message: AssistantMessage {
-                    tool_calls: vec![call("c1"), call("c2")],
-                    ..AssistantMessage::default()
-                },
-            },
-            Record::ToolOutput {
-                call_id: "c1".into(),
-                name: "run_command".into(),
-                content: "ok".into(),
-                display: None,
-            },
-            Record::ToolEnd {
-                call_id: "c1".into(),
-                name: "run_command".into(),
-                end: CallEnd::Success,
-            },
+        let r = resume(records(&[
+            json!({"t": "user", "text": "go", "sent": "go"}),
+            json!({"t": "reply", "message": AssistantMessage {
+                tool_calls: vec![call("c1"), call("c2")],
+                ..AssistantMessage::default()
+            }}),
+            json!({"t": "tool_output", "call_id": "c1", "name": "run_command", "content": "ok", "display": null}),
+            json!({"t": "tool_end", "call_id": "c1", "name": "run_command", "end": "success"}),
             // Killed while c2 ran.
-        ];
-        let r = resume(records);
+        ]));
         assert!(r.interrupted);
         let m = messages(&r);
         assert_eq!(m.len(), 4);
@@ -283,19 +285,12 @@ mod tests {
             }
         );
 
-        let r = resume(vec![
-            Record::User {
-                text: "hi".into(),
-                sent: "hi".into(),
-            },
-            Record::Text { s: "Hel".into() },
-            Record::Retry {
-                error: "dropped".into(),
-            },
-            Record::Text {
-                s: "Hello, wo".into(),
-            },
-        ]);
+        let r = resume(records(&[
+            json!({"t": "user", "text": "hi", "sent": "hi"}),
+            json!({"t": "text", "s": "Hel"}),
+            json!({"t": "retry", "error": "dropped"}),
+            json!({"t": "text", "s": "Hello, wo"}),
+        ]));
         assert!(r.interrupted);
         assert_eq!(
             messages(&r)[1],
@@ -310,16 +305,58 @@ mod tests {
         ));
     }
 
+    /// A turn replays as it ended, in this format and in format 1 (where anything but a
+    /// completion or a stop was saved as "failed" with its message).
+    #[test]
+    fn a_turn_replays_as_it_really_ended() {
+        let rows = [
+            (json!({"end": "stopped"}), TurnEnd::Stopped),
+            (
+                json!({"end": "interrupted", "message": "interrupted"}),
+                TurnEnd::Stopped,
+            ),
+            (json!({"end": "cancelled"}), TurnEnd::Cancelled),
+            (
+                json!({"end": "max_turns", "detail": 2}),
+                TurnEnd::MaxTurns(2),
+            ),
+            (json!({"end": "length_limit"}), TurnEnd::LengthLimit),
+            (
+                json!({"end": "failed", "detail": {"idle_timeout": {"secs": 30, "nanos": 0}}}),
+                TurnEnd::Failed(ProviderError::IdleTimeout(Duration::from_secs(30))),
+            ),
+            (
+                json!({"end": "failed", "message": "stopped after 2 model round-trips (--max-turns) without a final answer"}),
+                TurnEnd::MaxTurns(2),
+            ),
+            (
+                json!({"end": "failed", "message": "the reply was cut off: the model reached its output token limit (finish_reason: length)"}),
+                TurnEnd::LengthLimit,
+            ),
+        ];
+        for (end, want) in rows {
+            let mut line = json!({"t": "turn_end"});
+            line.as_object_mut()
+                .unwrap()
+                .extend(end.as_object().unwrap().clone());
+            let r = resume(records(&[
+                json!({"t": "user", "text": "go", "sent": "go"}),
+                line.clone(),
+            ]));
+            assert_eq!(r.events.last(), Some(&Event::TurnEnded(want)), "{line}");
+        }
+    }
+
     #[test]
     fn remembered_calls_come_back_by_their_whole_key() {
         let long = format!(
             r#"notes__write {{"content":"{}","path":"a"}}"#,
             "A".repeat(300)
         );
-        let r = resume(vec![Record::Remembered {
+        let r = resume(vec![Record::Event(Event::Remembered {
             tool: "notes__write".into(),
             command: Some(long.clone()),
-        }]);
+        })]);
         assert!(r.remembered.is_approved("notes__write", &long, true));
         let other = long.replace(r#""path":"a""#, r#""path":"b""#);
         assert!(!r.remembered.is_approved("notes__write", &other, true));

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::record::Record;
+use crate::events::Event;
 
 fn fence_for(text: &str) -> String {
     let longest = text
@@ -35,16 +36,64 @@ fn tool_output(out: &mut String, content: &str, display: Option<&str>) {
     }
 }
 
+/// What a saved event adds: `reply` holds the reply text streamed so far.
+fn event(e: &Event, out: &mut String, reply: &mut String) {
+    match e {
+        Event::UserMessage { text, .. } => {
+            flush(reply, out);
+            let quoted: Vec<String> = text.lines().map(|l| format!("> {l}")).collect();
+            let _ = writeln!(out, "**You:**\n\n{}\n", quoted.join("\n"));
+        }
+        Event::Retrying(_) => reply.clear(),
+        Event::ReplyDone(message) => {
+            *reply = message.content.clone();
+            flush(reply, out);
+        }
+        Event::ReplyInterrupted { partial } => {
+            *reply = partial.clone();
+            flush(reply, out);
+            let _ = writeln!(out, "*(interrupted)*\n");
+        }
+        Event::ToolStarted {
+            name, cmd_string, ..
+        } => {
+            let _ = writeln!(out, "**Tool** `{name}`: `{cmd_string}`\n");
+        }
+        Event::ApprovalDecided { name, choice, .. } => {
+            let why = choice
+                .reason()
+                .map(|r| format!(" — {r}"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "*approval for `{name}`: {}{why}*\n", choice.as_str());
+        }
+        Event::ToolOutput {
+            content, display, ..
+        } => tool_output(out, content, display.as_deref()),
+        Event::ToolFinished { name, end, .. } => {
+            let _ = writeln!(out, "*`{name}`: {}*\n", end.as_str());
+        }
+        Event::TurnEnded(end) => {
+            if let Some(m) = end.message() {
+                flush(reply, out);
+                let _ = writeln!(out, "*{m}*\n");
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The reply gathered so far, as a paragraph.
+fn flush(reply: &mut String, out: &mut String) {
+    if !reply.trim().is_empty() {
+        let _ = writeln!(out, "{}\n", reply.trim_end());
+    }
+    reply.clear();
+}
+
 /// The transcript of `records` as Markdown.
 pub fn markdown(records: &[Record]) -> String {
     let mut out = String::new();
     let mut reply = String::new();
-    let flush = |reply: &mut String, out: &mut String| {
-        if !reply.trim().is_empty() {
-            let _ = writeln!(out, "{}\n", reply.trim_end());
-        }
-        reply.clear();
-    };
     for r in records {
         match r {
             Record::Session(h) => {
@@ -54,51 +103,8 @@ pub fn markdown(records: &[Record]) -> String {
                     h.id, h.cwd, h.model, h.provider, h.started
                 );
             }
-            Record::User { text, .. } => {
-                flush(&mut reply, &mut out);
-                let quoted: Vec<String> = text.lines().map(|l| format!("> {l}")).collect();
-                let _ = writeln!(out, "**You:**\n\n{}\n", quoted.join("\n"));
-            }
             Record::Text { s } => reply.push_str(s),
-            Record::Retry { .. } => reply.clear(),
-            Record::Reply { message } => {
-                reply = message.content.clone();
-                flush(&mut reply, &mut out);
-            }
-            Record::Interrupted { partial } => {
-                reply = partial.clone();
-                flush(&mut reply, &mut out);
-                let _ = writeln!(out, "*(interrupted)*\n");
-            }
-            Record::ToolStarted {
-                name, cmd_string, ..
-            } => {
-                let _ = writeln!(out, "**Tool** `{name}`: `{cmd_string}`\n");
-            }
-            Record::Approval {
-                name,
-                choice,
-                reason,
-                ..
-            } => {
-                let why = reason
-                    .as_deref()
-                    .map(|r| format!(" — {r}"))
-                    .unwrap_or_default();
-                let _ = writeln!(out, "*approval for `{name}`: {choice}{why}*\n");
-            }
-            Record::ToolOutput {
-                content, display, ..
-            } => tool_output(&mut out, content, display.as_deref()),
-            Record::ToolEnd { name, end, .. } => {
-                let _ = writeln!(out, "*`{name}`: {}*\n", end.as_str());
-            }
-            Record::TurnEnd {
-                message: Some(m), ..
-            } => {
-                flush(&mut reply, &mut out);
-                let _ = writeln!(out, "*{m}*\n");
-            }
+            Record::Event(e) => event(e, &mut out, &mut reply),
             _ => {}
         }
     }

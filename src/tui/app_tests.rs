@@ -355,12 +355,12 @@ fn a_reply_that_comes_back_after_a_retry_says_the_retry_worked() {
     let mut a = app();
     agent(
         &mut a,
-        Event::Retrying {
+        Event::Retrying(crate::provider::Retry {
             retry: 1,
             max_retries: 3,
             delay: std::time::Duration::ZERO,
             error: crate::provider::ProviderError::Dropped("cut off".into()),
-        },
+        }),
     );
     agent(&mut a, Event::Delta(StreamDelta::Text("again".into())));
     assert!(

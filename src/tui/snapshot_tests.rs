@@ -46,7 +46,7 @@ fn endpoint_error_with_retry_countdown() {
     let now = Instant::now();
     agent(
         &mut a,
-        Event::Retrying {
+        Event::Retrying(crate::provider::Retry {
             retry: 2,
             max_retries: 4,
             delay: Duration::from_secs(2),
@@ -55,7 +55,7 @@ fn endpoint_error_with_retry_countdown() {
                 message: "Service Unavailable: overloaded".into(),
                 retry_after: None,
             },
-        },
+        }),
     );
     // The countdown reads from `now`, taken a moment before the event: 2 s.
     insta::assert_snapshot!(render(&a, now));
@@ -212,12 +212,12 @@ fn a_retry_replaces_the_partial_reply_on_screen() {
     let _ = render(&a, now);
     agent(
         &mut a,
-        Event::Retrying {
+        Event::Retrying(crate::provider::Retry {
             retry: 1,
             max_retries: 3,
             delay: Duration::ZERO,
             error: ProviderError::Dropped("x".into()),
-        },
+        }),
     );
     agent(&mut a, Event::Delta(StreamDelta::Text("Second".into())));
     let frame = render(&a, now);

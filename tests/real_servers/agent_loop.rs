@@ -373,7 +373,7 @@ async fn library_read_file_run(url: &str, work: &Path) -> Outcome {
         })
         .collect();
     assert!(
-        !events.iter().any(|e| matches!(e, Event::Retrying { .. })),
+        !events.iter().any(|e| matches!(e, Event::Retrying(_))),
         "no retry expected: {context}"
     );
 

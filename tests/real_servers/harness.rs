@@ -150,12 +150,12 @@ pub async fn stream(client: &Client, req: &ChatRequest) -> Run {
             match ev {
                 StreamEvent::Delta(d) => deltas.push(d),
                 StreamEvent::Notice(_) => {}
-                StreamEvent::Retrying {
+                StreamEvent::Retrying(sayso::provider::Retry {
                     retry,
                     max_retries,
                     delay,
                     error,
-                } => {
+                }) => {
                     assert_eq!(
                         retry as usize,
                         retries.len() + 1,

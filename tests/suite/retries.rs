@@ -26,12 +26,12 @@ fn retries(events: &[StreamEvent]) -> Vec<(u32, u32, Duration)> {
     events
         .iter()
         .filter_map(|e| match e {
-            StreamEvent::Retrying {
+            StreamEvent::Retrying(sayso::provider::Retry {
                 retry,
                 max_retries,
                 delay,
                 ..
-            } => Some((*retry, *max_retries, *delay)),
+            }) => Some((*retry, *max_retries, *delay)),
             _ => None,
         })
         .collect()
@@ -50,7 +50,7 @@ async fn rate_limit_waits_as_long_as_the_server_asks() {
     assert_eq!(result.unwrap().content, "fine");
     assert_eq!(retries(&events), [(1, 3, Duration::from_millis(150))]);
     match &events[0] {
-        StreamEvent::Retrying { error, .. } => {
+        StreamEvent::Retrying(sayso::provider::Retry { error, .. }) => {
             assert_eq!(
                 error.to_string(),
                 "the server answered 429: Too Many Requests: Rate limit exceeded."
@@ -131,7 +131,7 @@ async fn a_dropped_stream_is_retried_and_its_partial_output_discarded() {
         .map(|e| match e {
             StreamEvent::Delta(StreamDelta::Text(t)) => format!("text:{t}"),
             StreamEvent::Delta(_) | StreamEvent::Notice(_) => "other".into(),
-            StreamEvent::Retrying { error, .. } => {
+            StreamEvent::Retrying(sayso::provider::Retry { error, .. }) => {
                 format!("retry:{}", matches!(error, ProviderError::Dropped(_)))
             }
             StreamEvent::Finished(_) => "finished".into(),
@@ -151,7 +151,7 @@ async fn a_dropped_stream_is_retried_and_its_partial_output_discarded() {
     );
     // The message says what happened once, with the transport's reason.
     let dropped = events.iter().find_map(|e| match e {
-        StreamEvent::Retrying { error, .. } => Some(error.to_string()),
+        StreamEvent::Retrying(sayso::provider::Retry { error, .. }) => Some(error.to_string()),
         _ => None,
     });
     assert_eq!(
@@ -189,9 +189,9 @@ async fn a_silent_stream_hits_the_idle_timeout_and_is_retried() {
     assert_eq!(result.unwrap().content, "b");
     match events
         .iter()
-        .find(|e| matches!(e, StreamEvent::Retrying { .. }))
+        .find(|e| matches!(e, StreamEvent::Retrying(_)))
     {
-        Some(StreamEvent::Retrying { error, .. }) => assert_eq!(
+        Some(StreamEvent::Retrying(sayso::provider::Retry { error, .. })) => assert_eq!(
             *error,
             ProviderError::IdleTimeout(Duration::from_millis(300))
         ),

@@ -144,11 +144,7 @@ async fn stream_ending_after_finish_reason_without_done_is_complete() {
     ])));
     let (events, result) = collect(&client(&fx.base_url()), &user_request("q")).await;
     assert_eq!(result.unwrap().content, "whole");
-    assert!(
-        !events
-            .iter()
-            .any(|e| matches!(e, StreamEvent::Retrying { .. }))
-    );
+    assert!(!events.iter().any(|e| matches!(e, StreamEvent::Retrying(_))));
     assert_eq!(fx.requests().len(), 1);
 }
 
@@ -232,11 +228,13 @@ fn dropped_retries(events: &[StreamEvent]) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match e {
-            StreamEvent::Retrying {
+            StreamEvent::Retrying(sayso::provider::Retry {
                 error: e @ ProviderError::Dropped(_),
                 ..
-            } => Some(e.to_string()),
-            StreamEvent::Retrying { error, .. } => panic!("not a dropped stream: {error:?}"),
+            }) => Some(e.to_string()),
+            StreamEvent::Retrying(sayso::provider::Retry { error, .. }) => {
+                panic!("not a dropped stream: {error:?}")
+            }
             _ => None,
         })
         .collect()

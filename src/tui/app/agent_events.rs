@@ -3,6 +3,7 @@
 //! forgotten).
 
 use super::*;
+use crate::provider::Retry;
 
 impl App {
     pub(super) fn on_agent(&mut self, ev: &Event) {
@@ -39,12 +40,12 @@ impl App {
             Event::Delta(StreamDelta::Reasoning(_)) => self.activity = Activity::Thinking,
             Event::Delta(StreamDelta::Usage(_)) => {}
             Event::Delta(_) => self.activity = Activity::Streaming,
-            Event::Retrying {
+            Event::Retrying(Retry {
                 retry,
                 max_retries,
                 delay,
                 error,
-            } => {
+            }) => {
                 self.activity = Activity::Retrying {
                     until: Instant::now() + *delay,
                     retry: *retry,
