@@ -34,6 +34,7 @@ mod long_sessions;
 mod mcp_e2e;
 mod readme_examples;
 mod requests;
+mod resume_endings;
 mod retries;
 mod screenshots_script;
 mod search_tools;
