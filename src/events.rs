@@ -19,10 +19,12 @@ use tokio::sync::mpsc;
 use crate::exit;
 use crate::provider::{AssistantMessage, ProviderError, Retry, StreamDelta};
 
+pub mod answer;
 pub mod file_change;
 mod saved_form;
 
 pub use crate::config::mode::Mode;
+pub use answer::{Answer, ContextReport, Counted, ModelRow};
 pub use file_change::{ChangeKind, FileChange, MAX_DIFF_BYTES};
 
 /// A saved session, as a list shows it.
@@ -290,7 +292,11 @@ pub enum Event {
     /// The saved sessions, newest first (the answer to `/sessions`).
     #[serde(skip)]
     Sessions(Vec<SessionInfo>),
-    /// The answer to a command (`/tools`, `/approvals`…): text to show, or what went wrong.
+    /// The answer to a command (`/tools`, `/context`…), as data: the front-end words it.
+    #[serde(skip)]
+    Answer(Answer),
+    /// Something to tell the user along the way (a note on the window, the endpoint, a
+    /// server), or what went wrong.
     #[serde(skip)]
     Info(Result<String, String>),
     /// The turn is over.

@@ -1,40 +1,32 @@
-//! `/context`: what fills the context window — the window and where its size came from, the
-//! tokens in use exactly as the gauge shows them (and who counted them), the tokens of the
-//! system prompt (with the environment block and each instruction file), the tool schemas,
-//! the history and the last reply, their total, and what pruning and compaction did.
-
-use std::fmt::Write;
+//! `/context`: what fills the context window, as data ([`ContextReport`]) — the window and
+//! where its size came from, the tokens in use exactly as the gauge shows them (and who
+//! counted them), the tokens of the system prompt (with the environment block and each
+//! instruction file), the tool schemas, the history and the last reply, and what pruning and
+//! compaction did. The TUI words it (`tui::answers`).
 
 use super::Agent;
 use super::context::{Budget, message_chars, request_chars, tokens, tools_chars};
 use super::in_use::Counted;
+use crate::events::ContextReport;
+use crate::events::answer::InstructionFile;
 use crate::provider::ChatMessage;
-use crate::tools::footprint::thousands;
 
 impl Agent {
     /// The `/context` report.
-    pub fn describe_context(&self) -> String {
+    pub fn context_report(&self) -> ContextReport {
         let w = &self.window;
-        let ratio = w.ratio;
-        let t = |chars: usize| thousands(tokens(chars, ratio));
+        let t = |chars: usize| tokens(chars, w.ratio);
         let b = Budget { window: w.tokens };
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "context window: {} tokens — {}",
-            thousands(w.tokens),
-            w.source
-        );
-        let _ = writeln!(out, "in use: {}", self.describe_in_use());
         let (system_msg, history_msgs) = match self.messages.split_first() {
             Some((m @ ChatMessage::System { .. }, rest)) => (Some(m), rest),
             _ => (None, &self.messages[..]),
         };
         let specs = self.tool_specs();
+        let in_use = self.in_use_tokens();
         // One number: the parts share the tokens in use by their characters, so they add up
         // to it exactly.
         let [system, tools, history] = split(
-            self.in_use_tokens(),
+            in_use,
             [
                 system_msg.map_or(0, message_chars),
                 tools_chars(&specs),
@@ -42,77 +34,42 @@ impl Agent {
             ],
         );
         let i = &self.settings.instructions;
-        let _ = writeln!(out, "  system message     ~{} tokens", thousands(system));
-        let _ = writeln!(out, "    environment      ~{}", t(i.environment.len()));
-        if i.files.is_empty() {
-            let _ = writeln!(out, "    instructions     none (no AGENTS.md found)");
-        } else {
-            let _ = writeln!(out, "    instructions     ~{}", t(i.text.len()));
-            for f in &i.files {
-                let cut = if f.used < f.bytes {
-                    format!(", cut to {}", thousands(f.used as u64))
-                } else {
-                    String::new()
-                };
-                let _ = writeln!(
-                    out,
-                    "      {} ({} bytes{cut})",
-                    f.path.display(),
-                    thousands(f.bytes as u64)
-                );
-            }
+        let last_reply = self.messages.iter().rev().find_map(|m| match m {
+            ChatMessage::Assistant { content, .. } => Some(t(content.len())),
+            _ => None,
+        });
+        ContextReport {
+            window: w.tokens,
+            source: w.source.clone(),
+            in_use,
+            counted: w.in_use.map_or(Counted::Estimated, |u| u.counted),
+            system,
+            environment: t(i.environment.len()),
+            instructions: (!i.files.is_empty()).then(|| t(i.text.len())),
+            files: i
+                .files
+                .iter()
+                .map(|f| InstructionFile {
+                    path: f.path.clone(),
+                    bytes: f.bytes,
+                    used: f.used,
+                })
+                .collect(),
+            notes: i.notes.clone(),
+            tools: specs.len(),
+            tools_tokens: tools,
+            history_messages: history_msgs.len(),
+            history,
+            last_reply,
+            reserve: b.reserve(),
+            margin: b.margin(),
+            prune_at: b.prune_at(),
+            compact_at: b.compact_at(),
+            pruned: w.pruned,
+            compactions: w.compactions,
+            ratio: w.ratio,
+            calibrated: w.calibrated_on.is_some(),
         }
-        for note in &i.notes {
-            let _ = writeln!(out, "      note: {note}");
-        }
-        let _ = writeln!(
-            out,
-            "  tools ({:>2})         ~{} tokens",
-            specs.len(),
-            thousands(tools)
-        );
-        let _ = writeln!(
-            out,
-            "  history ({} msgs)  ~{} tokens",
-            history_msgs.len(),
-            thousands(history)
-        );
-        if let Some(ChatMessage::Assistant { content, .. }) = self
-            .messages
-            .iter()
-            .rev()
-            .find(|m| matches!(m, ChatMessage::Assistant { .. }))
-        {
-            let _ = writeln!(out, "    last reply       ~{} tokens", t(content.len()));
-        }
-        let _ = writeln!(
-            out,
-            "  total              ~{} tokens (the tokens in use, shared by characters)",
-            thousands(system + tools + history)
-        );
-        let _ = writeln!(
-            out,
-            "kept free: {} for the reply, {} margin; old tool outputs become stand-ins from {}, the conversation is summarised from {} tokens",
-            thousands(b.reserve()),
-            thousands(b.margin()),
-            thousands(b.prune_at()),
-            thousands(b.compact_at())
-        );
-        let _ = writeln!(
-            out,
-            "so far: {} tool output(s) sent as stand-ins in the last request, {} compaction(s)",
-            w.pruned, w.compactions
-        );
-        let calibrated = if w.calibrated_on.is_some() {
-            "calibrated on the server's usage"
-        } else {
-            "assumed until the server reports a plausible usage"
-        };
-        let _ = write!(
-            out,
-            "estimates: ~{ratio:.1} characters a token ({calibrated}); /compact [focus] summarises now"
-        );
-        out
     }
 
     /// The tokens in use as the gauge shows them, else (before the window is learned) the
@@ -126,38 +83,6 @@ impl Agent {
                 )
             },
             |u| u.tokens,
-        )
-    }
-
-    /// The tokens in use as the gauge shows them, and who counted them.
-    fn describe_in_use(&self) -> String {
-        let w = &self.window;
-        let Some(in_use) = w.in_use else {
-            let n = self.in_use_tokens();
-            return format!(
-                "~{} tokens ({}%) — estimated from the characters of the chat",
-                thousands(n),
-                n * 100 / w.tokens.max(1)
-            );
-        };
-        let approx = if in_use.estimated() { "~" } else { "" };
-        let how = match in_use.counted {
-            Counted::Server { prompt, completion } => format!(
-                "the last request {} + its reply {}, as the server counted them",
-                thousands(prompt),
-                thousands(completion)
-            ),
-            Counted::Estimated => "estimated from the characters of the chat".to_owned(),
-            Counted::Ignored { prompt, chars } => format!(
-                "estimated: the server's usage ({} prompt tokens for {} characters sent) cannot be right and is ignored",
-                thousands(prompt),
-                thousands(chars as u64)
-            ),
-        };
-        format!(
-            "{approx}{} tokens ({}%) — {how}",
-            thousands(in_use.tokens),
-            in_use.percent(w.tokens)
         )
     }
 }

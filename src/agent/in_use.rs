@@ -22,17 +22,8 @@ pub struct InUse {
     pub counted: Counted,
 }
 
-/// Who counted the tokens in use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Counted {
-    /// The server, in the last reply's `usage`.
-    Server { prompt: u64, completion: u64 },
-    /// sayso, from characters: before any request, or the server reported no usage.
-    Estimated,
-    /// sayso, from characters, because the server's `prompt_tokens` cannot be true of the
-    /// `chars` characters sent.
-    Ignored { prompt: u64, chars: usize },
-}
+/// Who counted the tokens in use (`/context` reports it too).
+pub use crate::events::Counted;
 
 impl InUse {
     pub fn estimated(&self) -> bool {

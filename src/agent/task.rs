@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Agent;
 use super::saving::Saving;
-use crate::events::{Event, EventSink, Mode};
+use crate::events::{Answer, Event, EventSink, Mode, ModelRow};
 use crate::provider::SharedModel;
 use crate::tools::approval::SharedMode;
 
@@ -98,13 +98,14 @@ fn save_rule(
         Ok(line) => {
             spec.source = format!("{}:{line}", path.display());
             rules.add(&spec);
-            sink.emit(Event::Info(Ok(format!(
-                "saved the rule {} to {}; it applies from now on",
-                spec.describe(),
-                spec.source
-            ))));
+            sink.emit(Event::Answer(Answer::RuleSaved {
+                rule: spec.describe(),
+                source: spec.source,
+            }));
         }
-        Err(e) => sink.emit(Event::Info(Err(format!("could not save the rule: {e}")))),
+        Err(e) => sink.emit(Event::Answer(Answer::RuleNotSaved {
+            error: e.to_string(),
+        })),
     }
 }
 
@@ -156,8 +157,8 @@ pub async fn run(
             Command::SetModel(m) => {
                 let sink = saving.sink_between_turns(&front, &agent);
                 set_model(&agent.model, m.clone(), &sink);
-                if let Some(warning) = agent.unlisted_model(&m).await {
-                    front.emit(Event::Info(Err(warning)));
+                if let Some(listed) = agent.unlisted_model(&m).await {
+                    front.emit(Event::Answer(Answer::UnlistedModel { model: m, listed }));
                 }
                 agent.learn_window(&front).await;
             }
@@ -165,26 +166,29 @@ pub async fn run(
                 let sink = saving.sink_between_turns(&front, &agent);
                 set_mode(agent.engine.mode(), m, &sink);
             }
-            Command::ListModels => front.emit(Event::Info(agent.list_models().await)),
-            Command::ListApprovals => front.emit(Event::Info(Ok(agent.describe_approvals()))),
+            Command::ListModels => {
+                front.emit(Event::Answer(Answer::Models(agent.list_models().await)))
+            }
+            Command::ListApprovals => front.emit(Event::Answer(agent.approvals_answer())),
             Command::ClearApprovals => {
                 agent.engine.clear_approvals();
-                front.emit(Event::Info(Ok("remembered approvals cleared".into())));
+                front.emit(Event::Answer(Answer::ApprovalsCleared));
             }
-            Command::ListTools => front.emit(Event::Info(Ok(agent.describe_tools()))),
+            Command::ListTools => front.emit(Event::Answer(Answer::Tools {
+                table: agent.tools_table(),
+            })),
             Command::NewChat => {
                 agent.reset();
                 agent.report_estimate(&front);
                 saving.new_chat(&agent).await;
             }
             Command::ListSessions => front.emit(saving.list()),
-            Command::Context => front.emit(Event::Info(Ok(agent.describe_context()))),
+            Command::Context => front.emit(Event::Answer(Answer::Context(agent.context_report()))),
             Command::ListMcp => {
                 agent.sync_mcp(&front).await;
-                front.emit(Event::Info(Ok(match agent.mcp() {
-                    Some(s) => crate::mcp::describe(s),
-                    None => crate::mcp::NONE_CONFIGURED.to_owned(),
-                })));
+                front.emit(Event::Answer(Answer::Mcp {
+                    servers: agent.mcp().map(|s| crate::mcp::describe(s)),
+                }));
             }
             Command::SaveRule(spec) => {
                 let path = agent.settings.user_config.clone();
@@ -195,8 +199,8 @@ pub async fn run(
                 agent.compact_now(focus.as_deref(), &sink, &cancel).await;
             }
             Command::Resume(id) => {
-                if let Err(e) = saving.resume(&mut agent, id.as_deref(), &front).await {
-                    front.emit(Event::Info(Err(e)));
+                if let Err(error) = saving.resume(&mut agent, id.as_deref(), &front).await {
+                    front.emit(Event::Answer(Answer::ResumeFailed { error }));
                 }
             }
         }
@@ -212,10 +216,10 @@ pub async fn run(
 }
 
 impl Agent {
-    /// A warning when the endpoint lists its models and `model` is not among them (a typo
-    /// would otherwise surface only as the next request's error). Silent when the list
-    /// cannot be had within a few seconds: the switch stands either way.
-    async fn unlisted_model(&self, model: &str) -> Option<String> {
+    /// The endpoint's models when it lists them and `model` is not among them (a typo would
+    /// otherwise surface only as the next request's error). `None` too when the list cannot
+    /// be had within a few seconds: the switch stands either way.
+    async fn unlisted_model(&self, model: &str) -> Option<Vec<String>> {
         let list = tokio::time::timeout(Duration::from_secs(3), self.client.list_models())
             .await
             .ok()?
@@ -223,61 +227,53 @@ impl Agent {
         if list.is_empty() || list.iter().any(|id| id == model) {
             return None;
         }
-        let mut shown: Vec<&str> = list.iter().map(String::as_str).take(8).collect();
-        if list.len() > shown.len() {
-            shown.push("…");
-        }
-        Some(format!(
-            "the endpoint does not list `{model}` among its models ({}); the next request asks for it anyway — /model lists them",
-            shown.join(", ")
-        ))
+        Some(list)
     }
 
-    /// The endpoint's models with the window the server's list gives each, as a message.
-    async fn list_models(&self) -> Result<String, String> {
+    /// The endpoint's models with the window the server's list gives each (the one in use:
+    /// the window the gauge and /context show, wherever it came from).
+    async fn list_models(&self) -> Result<Vec<ModelRow>, String> {
         let list = self
             .client
             .list_models_detailed()
             .await
             .map_err(|e| e.to_string())?;
-        if list.is_empty() {
-            return Ok("the server lists no models".to_owned());
-        }
         let current = self.model();
-        let width = list.iter().map(|m| m.id.chars().count()).max().unwrap_or(0);
-        let mut out = vec!["models (switch with /model NAME; * is the one in use):".to_owned()];
-        for m in &list {
-            // The model in use: the window the gauge and /context show, wherever it came from.
-            let window = match m.id == current {
-                true => Some(self.window().tokens),
-                false => self.client.window_without_asking(&m.id, m.context_window),
-            };
-            let window = match window {
-                Some(n) => format!("{} tokens", crate::tools::footprint::thousands(n)),
-                None => "window not listed".to_owned(),
-            };
-            let mark = if m.id == current { '*' } else { ' ' };
-            out.push(format!("{mark} {:<width$}  {window}", m.id));
-        }
-        Ok(out.join("\n"))
+        Ok(list
+            .into_iter()
+            .map(|m| {
+                let is_current = m.id == current;
+                let window = match is_current {
+                    true => Some(self.window().tokens),
+                    false => self.client.window_without_asking(&m.id, m.context_window),
+                };
+                ModelRow {
+                    id: m.id,
+                    window,
+                    current: is_current,
+                }
+            })
+            .collect())
     }
 
     /// The policy in force, then what "Always accept" remembered in this chat.
-    fn describe_approvals(&self) -> String {
+    fn approvals_answer(&self) -> Answer {
         let e = &self.engine;
         let policy =
             crate::tools::rules::describe_policy(e.mode().get(), &e.rules().get(), e.allowed());
         let (tools, commands) = e.approvals().list();
-        let mut lines = vec!["remembered in this chat (/approvals clear forgets them):".to_owned()];
-        lines.extend(tools.iter().map(|t| format!("  tool {t}")));
-        lines.extend(commands.iter().map(|(t, c)| format!("  {t}: {c}")));
-        if lines.len() == 1 {
-            lines = vec!["remembered in this chat: nothing".to_owned()];
+        Answer::Approvals {
+            policy,
+            tools: tools.into_iter().map(str::to_owned).collect(),
+            commands: commands
+                .into_iter()
+                .map(|(t, c)| (t.to_owned(), c.to_owned()))
+                .collect(),
         }
-        format!("{policy}\n{}", lines.join("\n"))
     }
 
-    fn describe_tools(&self) -> String {
+    /// The tools table, as `sayso tools` prints it.
+    fn tools_table(&self) -> String {
         let e = &self.engine;
         let rules = e.rules().get();
         let policy = crate::tools::setup::PolicyView {
@@ -285,16 +281,12 @@ impl Agent {
             rules: &rules,
             judge_enabled: e.judge().is_some(),
         };
-        let table = crate::tools::setup::describe_parts(
+        crate::tools::setup::describe_parts(
             e.registry(),
             e.active(),
             e.allowed(),
             &self.groups,
             &policy,
-        );
-        format!(
-            "tools (add one to the chat with @{{name}}):\n{}",
-            table.trim_end()
         )
     }
 }

@@ -201,6 +201,8 @@ impl Transcript {
             | Event::JudgeStarted { .. }
             | Event::Remembered { .. }
             | Event::Sessions(_)
+            // Worded by the front-end that asked (`tui::answers`).
+            | Event::Answer(_)
             | Event::Context { .. }
             | Event::ToolsFinished => {}
         }

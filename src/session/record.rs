@@ -164,6 +164,7 @@ impl Record {
             | Event::Pruned { .. }
             | Event::Resumed { .. }
             | Event::Sessions(_)
+            | Event::Answer(_)
             | Event::Info(_) => None,
         }
     }

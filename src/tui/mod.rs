@@ -14,8 +14,10 @@
 //!   [`key_gate`], which keeps keys typed ahead from answering it), the question form, the
 //!   `/sessions` picker; [`server_picker`]: the first-run choice of a server found on this
 //!   machine, a screen of its own before the chat starts.
+//! - [`answers`]: the agent's answers to commands (`/context`, `/models`…) worded as notices.
 //! - [`theme`], [`strings`]: colours and words, each in one place; [`notify`]: the bell and
 //!   desktop notification for a long turn that ended unfocused.
+pub mod answers;
 pub mod app;
 pub mod chat_view;
 pub mod diff_view;

@@ -10,7 +10,7 @@ use sayso::agent::saving::Saving;
 use sayso::agent::task::{self, Command};
 use sayso::agent::{Event, EventSink, Frontend, TurnEnd};
 use sayso::config::{Config, Overrides};
-use sayso::events::Mode;
+use sayso::events::{Answer, Mode};
 use sayso::tools::approval::Interaction;
 use serde_json::json;
 use tokio::sync::{Notify, mpsc};
@@ -201,17 +201,19 @@ async fn commands_are_answered_with_events_and_wait_for_the_turn() {
         .until(|e| matches!(e, Event::ModeChanged { .. }))
         .await;
     assert!(
-        !seen.iter().any(|e| matches!(e, Event::Info(_))),
+        !seen.iter().any(|e| matches!(e, Event::Answer(_))),
         "the tool list waits for the turn"
     );
     gate.notify_one();
-    let seen = agent.until(|e| matches!(e, Event::Info(_))).await;
+    let seen = agent.until(|e| matches!(e, Event::Answer(_))).await;
     let turn_end = seen
         .iter()
         .position(turn_ended)
         .expect("the turn ended first");
     match seen.last() {
-        Some(Event::Info(Ok(text))) => assert!(text.contains("run_command"), "{text}"),
+        Some(Event::Answer(Answer::Tools { table: text })) => {
+            assert!(text.contains("run_command"), "{text}")
+        }
         other => panic!("{other:?}"),
     }
     assert!(turn_end < seen.len() - 1);

@@ -23,7 +23,10 @@ impl App {
         if self.modal.is_some() {
             self.activity = Activity::Approval;
         }
-        self.transcript.apply(ev);
+        match ev {
+            Event::Answer(a) => self.transcript.push_notice(crate::tui::answers::notice(a)),
+            ev => self.transcript.apply(ev),
+        }
         if matches!(ev, Event::Retrying { .. }) {
             // The failed attempt's entries are gone; whatever replaces them is new.
             if let Some(from) = self.transcript.take_changed() {

@@ -1,0 +1,176 @@
+use std::path::PathBuf;
+
+use super::*;
+use crate::events::answer::InstructionFile;
+
+fn row(id: &str, window: Option<u64>, current: bool) -> ModelRow {
+    ModelRow {
+        id: id.into(),
+        window,
+        current,
+    }
+}
+
+#[test]
+fn each_answer_reads_as_its_notice() {
+    let many: Vec<String> = (1..=9).map(|i| format!("m{i}")).collect();
+    let rows: Vec<(Answer, &str)> = vec![
+        (
+            Answer::Models(Ok(vec![
+                row("small", Some(8192), false),
+                row("big-model", Some(131_072), true),
+                row("x", None, false),
+            ])),
+            "models (switch with /model NAME; * is the one in use):\n  small      8,192 tokens\n* big-model  131,072 tokens\n  x          window not listed",
+        ),
+        (Answer::Models(Ok(vec![])), "the server lists no models"),
+        (Answer::Models(Err("refused".into())), "✗ refused"),
+        (
+            Answer::UnlistedModel {
+                model: "gtp".into(),
+                listed: many,
+            },
+            "✗ the endpoint does not list `gtp` among its models (m1, m2, m3, m4, m5, m6, m7, m8, …); the next request asks for it anyway — /model lists them",
+        ),
+        (
+            Answer::Approvals {
+                policy: "approval mode: balanced".into(),
+                tools: vec!["read_file".into()],
+                commands: vec![("run_command".into(), "ls".into())],
+            },
+            "approval mode: balanced\nremembered in this chat (/approvals clear forgets them):\n  tool read_file\n  run_command: ls",
+        ),
+        (
+            Answer::Approvals {
+                policy: "P".into(),
+                tools: vec![],
+                commands: vec![],
+            },
+            "P\nremembered in this chat: nothing",
+        ),
+        (Answer::ApprovalsCleared, "remembered approvals cleared"),
+        (
+            Answer::Tools {
+                table: "TOOL\nread_file\n".into(),
+            },
+            "tools (add one to the chat with @{name}):\nTOOL\nread_file",
+        ),
+        (Answer::Mcp { servers: None }, crate::mcp::NONE_CONFIGURED),
+        (
+            Answer::Mcp {
+                servers: Some("notes (stdio) — ready".into()),
+            },
+            "notes (stdio) — ready",
+        ),
+        (
+            Answer::RuleSaved {
+                rule: "allow run_command `ls *`".into(),
+                source: "/c/config.toml:3".into(),
+            },
+            "saved the rule allow run_command `ls *` to /c/config.toml:3; it applies from now on",
+        ),
+        (
+            Answer::RuleNotSaved {
+                error: "read-only".into(),
+            },
+            "✗ could not save the rule: read-only",
+        ),
+        (
+            Answer::ResumeFailed {
+                error: "no session".into(),
+            },
+            "✗ no session",
+        ),
+    ];
+    for (answer, want) in rows {
+        assert_eq!(notice(&answer), want, "{answer:?}");
+    }
+}
+
+fn report(counted: Counted) -> ContextReport {
+    ContextReport {
+        window: 32_768,
+        source: "config".into(),
+        in_use: 2_506,
+        counted,
+        system: 1_001,
+        environment: 120,
+        instructions: Some(300),
+        files: vec![InstructionFile {
+            path: PathBuf::from("/w/AGENTS.md"),
+            bytes: 40_000,
+            used: 32_768,
+        }],
+        notes: vec!["AGENTS.md was cut".into()],
+        tools: 9,
+        tools_tokens: 1_501,
+        history_messages: 2,
+        history: 4,
+        last_reply: Some(3),
+        reserve: 4_096,
+        margin: 1_024,
+        prune_at: 19_660,
+        compact_at: 26_214,
+        pruned: 0,
+        compactions: 1,
+        ratio: 3.6,
+        calibrated: true,
+    }
+}
+
+#[test]
+fn the_context_report_reads_line_by_line() {
+    let text = notice(&Answer::Context(report(Counted::Server {
+        prompt: 2_400,
+        completion: 106,
+    })));
+    let want = [
+        "context window: 32,768 tokens — config",
+        "in use: 2,506 tokens (7%) — the last request 2,400 + its reply 106, as the server counted them",
+        "  system message     ~1,001 tokens",
+        "    environment      ~120",
+        "    instructions     ~300",
+        "      /w/AGENTS.md (40,000 bytes, cut to 32,768)",
+        "      note: AGENTS.md was cut",
+        "  tools ( 9)         ~1,501 tokens",
+        "  history (2 msgs)  ~4 tokens",
+        "    last reply       ~3 tokens",
+        "  total              ~2,506 tokens (the tokens in use, shared by characters)",
+        "kept free: 4,096 for the reply, 1,024 margin; old tool outputs become stand-ins from 19,660, the conversation is summarised from 26,214 tokens",
+        "so far: 0 tool output(s) sent as stand-ins in the last request, 1 compaction(s)",
+        "estimates: ~3.6 characters a token (calibrated on the server's usage); /compact [focus] summarises now",
+    ];
+    assert_eq!(text, want.join("\n"));
+    let rows = [
+        (
+            Counted::Estimated,
+            "in use: ~2,506 tokens (7%) — estimated from the characters of the chat",
+        ),
+        (
+            Counted::Ignored {
+                prompt: 42,
+                chars: 90_000,
+            },
+            "in use: ~2,506 tokens (7%) — estimated: the server's usage (42 prompt tokens for 90,000 characters sent) cannot be right and is ignored",
+        ),
+    ];
+    for (counted, line) in rows {
+        let text = notice(&Answer::Context(report(counted)));
+        assert_eq!(text.lines().nth(1), Some(line));
+    }
+    let mut bare = report(Counted::Estimated);
+    bare.instructions = None;
+    bare.notes.clear();
+    bare.last_reply = None;
+    bare.calibrated = false;
+    let text = notice(&Answer::Context(bare));
+    assert!(
+        text.contains("    instructions     none (no AGENTS.md found)\n  tools"),
+        "{text}"
+    );
+    assert!(!text.contains("last reply"), "{text}");
+    assert!(
+        text.contains("(assumed until the server reports a plausible usage)"),
+        "{text}"
+    );
+}
