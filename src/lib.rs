@@ -12,7 +12,8 @@
 //! - [`config`]: layered TOML configuration (defaults → user → project → env → CLI), with
 //!   file:line errors and the project-file limits; tool opts are plain data here.
 //! - [`events`]: what leaves the agent: one typed event stream and its sink, how a call and a
-//!   turn end.
+//!   turn end, the answers to commands as data; the saved events' serde form is the session
+//!   record.
 //! - [`tools`]: the tool engine — the call lifecycle as a pure state machine and its driver,
 //!   approvals, the judge, the shell runner, git hardening — and the built-in tools.
 //! - [`agent`]: the conversation loop, the agent as a task (commands in, events out), the
