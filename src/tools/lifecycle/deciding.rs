@@ -7,7 +7,7 @@ use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
 use crate::tools::approval::{CallFacts, Decision, call_key};
 use crate::tools::requests::{Ask, Remember};
 use crate::tools::runner::{guarded, panic_message};
-use crate::tools::tool::{Invocation, Kind, Preview, Tool, ToolOutput};
+use crate::tools::tool::{Invocation, Kind, Preview, Tool};
 
 impl Batch {
     pub(super) fn facts(&self, tool: &dyn Tool, inv: &Invocation, cmd_string: &str) -> CallFacts {
@@ -220,10 +220,7 @@ impl Batch {
                 self.finish_call(CallEnd::Rejected, fx);
             }
             UserChoice::Cancel => {
-                guarded(&inv.name, &mut self.out, |o| tool.on_cancelled(&inv, o));
-                guarded(&inv.name, &mut ToolOutput::default(), |_| {
-                    tool.on_exit(&inv)
-                });
+                self.cancel_current(tool.as_ref(), &inv);
                 self.ends_turn = Some(TurnEnd::Cancelled);
                 self.finish_call(CallEnd::Cancelled, fx);
             }

@@ -133,7 +133,10 @@ impl Batch {
         }
     }
 
-    /// The user stopped while `phase` was outstanding.
+    /// The user stopped while `phase` was outstanding: the call at the cursor ends as a Cancel
+    /// in the modal ends it — `on_cancelled`, then `on_exit` (its `setup` ran, or the run of
+    /// shared handlers it continues had one) — whether it was waiting for the judge, the user
+    /// or its command.
     pub(super) fn stopped(&mut self, phase: Phase, fx: &mut Vec<Effect>) {
         self.ends_turn.get_or_insert(TurnEnd::Stopped);
         if let (
@@ -142,16 +145,17 @@ impl Batch {
         ) = (&phase, self.ready())
         {
             let (tool, inv) = (ready.tool.clone(), ready.inv.clone());
-            if matches!(phase, Phase::Running { .. }) {
-                guarded(&inv.name, &mut ToolOutput::default(), |_| {
-                    tool.on_exit(&inv)
-                });
-            } else {
-                self.close_run(tool.as_ref(), &inv);
-            }
-            guarded(&inv.name, &mut self.out, |o| tool.on_cancelled(&inv, o));
+            self.cancel_current(tool.as_ref(), &inv);
             self.finish_call(CallEnd::Cancelled, fx);
         }
+    }
+
+    /// `on_cancelled` then `on_exit` for the call at the cursor, after its `setup`: the order
+    /// of a Cancel in the modal and of a stop alike.
+    pub(super) fn cancel_current(&mut self, tool: &dyn Tool, inv: &Invocation) {
+        guarded(&inv.name, &mut self.out, |o| tool.on_cancelled(inv, o));
+        guarded(&inv.name, &mut ToolOutput::default(), |_| tool.on_exit(inv));
+        self.open_run = false;
     }
 
     /// `on_exit` after the call's commands, unless the next call continues its handlers.

@@ -667,3 +667,80 @@ fn the_mode_read_for_each_decision_is_the_current_one() {
     b.step(accept());
     assert_eq!(words(&b.step(ok("1"))), ["end c1 success", "run c2"]);
 }
+
+/// The hooks a batch calls, in order: a stop ends the call at the cursor as a Cancel in the
+/// modal does (`on_cancelled`, then `on_exit` once after its `setup`), wherever it waited.
+#[test]
+fn a_stop_keeps_the_callback_order_of_cancel() {
+    let exit_last = vec!["c1 setup", "c1 cancelled", "c1 exit", "c2 cancelled"];
+    // (row, the tool, auto mode, the inputs after Start, the hooks called).
+    let rows: Vec<(&str, Fake, bool, Vec<Input>, Vec<&str>)> = vec![
+        (
+            "cancel in approval (the order a stop keeps)",
+            plain("t").asking(),
+            false,
+            vec![Input::Choice(UserChoice::Cancel)],
+            exit_last.clone(),
+        ),
+        (
+            "stop in approval",
+            plain("t").asking(),
+            false,
+            vec![Input::Stop],
+            exit_last.clone(),
+        ),
+        (
+            "stop in judge",
+            shell_like(),
+            true,
+            vec![Input::Stop],
+            exit_last.clone(),
+        ),
+        (
+            "stop while running",
+            plain("t"),
+            false,
+            vec![Input::Stop],
+            exit_last.clone(),
+        ),
+        (
+            "stop while the second command runs",
+            Fake {
+                commands: 2,
+                ..plain("t")
+            },
+            false,
+            vec![ok("a"), Input::Stop],
+            vec![
+                "c1 setup",
+                "c1 success",
+                "c1 cancelled",
+                "c1 exit",
+                "c2 cancelled",
+            ],
+        ),
+    ];
+    for (name, tool, auto, inputs, want) in rows {
+        let (log, tool_name) = (tool.log.clone(), tool.name.clone());
+        let mut world = World::new(vec![tool]);
+        if auto {
+            world.mode = Mode::Auto;
+        }
+        let calls = [
+            call("c1", &tool_name, &cmd("deploy")),
+            call("c2", &tool_name, &cmd("deploy")),
+        ];
+        let mut b = world.batch(&calls, Approvals::default());
+        b.step(Input::Start);
+        let mut last = Vec::new();
+        for input in inputs {
+            last = b.step(input);
+        }
+        let r = finished(&last).unwrap_or_else(|| panic!("{name}: not finished"));
+        assert!(
+            r.results.iter().all(|c| c.end == CallEnd::Cancelled),
+            "{name}"
+        );
+        assert_eq!(*log.lock().unwrap(), want, "{name}");
+    }
+}
