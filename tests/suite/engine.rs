@@ -439,7 +439,7 @@ async fn stopping_kills_the_running_command_and_cancels_the_rest() {
     assert_eq!(r.results[1].end, CallEnd::Cancelled);
     assert_eq!(
         log_of(&log),
-        ["sh:Setup", "sh:Exit", "sh:Cancelled", "next:Cancelled"]
+        ["sh:Setup", "sh:Cancelled", "sh:Exit", "next:Cancelled"]
     );
     // The batch returns only once the command's process group is gone.
     let pid: u32 = std::fs::read_to_string(dir.path().join("pid"))
