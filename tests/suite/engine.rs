@@ -523,7 +523,7 @@ impl Tool for Fragile {
         &self,
         _: &sayso::tools::tool::Invocation,
         _: &mut sayso::tools::tool::ToolOutput,
-        _: Option<&[String]>,
+        _: &[sayso::tools::tool::Output],
     ) {
         panic!("handler exploded");
     }

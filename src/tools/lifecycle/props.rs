@@ -247,9 +247,9 @@ proptest! {
                             ran.push(id.clone());
                         }
                         next = Some(match answers.next() {
-                            Some(Answer::Fail) => Input::Command(CmdResult::Error("x".into())),
+                            Some(Answer::Fail) => Input::Command(CmdResult::err("x")),
                             Some(Answer::Stop) => { over = true; Input::Stop }
-                            _ => Input::Command(CmdResult::Success("ok".into())),
+                            _ => Input::Command(CmdResult::ok("ok")),
                         });
                     }
                     Effect::AskUser(a) => {

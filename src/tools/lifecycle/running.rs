@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{Batch, Effect, Phase, caught};
 use crate::events::{CallEnd, Event, TurnEnd};
 use crate::tools::runner::{guarded, panic_message, substitute};
-use crate::tools::tool::{CmdResult, Command, Invocation, Tool, ToolOutput};
+use crate::tools::tool::{CmdResult, Command, Invocation, Output, Tool, ToolOutput};
 
 impl Batch {
     pub(super) fn start_running(
@@ -27,11 +27,11 @@ impl Batch {
         let commands = match caught(|| tool.commands(inv)) {
             Ok(c) => c,
             Err(p) => {
-                let errors = vec![format!(
+                let errors = vec![Output::text(format!(
                     "Internal error with `{}` tool: {}",
                     inv.name,
                     panic_message(p.as_ref())
-                )];
+                ))];
                 guarded(&inv.name, &mut self.out, |o| tool.on_error(inv, o, &errors));
                 self.exit_after_run(tool, inv, false);
                 self.finish_call(CallEnd::Error, fx);
@@ -39,7 +39,7 @@ impl Batch {
             }
         };
         if commands.is_empty() {
-            guarded(&inv.name, &mut self.out, |o| tool.on_success(inv, o, None));
+            guarded(&inv.name, &mut self.out, |o| tool.on_success(inv, o, &[]));
             self.exit_after_run(tool, inv, true);
             self.finish_call(CallEnd::Success, fx);
             return;
@@ -94,8 +94,8 @@ impl Batch {
         &mut self,
         commands: Vec<Command>,
         next: usize,
-        mut data: Vec<String>,
-        mut errors: Vec<String>,
+        mut data: Vec<Output>,
+        mut errors: Vec<Output>,
         result: CmdResult,
         fx: &mut Vec<Effect>,
     ) {
@@ -107,7 +107,7 @@ impl Batch {
             CmdResult::Success(d) => {
                 data.push(d);
                 guarded(&inv.name, &mut self.out, |o| {
-                    tool.on_success(&inv, o, Some(&data))
+                    tool.on_success(&inv, o, &data)
                 });
                 if next + 1 < commands.len() {
                     self.phase = Phase::Running {
