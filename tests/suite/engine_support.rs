@@ -14,15 +14,16 @@ use sayso::tools::registry::{Registry, Source};
 use sayso::tools::requests::{ApprovalRequest, UserChoice};
 use sayso::tools::tool::{CmdResult, Command, Invocation, Output, Tool, ToolOutput};
 
-/// The outputs' contents (what the recorder logs and reports).
-fn texts(outputs: &[Output]) -> Vec<&str> {
-    outputs.iter().map(|o| o.content.as_str()).collect()
-}
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub type Log = Arc<Mutex<Vec<String>>>;
+
+/// The outputs' contents (what the recorder logs and reports).
+fn texts(outputs: &[Output]) -> Vec<&str> {
+    outputs.iter().map(|o| o.content.as_str()).collect()
+}
 
 /// What one command of a [`Recorder`] does.
 #[derive(Clone)]
