@@ -3,7 +3,7 @@
 //!
 //! Not a second copy of the policy: the words come from [`super::decide`], asked about the
 //! calls a tool can make (a safe-listed command and another, a read inside the project and one
-//! outside, a `prompt_condition` that holds and one that does not). What the facts of one call
+//! outside, a tool's condition that holds and one that does not). What the facts of one call
 //! decide beyond that — a protected path, a caution, a rule's pattern — is named, not guessed:
 //! rules with a pattern are listed after the mode's words.
 

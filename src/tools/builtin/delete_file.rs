@@ -3,7 +3,7 @@
 //! The path's directory is resolved (`..` and symlinks), its last component is not: a symlink is
 //! deleted itself and its target is never touched. Directories, missing paths and the working
 //! directory (or anything containing it) are refused. Outside the working directory the call
-//! must be confirmed by the user whatever the mode (`must_ask`).
+//! must be confirmed by the user whatever the mode (`Policy::must_ask`, `file_write.rs`).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

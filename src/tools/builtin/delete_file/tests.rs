@@ -102,7 +102,7 @@ fn outside_the_working_directory_must_ask_and_deletes_only_after_that() {
     );
     let t = target(dir.path(), &rel);
     assert!(!t.inside);
-    // The engine asks first (must_ask); once the user accepted, the file goes.
+    // The engine asks first (`Policy::must_ask`); once the user accepted, the file goes.
     delete(&i).unwrap();
     assert!(!victim.exists());
 }
