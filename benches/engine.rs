@@ -1,7 +1,7 @@
 //! Overhead of the tool engine (queue → orchestrator → runner → events). See BENCHMARKS.md.
 //!
 //! - `engine_overhead/*`: one `Engine::run_batch` of 10,000 calls of a no-op function tool
-//!   (one `Command::Function` that returns `Some(CmdResult::Success(String::new()))` at once,
+//!   (one `Command::Function` that returns `Some(CmdResult::ok(String::new()))` at once,
 //!   no approval). Criterion's throughput is 10,000 elements per iteration, so the reported
 //!   `elem/s` inverts to the time per call. Three event sinks: events dropped, events sent to
 //!   an unbounded channel drained after the batch, and a sanity variant of 10,000 one-call
@@ -74,7 +74,7 @@ fn noop_tool() -> OneCommand {
     OneCommand {
         name: "noop",
         command: Command::Function(Arc::new(|_inv, _args| {
-            Box::pin(async { Some(CmdResult::Success(String::new())) })
+            Box::pin(async { Some(CmdResult::ok(String::new())) })
         })),
     }
 }

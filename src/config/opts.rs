@@ -11,8 +11,8 @@ use serde_json::Value;
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Opts {
-    /// `true` / `false`, or any other value: the tool's `prompt_condition` decides.
-    pub require_approval_before: Option<toml::Value>,
+    /// `true` / `false`, or any other value: the tool's condition decides.
+    pub require_approval_before: Option<ApprovalBefore>,
     pub require_cmd_approval: Option<bool>,
     pub protect: Option<bool>,
     /// The judge may vet this tool in auto mode.
@@ -37,13 +37,31 @@ pub const DEFAULT_OUTPUT_LIMIT: usize = 30_000;
 /// The default function watchdog and shell timeout: 10 minutes.
 pub const DEFAULT_TIMEOUT_MS: u64 = 600_000;
 
-/// How `require_approval_before` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ApprovalSetting {
-    Yes,
-    No,
-    /// Neither true nor false: ask `prompt_condition`.
-    PromptCondition,
+/// `require_approval_before`, typed (SPEC §5.1): whether a call asks before it runs (as the
+/// mode says). In a file `true` and `false` read as [`Always`](Self::Always) and
+/// [`Never`](Self::Never), any other value as [`Condition`](Self::Condition).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ApprovalBefore {
+    #[default]
+    Never,
+    Always,
+    /// The tool's condition for the call decides (the seed's predicate or `prompt_condition`).
+    Condition,
+}
+
+impl From<bool> for ApprovalBefore {
+    fn from(asks: bool) -> Self {
+        if asks { Self::Always } else { Self::Never }
+    }
+}
+
+impl<'de> Deserialize<'de> for ApprovalBefore {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match toml::Value::deserialize(d)? {
+            toml::Value::Boolean(b) => b.into(),
+            _ => Self::Condition,
+        })
+    }
 }
 
 impl Opts {
@@ -52,8 +70,7 @@ impl Opts {
         Opts {
             require_approval_before: high
                 .require_approval_before
-                .clone()
-                .or(self.require_approval_before.clone()),
+                .or(self.require_approval_before),
             require_cmd_approval: high.require_cmd_approval.or(self.require_cmd_approval),
             protect: high.protect.or(self.protect),
             judge: high.judge.or(self.judge),
@@ -67,12 +84,9 @@ impl Opts {
         }
     }
 
-    pub fn approval_setting(&self) -> ApprovalSetting {
-        match &self.require_approval_before {
-            None | Some(toml::Value::Boolean(false)) => ApprovalSetting::No,
-            Some(toml::Value::Boolean(true)) => ApprovalSetting::Yes,
-            Some(_) => ApprovalSetting::PromptCondition,
-        }
+    /// `require_approval_before`; unset is [`ApprovalBefore::Never`].
+    pub fn approval_before(&self) -> ApprovalBefore {
+        self.require_approval_before.unwrap_or_default()
     }
 
     pub fn require_cmd_approval(&self) -> bool {
@@ -106,11 +120,13 @@ impl Opts {
     /// As JSON, for `sayso tools` and session records.
     pub fn to_json(&self) -> Value {
         let mut m = serde_json::Map::new();
-        if let Some(v) = &self.require_approval_before {
-            m.insert(
-                "require_approval_before".into(),
-                serde_json::to_value(v).unwrap_or(Value::Null),
-            );
+        if let Some(v) = self.require_approval_before {
+            let v = match v {
+                ApprovalBefore::Never => Value::Bool(false),
+                ApprovalBefore::Always => Value::Bool(true),
+                ApprovalBefore::Condition => Value::from("condition"),
+            };
+            m.insert("require_approval_before".into(), v);
         }
         let mut put = |k: &str, v: Option<Value>| {
             if let Some(v) = v {
@@ -142,7 +158,7 @@ mod tests {
     #[test]
     fn config_wins_key_by_key() {
         let tool = Opts {
-            require_approval_before: Some(true.into()),
+            require_approval_before: Some(ApprovalBefore::Always),
             timeout: Some(5),
             ..Opts::default()
         };
@@ -152,13 +168,22 @@ mod tests {
             ..Opts::default()
         };
         let m = tool.merged(&config);
-        assert_eq!(m.approval_setting(), ApprovalSetting::Yes);
+        assert_eq!(m.approval_before(), ApprovalBefore::Always);
         assert_eq!(m.timeout_ms(), 9);
         assert!(m.protect());
-        let odd = Opts {
-            require_approval_before: Some(toml::Value::String("ask".into())),
-            ..Opts::default()
-        };
-        assert_eq!(odd.approval_setting(), ApprovalSetting::PromptCondition);
+    }
+
+    #[test]
+    fn require_approval_before_reads_true_false_and_any_other_value() {
+        for (text, want) in [
+            ("true", ApprovalBefore::Always),
+            ("false", ApprovalBefore::Never),
+            ("\"ask\"", ApprovalBefore::Condition),
+            ("3", ApprovalBefore::Condition),
+        ] {
+            let opts: Opts = toml::from_str(&format!("require_approval_before = {text}")).unwrap();
+            assert_eq!(opts.approval_before(), want, "{text}");
+        }
+        assert_eq!(Opts::default().approval_before(), ApprovalBefore::Never);
     }
 }

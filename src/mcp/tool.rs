@@ -24,9 +24,8 @@ use super::servers::Servers;
 use crate::config::mcp::McpApproval;
 use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
-use crate::tools::tool::{
-    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
-};
+use crate::tools::report;
+use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Policy, Tool, ToolOutput};
 
 pub struct McpTool {
     /// `SERVER__TOOL`.
@@ -46,6 +45,25 @@ impl McpTool {
             approval,
             servers,
         }
+    }
+
+    /// What the judge is told: every argument it vouches for, or it is not asked.
+    fn judge_context(&self, inv: &Invocation) -> Option<String> {
+        let args = inv.args.to_string();
+        if args.len() > JUDGE_ARGS_MAX {
+            return None;
+        }
+        Some(format!(
+            "The tool `{}` of the MCP server `{}` ({}), called with the arguments {}.{}",
+            self.info.name,
+            self.server,
+            self.info.description.chars().take(300).collect::<String>(),
+            args,
+            match self.info.destructive {
+                Some(true) => " The server marks it destructive.",
+                _ => "",
+            }
+        ))
     }
 
     fn read_only(&self) -> bool {
@@ -94,23 +112,11 @@ impl Tool for McpTool {
         crate::tools::approval::call_key(&inv.name, Kind::Other, "", &inv.args)
     }
 
-    fn judge_context(&self, inv: &Invocation) -> Option<String> {
-        // The judge sees every argument it vouches for, or it is not asked.
-        let args = inv.args.to_string();
-        if args.len() > JUDGE_ARGS_MAX {
-            return None;
+    fn policy(&self, inv: &Invocation) -> Policy {
+        Policy {
+            judge_context: self.judge_context(inv),
+            ..Policy::default()
         }
-        Some(format!(
-            "The tool `{}` of the MCP server `{}` ({}), called with the arguments {}.{}",
-            self.info.name,
-            self.server,
-            self.info.description.chars().take(300).collect::<String>(),
-            args,
-            match self.info.destructive {
-                Some(true) => " The server marks it destructive.",
-                _ => "",
-            }
-        ))
     }
 
     fn prompt(&self, _inv: &Invocation) -> Option<String> {
@@ -139,13 +145,12 @@ impl Tool for McpTool {
                 Some(
                     match servers.call(&server, &tool, arguments, &cancel).await {
                         Ok(out) if out.is_error => {
-                            CmdResult::Error(pack_display(&first_line(&out.display), &out.content))
+                            CmdResult::err(Output::shown(out.content, first_line(&out.display)))
                         }
-                        Ok(out) => CmdResult::Success(pack_display(
-                            &first_line(&out.display),
-                            &out.content,
-                        )),
-                        Err(why) => CmdResult::Error(pack_display(&why, &why)),
+                        Ok(out) => {
+                            CmdResult::ok(Output::shown(out.content, first_line(&out.display)))
+                        }
+                        Err(why) => CmdResult::err(why),
                     },
                 )
             }
@@ -153,19 +158,17 @@ impl Tool for McpTool {
         }))]
     }
 
-    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let (display, content) = display_and_content(data);
-        out.add(content, Some(display));
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        report::last_output(data, out);
     }
 
-    fn on_error(&self, inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        let last = errors.last().map(String::as_str).unwrap_or_default();
-        let (display, content) = match last.split_once('\n') {
-            Some((d, c)) => (d.to_owned(), c.to_owned()),
-            None => (last.to_owned(), last.to_owned()),
-        };
+    fn on_error(&self, inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        let last = errors.last().cloned().unwrap_or_default();
+        // An error without a display of its own (the client's, the watchdog's) shows its
+        // first line.
+        let display = last.display.unwrap_or_else(|| first_line(&last.content));
         out.add(
-            format!("The `{}` tool failed:\n{content}", inv.name),
+            format!("The `{}` tool failed:\n{}", inv.name, last.content),
             Some(format!("failed: {display}")),
         );
     }

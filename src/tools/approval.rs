@@ -1,8 +1,9 @@
 //! The approval decision (SPEC §5) as pure functions of the call's settings, the mode, the
 //! remembered approvals and the gates' results — no IO, so one table-driven test covers it.
 //!
-//! The orchestrator computes a [`CallFacts`] for each queued call (evaluating predicates and
-//! `prompt_condition` and the `is_safe` gate, all synchronous), asks [`decide`], and acts on the
+//! The lifecycle computes a [`CallFacts`] for each queued call (from the tool's opts and its
+//! [`Policy`](super::policy::Policy) for the call: its condition, the `is_safe` gate…, all
+//! synchronous), asks [`decide`], and acts on the
 //! [`Decision`]: run, send the call to the judge (then ask [`after_judge`]), ask the user, or —
 //! headless — reject with [`non_interactive_rejection`].
 
@@ -76,7 +77,8 @@ pub struct CallFacts {
     pub call_key: String,
     /// What the tool does: the approval mode's table is by kind.
     pub kind: Kind,
-    /// `require_approval_before`, after its predicate or `prompt_condition` was evaluated.
+    /// `require_approval_before` (the config's over the tool's own), a `Condition` answered
+    /// by the tool's condition for the call.
     pub requires_approval: bool,
     /// "Always accept" remembers the exact `cmd_string`, not the whole tool; in auto mode the
     /// call goes through approval.
@@ -85,8 +87,8 @@ pub struct CallFacts {
     pub protect: bool,
     /// The `is_safe` gate's answer; `None` when the tool has no such gate.
     pub is_safe: Option<bool>,
-    /// The judge may vet this call: `[judge] enabled`, the tool's `opts.judge`, and
-    /// `judge_context` returned a description.
+    /// The judge may vet this call: `[judge] enabled`, the tool's `opts.judge`, and its
+    /// policy gave the judge a context.
     pub judge_allowed: bool,
     /// Listed in `--allowed-tools` / `chat.allowed_tools`: never ask.
     pub allowed: bool,

@@ -10,8 +10,9 @@
 use serde_json::{Map, Value, json};
 
 use super::command_safety::is_safe;
+use super::report;
 use super::shell::ChildEnv;
-use super::tool::{Command, Invocation, Kind, Tool, ToolOutput};
+use super::tool::{ApprovalBefore, Command, Invocation, Kind, Output, Policy, Tool, ToolOutput};
 use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
 
@@ -78,7 +79,7 @@ pub fn run_command() -> CmdTool {
         build: BuildCmd::Raw("cmd".into()),
         system_prompt: None,
         opts: Opts {
-            require_approval_before: Some(toml::Value::Boolean(true)),
+            require_approval_before: Some(ApprovalBefore::Always),
             require_cmd_approval: Some(true),
             judge: Some(true),
             timeout: Some(300_000),
@@ -194,6 +195,56 @@ impl Tool for CmdTool {
         Some(format!("Run the command `{}`?", self.cmd_string(inv)))
     }
 
+    fn policy(&self, inv: &Invocation) -> Policy {
+        Policy {
+            is_safe: self.is_safe(inv),
+            judge_context: self.build_command(&inv.args).ok(),
+            caution: self.caution(inv),
+            ..Policy::default()
+        }
+    }
+
+    fn on_success(&self, inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        let cmd = self.cmd_string(inv);
+        let text = data
+            .last()
+            .map(|s| s.content.trim_end())
+            .unwrap_or_default();
+        if text.is_empty() {
+            out.add(
+                format!("`{cmd}` succeeded with no output"),
+                Some("(no output)".into()),
+            );
+        } else {
+            out.add(
+                format!("`{cmd}`\n````\n{text}\n````"),
+                Some(text.to_owned()),
+            );
+        }
+    }
+
+    fn on_error(&self, inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        let cmd = self.cmd_string(inv);
+        let errors = report::joined(errors);
+        out.add(
+            format!("There was an error running the `{cmd}` command:\n```txt\n{errors}\n```"),
+            Some(format!("`{cmd}` failed\n{errors}")),
+        );
+    }
+
+    fn on_rejected(&self, inv: &Invocation, out: &mut ToolOutput, reason: Option<&str>) {
+        let cmd = self.cmd_string(inv);
+        let mut text = format!("The user rejected the execution of the `{cmd}` command");
+        if let Some(r) = reason.filter(|r| !r.trim().is_empty()) {
+            text.push_str(&format!(", with the reason: \"{}\"", r.trim()));
+        }
+        out.add(text, None);
+    }
+}
+
+impl CmdTool {
+    /// The `is_safe` gate: the text gate, and no system path or git the safe list cannot vouch
+    /// for (None when the tool has no safe list).
     fn is_safe(&self, inv: &Invocation) -> Option<bool> {
         if !self.text_safe(inv)? {
             return Some(false);
@@ -222,49 +273,6 @@ impl Tool for CmdTool {
             return unattended::safe_list_git_refusal(&cmd, &inv.cwd);
         }
         unattended::judged_git_refusal(&cmd, &inv.cwd)
-    }
-
-    fn judge_context(&self, inv: &Invocation) -> Option<String> {
-        self.build_command(&inv.args).ok()
-    }
-
-    fn on_success(&self, inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let cmd = self.cmd_string(inv);
-        let text = data
-            .and_then(<[String]>::last)
-            .map(|s| s.trim_end())
-            .unwrap_or_default();
-        if text.is_empty() {
-            out.add(
-                format!("`{cmd}` succeeded with no output"),
-                Some("(no output)".into()),
-            );
-        } else {
-            out.add(
-                format!("`{cmd}`\n````\n{text}\n````"),
-                Some(text.to_owned()),
-            );
-        }
-    }
-
-    fn on_error(&self, inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        let cmd = self.cmd_string(inv);
-        out.add(
-            format!(
-                "There was an error running the `{cmd}` command:\n```txt\n{}\n```",
-                errors.join("\n")
-            ),
-            Some(format!("`{cmd}` failed\n{}", errors.join("\n"))),
-        );
-    }
-
-    fn on_rejected(&self, inv: &Invocation, out: &mut ToolOutput, reason: Option<&str>) {
-        let cmd = self.cmd_string(inv);
-        let mut text = format!("The user rejected the execution of the `{cmd}` command");
-        if let Some(r) = reason.filter(|r| !r.trim().is_empty()) {
-            text.push_str(&format!(", with the reason: \"{}\"", r.trim()));
-        }
-        out.add(text, None);
     }
 }
 

@@ -1,6 +1,6 @@
 //! The LLM judge (SPEC §5.5): a separate, non-streaming request that vets one call in auto mode.
 //!
-//! It sees only the tool's name and its `judge_context` text — never tool output or the
+//! It sees only the tool's name and its policy's `judge_context` text — never tool output or the
 //! conversation — so text planted in files cannot argue with it. It asks for structured output
 //! (`json_schema`); a server that rejects that with a 4xx is asked again in JSON mode, then with
 //! no response format, and the answer is parsed leniently. It fails closed: a timeout, an HTTP

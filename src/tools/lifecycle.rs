@@ -17,7 +17,7 @@
 //! - every call id ends with exactly one result, and results are in call order;
 //! - after Cancel or a stop, nothing else runs: the rest of the batch is cancelled.
 //!
-//! The machine calls the tool's own synchronous hooks (`setup`, `cmd_string`, the facts,
+//! The machine calls the tool's own synchronous hooks (`setup`, `cmd_string`, its `policy`,
 //! `on_success`…, each guarded against panics): for a real tool they may touch the file system
 //! (a file tool resolves its path), for the test tools they are pure.
 //!
@@ -35,7 +35,7 @@ use super::approval::{self, Approvals, CallFacts, Interaction, Mode, Verdict};
 use super::registry::Registry;
 use super::requests::Ask;
 use super::runner::{guarded, panic_message};
-use super::tool::{CmdResult, Command, Invocation, Tool, ToolOutput};
+use super::tool::{CmdResult, Command, Invocation, Output, Tool, ToolOutput};
 use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
 use crate::provider::ToolCall;
 
@@ -157,8 +157,8 @@ enum Phase {
     Running {
         commands: Vec<Command>,
         next: usize,
-        data: Vec<String>,
-        errors: Vec<String>,
+        data: Vec<Output>,
+        errors: Vec<Output>,
     },
     Finished,
 }
@@ -275,7 +275,7 @@ impl Batch {
                     reason: v.reason.clone(),
                 }));
                 let decision = approval::after_judge(&facts, &v, self.interaction);
-                self.apply(decision, &facts, cmd_string, &mut fx);
+                self.apply(decision, &facts, cmd_string, None, &mut fx);
             }
             (
                 Phase::AwaitUser {
@@ -350,14 +350,16 @@ impl Batch {
             && let Err(e) =
                 caught(|| tool.setup(inv)).unwrap_or_else(|p| Err(panic_message(p.as_ref())))
         {
-            guarded(&inv.name, &mut self.out, |o| tool.on_error(inv, o, &[e]));
+            guarded(&inv.name, &mut self.out, |o| {
+                tool.on_error(inv, o, &[Output::text(e)])
+            });
             self.finish_call(CallEnd::Error, fx);
             return;
         }
         let cmd_string = caught(|| tool.cmd_string(inv)).unwrap_or_else(|_| inv.name.clone());
-        let facts = self.facts(tool, inv, &cmd_string);
+        let (facts, judge_context) = self.facts(tool, inv, &cmd_string);
         let decision = approval::decide(&facts, self.mode, &self.memory, self.interaction);
-        self.apply(decision, &facts, cmd_string, fx);
+        self.apply(decision, &facts, cmd_string, judge_context, fx);
     }
 }
 

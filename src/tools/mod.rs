@@ -2,7 +2,12 @@
 //! the judge. It does no terminal IO; it reports through [`crate::events`] and asks for
 //! approvals with request/reply messages ([`requests`]).
 //!
-//! - [`tool`]: the `Tool` trait with SPEC §4.6 defaults, `Invocation`, `SimpleTool`.
+//! - [`tool`]: the `Tool` trait with SPEC §4.6 defaults, `Invocation`, commands.
+//! - [`output`]: the typed outputs (`Output {content, display}`, `CmdResult`, `ToolOutput`).
+//! - [`policy`]: what a tool says about one call before the approval decision, and
+//!   `ApprovalBefore`.
+//! - [`report`]: the shared output handlers (the last output whole, errors, file writes).
+//! - [`simple_tool`]: `SimpleTool`, a description, flat arguments and one async function.
 //! - [`registry`]: the tools sayso knows.
 //! - [`setup`]: the registry, groups and active tools built from the config.
 //! - [`cmd_tool`]: command tools from config, and `run_command`.
@@ -38,11 +43,15 @@ pub mod judge;
 pub mod lifecycle;
 pub mod mcp_selection;
 pub mod orchestrator;
+pub mod output;
 pub mod output_cap;
+pub mod policy;
 pub mod registry;
+pub mod report;
 pub mod requests;
 pub mod rules;
 pub mod runner;
 pub mod setup;
 pub mod shell;
+pub mod simple_tool;
 pub mod tool;

@@ -117,7 +117,7 @@ async fn run_process(
     };
     let outcome = match run_shell(&spec, cancel).await {
         Ok(o) => o,
-        Err(e) => return Some(CmdResult::Error(e)),
+        Err(e) => return Some(CmdResult::err(e)),
     };
     if outcome.cancelled {
         return None;
@@ -130,10 +130,10 @@ async fn run_process(
                 msg.push_str(part.trim_end());
             }
         }
-        return Some(CmdResult::Error(msg));
+        return Some(CmdResult::err(msg));
     }
     if outcome.success() {
-        return Some(CmdResult::Success(outcome.stdout));
+        return Some(CmdResult::ok(outcome.stdout));
     }
     let mut msg = String::new();
     for part in [&outcome.stderr, &outcome.stdout] {
@@ -153,7 +153,7 @@ async fn run_process(
     } else {
         msg.push_str(&format!("\n({status})"));
     }
-    Some(CmdResult::Error(msg))
+    Some(CmdResult::err(msg))
 }
 
 async fn run_function(
@@ -176,7 +176,7 @@ async fn run_function(
         let returned = match fut.await {
             Ok(r) => r,
             Err(p) => {
-                return CmdResult::Error(format!(
+                return CmdResult::err(format!(
                     "The `{name}` tool failed: {}",
                     panic_message(p.as_ref())
                 ));
@@ -192,7 +192,7 @@ async fn run_function(
         }
         match (&mut later).await {
             Ok(r) => r,
-            Err(_) => CmdResult::Error(format!("The `{name}` tool ended without a result")),
+            Err(_) => CmdResult::err(format!("The `{name}` tool ended without a result")),
         }
     };
     tokio::select! {
@@ -201,7 +201,7 @@ async fn run_function(
             Err(_) => {
                 // The watchdog fired: whatever the function started goes too.
                 jobs.kill_all().await;
-                Some(CmdResult::Error(format!(
+                Some(CmdResult::err(format!(
                     "The `{}` tool did not finish within {} ms and was stopped",
                     inv.name,
                     timeout.as_millis()

@@ -13,7 +13,7 @@ use super::cmd_tool::{BuildCmd, CmdTool, OPTION_MARK, validate_template};
 use super::mcp_selection::{McpSelection, is_mcp_name};
 use super::registry::{Registry, Source};
 use crate::config::file::{CmdSchemaFile, ToolFile};
-use crate::config::opts::Opts;
+use crate::config::opts::{ApprovalBefore, Opts};
 use crate::config::{Config, ConfigError};
 
 /// A group of tools.
@@ -146,7 +146,7 @@ fn cmd_tool_from(
         system_prompt: entry.system_prompt.clone(),
         // A command from config asks before it runs unless its opts say otherwise.
         opts: Opts {
-            require_approval_before: Some(toml::Value::Boolean(true)),
+            require_approval_before: Some(ApprovalBefore::Always),
             ..Opts::default()
         },
         options,

@@ -382,7 +382,7 @@ impl Tool for Quiet {
         &self,
         _: &sayso::tools::tool::Invocation,
         _: &mut sayso::tools::tool::ToolOutput,
-        _: Option<&[String]>,
+        _: &[sayso::tools::tool::Output],
     ) {
     }
 }

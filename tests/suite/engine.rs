@@ -439,7 +439,7 @@ async fn stopping_kills_the_running_command_and_cancels_the_rest() {
     assert_eq!(r.results[1].end, CallEnd::Cancelled);
     assert_eq!(
         log_of(&log),
-        ["sh:Setup", "sh:Exit", "sh:Cancelled", "next:Cancelled"]
+        ["sh:Setup", "sh:Cancelled", "sh:Exit", "next:Cancelled"]
     );
     // The batch returns only once the command's process group is gone.
     let pid: u32 = std::fs::read_to_string(dir.path().join("pid"))
@@ -523,7 +523,7 @@ impl Tool for Fragile {
         &self,
         _: &sayso::tools::tool::Invocation,
         _: &mut sayso::tools::tool::ToolOutput,
-        _: Option<&[String]>,
+        _: &[sayso::tools::tool::Output],
     ) {
         panic!("handler exploded");
     }
@@ -599,4 +599,94 @@ async fn stopping_kills_a_process_group_a_function_registered() {
         .unwrap();
     assert!(gone(pid), "the registered job was killed");
     assert!(!dir.path().join("registered_marker").exists());
+}
+
+/// A tool whose own condition decides whether its calls ask (`require_approval_before =
+/// Condition` in its opts), saying `asks` for every call.
+struct Conditional {
+    asks: bool,
+}
+
+impl Tool for Conditional {
+    fn name(&self) -> &str {
+        "cond"
+    }
+    fn spec(&self) -> sayso::provider::ToolSpec {
+        sayso::tools::tool::SimpleTool::new("cond", "", sayso::tools::tool::Kind::Other).spec()
+    }
+    fn default_opts(&self) -> sayso::config::opts::Opts {
+        sayso::config::opts::Opts {
+            require_approval_before: Some(sayso::tools::tool::ApprovalBefore::Condition),
+            ..Default::default()
+        }
+    }
+    fn policy(&self, _inv: &sayso::tools::tool::Invocation) -> sayso::tools::tool::Policy {
+        sayso::tools::tool::Policy {
+            condition: self.asks,
+            ..Default::default()
+        }
+    }
+    fn commands(&self, inv: &sayso::tools::tool::Invocation) -> Vec<sayso::tools::tool::Command> {
+        sayso::tools::tool::SimpleTool::new("cond", "", sayso::tools::tool::Kind::Other)
+            .run(|_| async { Ok("ran".to_owned()) })
+            .commands(inv)
+    }
+}
+
+/// An engine offering [`Conditional`] with the config entry's `require_approval_before`.
+fn conditional_engine(
+    asks: bool,
+    config: Option<sayso::tools::tool::ApprovalBefore>,
+    cwd: &std::path::Path,
+) -> sayso::tools::orchestrator::Engine {
+    use sayso::tools::orchestrator::{Engine, EngineSetup};
+    use sayso::tools::registry::{Registry, Source};
+    let mut registry = Registry::default();
+    registry.register(Arc::new(Conditional { asks }), Source::Library);
+    let opts = sayso::config::opts::Opts {
+        require_approval_before: config,
+        ..Default::default()
+    };
+    assert!(registry.set_config_opts("cond", opts));
+    Engine::new(EngineSetup {
+        registry: Arc::new(registry),
+        active: ["cond".to_owned()].into(),
+        allowed: Default::default(),
+        mode: Mode::Balanced.into(),
+        interaction: Interaction::Interactive,
+        judge: None,
+        cwd: cwd.to_path_buf(),
+        approver: None,
+        rules: Default::default(),
+        ctx: Default::default(),
+    })
+}
+
+#[tokio::test]
+async fn the_config_setting_wins_over_the_tools_condition() {
+    use sayso::tools::tool::ApprovalBefore::{Always, Condition, Never};
+    let dir = tempfile::tempdir().unwrap();
+    // (the tool's condition, the config entry's setting, asked)
+    for (asks, config, want_asked) in [
+        (false, None, false),
+        (true, None, true),
+        (false, Some(Always), true),
+        (true, Some(Never), false),
+        (false, Some(Condition), false),
+    ] {
+        let mut e = conditional_engine(asks, config, dir.path());
+        let asked = approver(&mut e, vec![UserChoice::Accept]);
+        let (r, _) = run(&mut e, &[call("1", "cond", "{}")]).await;
+        let asked = asked.lock().unwrap().clone();
+        assert_eq!(
+            !asked.is_empty(),
+            want_asked,
+            "condition {asks}, config {config:?}: asked {asked:?}"
+        );
+        assert_eq!(
+            r.results[0].end,
+            CallEnd::Success,
+            "accepted or unasked, it ran"
+        );
+    }
 }

@@ -12,12 +12,18 @@ use sayso::tools::lifecycle::BatchResult;
 use sayso::tools::orchestrator::{Engine, EngineSetup};
 use sayso::tools::registry::{Registry, Source};
 use sayso::tools::requests::{ApprovalRequest, UserChoice};
-use sayso::tools::tool::{CmdResult, Command, Invocation, Tool, ToolOutput};
+use sayso::tools::tool::{CmdResult, Command, Invocation, Output, Tool, ToolOutput};
+
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub type Log = Arc<Mutex<Vec<String>>>;
+
+/// The outputs' contents (what the recorder logs and reports).
+fn texts(outputs: &[Output]) -> Vec<&str> {
+    outputs.iter().map(|o| o.content.as_str()).collect()
+}
 
 /// What one command of a [`Recorder`] does.
 #[derive(Clone)]
@@ -100,21 +106,21 @@ impl Tool for Recorder {
                     let step = step.clone();
                     Box::pin(async move {
                         match step {
-                            Step::Ok(d) => Some(CmdResult::Success(d.into())),
-                            Step::Err(e) => Some(CmdResult::Error(e.into())),
+                            Step::Ok(d) => Some(CmdResult::ok(d)),
+                            Step::Err(e) => Some(CmdResult::err(e)),
                             Step::Panic => panic!("Something went wrong"),
                             Step::Later(d) => {
                                 let cb = args.output_cb.clone();
                                 tokio::spawn(async move {
                                     tokio::task::yield_now().await;
-                                    cb.call(CmdResult::Success(d.into()));
-                                    cb.call(CmdResult::Success("too late".into()));
+                                    cb.call(CmdResult::ok(d));
+                                    cb.call(CmdResult::ok("too late"));
                                 });
                                 None
                             }
                             Step::Never => None,
-                            Step::EchoInput => Some(CmdResult::Success(match args.input {
-                                Some(CmdResult::Success(d)) => format!("got {d}"),
+                            Step::EchoInput => Some(CmdResult::ok(match args.input {
+                                Some(CmdResult::Success(d)) => format!("got {}", d.content),
                                 other => format!("got {other:?}"),
                             })),
                             Step::Shell(_) => unreachable!(),
@@ -124,20 +130,15 @@ impl Tool for Recorder {
             })
             .collect()
     }
-    fn on_success(&self, inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        self.log(format!(
-            "{}:Success{:?}",
-            self.name,
-            data.unwrap_or_default()
-        ));
+    fn on_success(&self, inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        let data = texts(data);
+        self.log(format!("{}:Success{:?}", self.name, data));
         if !self.silent {
-            out.add(
-                format!("{} ok: {}", inv.name, data.unwrap_or_default().join(",")),
-                None,
-            );
+            out.add(format!("{} ok: {}", inv.name, data.join(",")), None);
         }
     }
-    fn on_error(&self, inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
+    fn on_error(&self, inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        let errors = texts(errors);
         self.log(format!("{}:Error{errors:?}", self.name));
         if !self.silent {
             out.add(format!("{} failed: {}", inv.name, errors.join(",")), None);

@@ -3,7 +3,7 @@
 //!
 //! Not a second copy of the policy: the words come from [`super::decide`], asked about the
 //! calls a tool can make (a safe-listed command and another, a read inside the project and one
-//! outside, a `prompt_condition` that holds and one that does not). What the facts of one call
+//! outside, a tool's condition that holds and one that does not). What the facts of one call
 //! decide beyond that — a protected path, a caution, a rule's pattern — is named, not guessed:
 //! rules with a pattern are listed after the mode's words.
 
@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use super::{Approvals, CallFacts, Decision, Interaction, Mode, RuleMatch, decide};
 use crate::config::approvals::{RuleDecision, RuleSpec, RuleTarget};
-use crate::config::opts::{ApprovalSetting, Opts};
+use crate::config::opts::{ApprovalBefore, Opts};
 use crate::tools::tool::Kind;
 
 /// What the summary of one tool depends on.
@@ -51,7 +51,7 @@ pub fn summary(t: &ToolPolicy<'_>, mode: Mode, rules: &[&RuleSpec]) -> String {
     let base = CallFacts {
         tool: t.name.to_owned(),
         kind: t.kind,
-        requires_approval: t.opts.approval_setting() != ApprovalSetting::No,
+        requires_approval: t.opts.approval_before() != ApprovalBefore::Never,
         require_cmd_approval: t.opts.require_cmd_approval(),
         protect: t.opts.protect(),
         judge_allowed: t.judge_enabled && t.opts.judge(),
@@ -98,7 +98,7 @@ pub fn summary(t: &ToolPolicy<'_>, mode: Mode, rules: &[&RuleSpec]) -> String {
                 say(&outside)
             )
         }
-    } else if t.opts.approval_setting() == ApprovalSetting::PromptCondition {
+    } else if t.opts.approval_before() == ApprovalBefore::Condition {
         let holds = of(&|_| {});
         let not = of(&|f| f.requires_approval = false);
         decisions.extend([key(&holds), key(&not)]);
@@ -181,7 +181,7 @@ mod tests {
 
     fn opts(approval: bool, cmd: bool, protect: bool, safe: bool, judge: bool) -> Opts {
         Opts {
-            require_approval_before: Some(toml::Value::Boolean(approval)),
+            require_approval_before: Some(approval.into()),
             require_cmd_approval: Some(cmd),
             protect: Some(protect),
             safe_commands: safe.then(|| vec!["ls".to_owned()]),

@@ -9,7 +9,8 @@ use tokio::sync::oneshot;
 use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
 use crate::tools::context::{Answer, Question, QuestionRequest};
-use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Tool, ToolOutput};
+use crate::tools::report;
+use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Tool, ToolOutput};
 
 pub struct AskQuestions;
 
@@ -111,7 +112,7 @@ impl Tool for AskQuestions {
             Box::pin(async move {
                 let questions = match parse(&inv.args) {
                     Ok(q) => q,
-                    Err(e) => return Some(CmdResult::Error(e)),
+                    Err(e) => return Some(CmdResult::err(e)),
                 };
                 let answers = match &inv.ctx.questions {
                     Some(tx) => {
@@ -133,27 +134,20 @@ impl Tool for AskQuestions {
                     .iter()
                     .filter(|a| !matches!(a, Answer::Skipped))
                     .count();
-                Some(CmdResult::Success(format!(
-                    "{answered}/{}\n{}",
-                    questions.len(),
-                    format_answers(&questions, &answers)
+                Some(CmdResult::ok(Output::shown(
+                    format_answers(&questions, &answers),
+                    format!("Answered {answered} of {} question(s)", questions.len()),
                 )))
             })
         }))]
     }
 
-    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let data = data.and_then(<[String]>::last).cloned().unwrap_or_default();
-        let (count, text) = data.split_once('\n').unwrap_or(("0/0", &data));
-        let (answered, total) = count.split_once('/').unwrap_or(("0", "0"));
-        out.add(
-            text.to_owned(),
-            Some(format!("Answered {answered} of {total} question(s)")),
-        );
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        report::last_output(data, out);
     }
 
-    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        out.add(errors.join("\n"), None);
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        report::errors(errors, out);
     }
 }
 

@@ -4,13 +4,15 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::applied::Applied;
+use super::file_write;
 use super::paths::{display, resolve};
-use super::protected::write_caution;
 use crate::config::opts::Opts;
 use crate::events::{ChangeKind, FileChange};
 use crate::provider::ToolSpec;
-use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
+use crate::tools::report;
+use crate::tools::tool::{
+    CmdResult, Command, Invocation, Kind, Output, Policy, Preview, Tool, ToolOutput,
+};
 
 pub struct CreateFile;
 
@@ -24,7 +26,7 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
 }
 
 /// Creates the file: the message for the model, and the change (the new lines as a diff).
-pub fn create(inv: &Invocation) -> Result<Applied, String> {
+pub fn create(inv: &Invocation) -> Result<Output, String> {
     let filepath = inv.arg_str("filepath");
     if filepath.is_empty() {
         return Err("`filepath` is required".into());
@@ -60,10 +62,11 @@ pub fn create(inv: &Invocation) -> Result<Applied, String> {
         ChangeKind::Created,
         unified_diff(&shown, "", content),
     );
-    Ok(Applied::new(
-        format!("Created {shown} ({} lines)", content.lines().count()),
-        change,
+    Ok(Output::text(format!(
+        "Created {shown} ({} lines)",
+        content.lines().count()
     ))
+    .with_change(change))
 }
 
 impl Tool for CreateFile {
@@ -95,15 +98,12 @@ impl Tool for CreateFile {
     }
 
     fn default_opts(&self) -> Opts {
-        Opts {
-            require_approval_before: Some(toml::Value::Boolean(true)),
-            ..Opts::default()
-        }
+        file_write::opts()
     }
 
-    fn must_ask(&self, inv: &Invocation) -> Option<String> {
+    fn policy(&self, inv: &Invocation) -> Policy {
         let r = resolve(&inv.cwd, inv.arg_str("filepath"));
-        write_caution(&inv.cwd, &r.path, r.inside, &inv.ctx.own_paths)
+        file_write::policy(inv, &r.path, r.inside)
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {
@@ -112,12 +112,11 @@ impl Tool for CreateFile {
 
     fn prompt(&self, inv: &Invocation) -> Option<String> {
         let r = resolve(&inv.cwd, inv.arg_str("filepath"));
-        let shown = display(&inv.cwd, &r.path);
-        Some(if r.inside {
-            format!("Create `{shown}`?")
-        } else {
-            format!("Create `{shown}`, OUTSIDE the working directory?")
-        })
+        Some(file_write::question(
+            "Create",
+            &display(&inv.cwd, &r.path),
+            r.inside,
+        ))
     }
 
     fn preview(&self, inv: &Invocation) -> Option<Preview> {
@@ -137,18 +136,18 @@ impl Tool for CreateFile {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
                 Some(match create(&inv) {
-                    Ok(a) => a.into_result(),
-                    Err(e) => CmdResult::Error(e),
+                    Ok(a) => CmdResult::ok(a),
+                    Err(e) => CmdResult::err(e),
                 })
             })
         }))]
     }
 
-    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        Applied::report(data, out);
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        report::last_output(data, out);
     }
 
-    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        out.add(errors.join("\n"), None);
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        report::errors(errors, out);
     }
 }

@@ -3,7 +3,7 @@
 //! The path's directory is resolved (`..` and symlinks), its last component is not: a symlink is
 //! deleted itself and its target is never touched. Directories, missing paths and the working
 //! directory (or anything containing it) are refused. Outside the working directory the call
-//! must be confirmed by the user whatever the mode (`must_ask`).
+//! must be confirmed by the user whatever the mode (`Policy::must_ask`, `file_write.rs`).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -11,14 +11,16 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::applied::Applied;
 use super::create_file::unified_diff;
+use super::file_write;
 use super::paths::{display, resolve};
-use super::protected::write_caution;
 use crate::config::opts::Opts;
 use crate::events::{ChangeKind, FileChange, MAX_DIFF_BYTES};
 use crate::provider::ToolSpec;
-use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
+use crate::tools::report;
+use crate::tools::tool::{
+    CmdResult, Command, Invocation, Kind, Output, Policy, Preview, Tool, ToolOutput,
+};
 
 pub struct DeleteFile;
 
@@ -98,7 +100,7 @@ fn removal(t: &Target, meta: &std::fs::Metadata) -> FileChange {
 }
 
 /// Deletes the file: the message for the model, and what it removed.
-pub fn delete(inv: &Invocation) -> Result<Applied, String> {
+pub fn delete(inv: &Invocation) -> Result<Output, String> {
     let filepath = inv.arg_str("filepath");
     if filepath.is_empty() {
         return Err("`filepath` is required".into());
@@ -141,7 +143,7 @@ pub fn delete(inv: &Invocation) -> Result<Applied, String> {
     } else {
         format!("Deleted {}", t.shown)
     };
-    Ok(Applied::new(content, change))
+    Ok(Output::text(content).with_change(change))
 }
 
 /// The file's size and first lines, for the approval modal.
@@ -230,24 +232,19 @@ impl Tool for DeleteFile {
 
     fn default_opts(&self) -> Opts {
         Opts {
-            require_approval_before: Some(toml::Value::Boolean(true)),
             // "Always accept" remembers this exact path, not every future delete.
             require_cmd_approval: Some(true),
             protect: Some(true),
-            ..Opts::default()
+            ..file_write::opts()
         }
     }
 
-    fn must_ask(&self, inv: &Invocation) -> Option<String> {
+    fn policy(&self, inv: &Invocation) -> Policy {
         let t = target(&inv.cwd, inv.arg_str("filepath"));
-        write_caution(&inv.cwd, &t.path, t.inside, &inv.ctx.own_paths)
-    }
-
-    fn judge_context(&self, inv: &Invocation) -> Option<String> {
-        Some(format!(
-            "Delete the file: {}",
-            target(&inv.cwd, inv.arg_str("filepath")).shown
-        ))
+        Policy {
+            judge_context: Some(format!("Delete the file: {}", t.shown)),
+            ..file_write::policy(inv, &t.path, t.inside)
+        }
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {
@@ -256,11 +253,7 @@ impl Tool for DeleteFile {
 
     fn prompt(&self, inv: &Invocation) -> Option<String> {
         let t = target(&inv.cwd, inv.arg_str("filepath"));
-        Some(if t.inside {
-            format!("Delete `{}`?", t.shown)
-        } else {
-            format!("Delete `{}`, OUTSIDE the working directory?", t.shown)
-        })
+        Some(file_write::question("Delete", &t.shown, t.inside))
     }
 
     fn preview(&self, inv: &Invocation) -> Option<Preview> {
@@ -274,19 +267,19 @@ impl Tool for DeleteFile {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
                 Some(match delete(&inv) {
-                    Ok(a) => a.into_result(),
-                    Err(e) => CmdResult::Error(e),
+                    Ok(a) => CmdResult::ok(a),
+                    Err(e) => CmdResult::err(e),
                 })
             })
         }))]
     }
 
-    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        Applied::report(data, out);
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        report::last_output(data, out);
     }
 
-    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        out.add(errors.join("\n"), None);
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        report::errors(errors, out);
     }
 }
 

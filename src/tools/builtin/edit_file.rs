@@ -14,14 +14,16 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::applied::Applied;
 use super::edit_match::{self, Edit, Strategy};
+use super::file_write;
 use super::paths::{display, resolve};
-use super::protected::write_caution;
 use crate::config::opts::Opts;
 use crate::events::{ChangeKind, FileChange};
 use crate::provider::ToolSpec;
-use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Preview, Tool, ToolOutput};
+use crate::tools::report;
+use crate::tools::tool::{
+    CmdResult, Command, Invocation, Kind, Output, Policy, Preview, Tool, ToolOutput,
+};
 
 mod text_edit;
 
@@ -360,7 +362,7 @@ fn describe(a: &edit_match::Applied) -> String {
 }
 
 /// Edits the file: the summary for the user, the summary and diff for the model, the change.
-pub fn run(inv: &Invocation) -> Result<Applied, String> {
+pub fn run(inv: &Invocation) -> Result<Output, String> {
     let p = plan(inv)?;
     let bytes = p.edit.output().as_bytes();
     write_file(&p.path, bytes).map_err(|e| format!("Cannot write `{}`: {e}", p.shown))?;
@@ -379,7 +381,7 @@ pub fn run(inv: &Invocation) -> Result<Applied, String> {
         ChangeKind::Edited,
         diff_text,
     );
-    Ok(Applied {
+    Ok(Output {
         content,
         display: Some(headline),
         change: Some(change),
@@ -426,15 +428,12 @@ impl Tool for EditFile {
     }
 
     fn default_opts(&self) -> Opts {
-        Opts {
-            require_approval_before: Some(toml::Value::Boolean(true)),
-            ..Opts::default()
-        }
+        file_write::opts()
     }
 
-    fn must_ask(&self, inv: &Invocation) -> Option<String> {
+    fn policy(&self, inv: &Invocation) -> Policy {
         let r = resolve(&inv.cwd, inv.arg_str("filepath"));
-        write_caution(&inv.cwd, &r.path, r.inside, &inv.ctx.own_paths)
+        file_write::policy(inv, &r.path, r.inside)
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {
@@ -449,11 +448,11 @@ impl Tool for EditFile {
             Ok(a) => format!("{} edits", a.edits.len()),
             Err(_) => "edits".to_owned(),
         };
-        Some(if r.inside {
-            format!("Apply {edits} to `{shown}`?")
-        } else {
-            format!("Apply {edits} to `{shown}`, OUTSIDE the working directory?")
-        })
+        Some(file_write::question(
+            &format!("Apply {edits} to"),
+            &shown,
+            r.inside,
+        ))
     }
 
     /// The diff the call would make, or why it would fail.
@@ -479,20 +478,20 @@ impl Tool for EditFile {
             Box::pin(async move {
                 let done = tokio::task::spawn_blocking(move || run(&inv)).await;
                 Some(match done {
-                    Ok(Ok(applied)) => applied.into_result(),
-                    Ok(Err(e)) => CmdResult::Error(e),
-                    Err(e) => CmdResult::Error(format!("edit_file stopped: {e}")),
+                    Ok(Ok(applied)) => CmdResult::ok(applied),
+                    Ok(Err(e)) => CmdResult::err(e),
+                    Err(e) => CmdResult::err(format!("edit_file stopped: {e}")),
                 })
             })
         }))]
     }
 
-    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        Applied::report(data, out);
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        report::last_output(data, out);
     }
 
-    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        out.add(errors.join("\n"), None);
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        report::errors(errors, out);
     }
 }
 

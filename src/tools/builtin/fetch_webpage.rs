@@ -25,8 +25,9 @@ use super::html_text::html_to_text;
 use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
 use crate::provider::http::{RedirectRefused, check_redirect};
+use crate::tools::report;
 use crate::tools::tool::{
-    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
+    ApprovalBefore, CmdResult, Command, Invocation, Kind, Output, Policy, Tool, ToolOutput,
 };
 
 pub use address::{AddressRefused, refused_class};
@@ -223,7 +224,7 @@ impl Tool for FetchWebpage {
 
     fn default_opts(&self) -> Opts {
         Opts {
-            require_approval_before: Some(toml::Value::Boolean(true)),
+            require_approval_before: Some(ApprovalBefore::Always),
             ..Opts::default()
         }
     }
@@ -236,8 +237,11 @@ impl Tool for FetchWebpage {
         Some(format!("Fetch `{}`?", inv.arg_str("url")))
     }
 
-    fn judge_context(&self, inv: &Invocation) -> Option<String> {
-        Some(format!("Fetch the web page {}", inv.arg_str("url")))
+    fn policy(&self, inv: &Invocation) -> Policy {
+        Policy {
+            judge_context: Some(format!("Fetch the web page {}", inv.arg_str("url"))),
+            ..Policy::default()
+        }
     }
 
     fn commands(&self, _inv: &Invocation) -> Vec<Command> {
@@ -245,20 +249,19 @@ impl Tool for FetchWebpage {
             Box::pin(async move {
                 let policy = FetchPolicy::from_opts(&inv.opts);
                 Some(match fetch(inv.arg_str("url"), policy).await {
-                    Ok((content, display)) => CmdResult::Success(pack_display(&display, &content)),
-                    Err(e) => CmdResult::Error(e),
+                    Ok((content, display)) => CmdResult::ok(Output::shown(content, display)),
+                    Err(e) => CmdResult::err(e),
                 })
             })
         }))]
     }
 
-    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let (display, content) = display_and_content(data);
-        out.add(content, Some(display));
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        report::last_output(data, out);
     }
 
-    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        out.add(errors.join("\n"), None);
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        report::errors(errors, out);
     }
 }
 

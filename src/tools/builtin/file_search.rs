@@ -27,10 +27,9 @@ use ignore::{WalkBuilder, WalkState};
 use serde_json::{Value, json};
 
 use crate::provider::ToolSpec;
+use crate::tools::report;
 use crate::tools::rules::paths::PathDenials;
-use crate::tools::tool::{
-    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
-};
+use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Tool, ToolOutput};
 
 /// Files listed when the model gives no `max_results`.
 pub const DEFAULT_MAX_RESULTS: usize = 200;
@@ -333,9 +332,9 @@ where
     let _guard = CancelOnDrop(cancel.clone());
     let flag = cancel.clone();
     match tokio::task::spawn_blocking(move || f(&flag)).await {
-        Ok(Ok((content, display))) => CmdResult::Success(pack_display(&display, &content)),
-        Ok(Err(e)) => CmdResult::Error(e),
-        Err(e) => CmdResult::Error(format!("The {what} failed: {e}")),
+        Ok(Ok((content, display))) => CmdResult::ok(Output::shown(content, display)),
+        Ok(Err(e)) => CmdResult::err(e),
+        Err(e) => CmdResult::err(format!("The {what} failed: {e}")),
     }
 }
 
@@ -384,7 +383,7 @@ impl Tool for FileSearch {
             Box::pin(async move {
                 let args = match FileSearchArgs::parse(&inv.args) {
                     Ok(a) => a,
-                    Err(e) => return Some(CmdResult::Error(e)),
+                    Err(e) => return Some(CmdResult::err(e)),
                 };
                 let root = inv.cwd.clone();
                 let denied = inv.ctx.rules.path_denials(&inv.name);
@@ -398,13 +397,12 @@ impl Tool for FileSearch {
         }))]
     }
 
-    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let (display, content) = display_and_content(data);
-        out.add(content, Some(display));
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        report::last_output(data, out);
     }
 
-    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        out.add(errors.join("\n"), None);
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        report::errors(errors, out);
     }
 }
 

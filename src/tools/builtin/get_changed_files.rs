@@ -20,9 +20,8 @@ use crate::tools::git_guard::{self, Inspection};
 use crate::tools::shell::{ChildEnv, ShellProgram, ShellSpec, run_shell};
 
 use crate::provider::ToolSpec;
-use crate::tools::tool::{
-    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
-};
+use crate::tools::report;
+use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Policy, Tool, ToolOutput};
 
 pub struct GetChangedFiles;
 
@@ -250,6 +249,21 @@ fn expand_braces(pattern: &str) -> Vec<String> {
     vec![pattern.to_owned()]
 }
 
+/// Why git cannot be trusted to read this working tree's own files (its version, or a config
+/// that points it at another directory): such a call is the user's to confirm.
+fn worktree_refusal(cwd: &Path) -> Option<String> {
+    if let Some(why) = git_guard::version_refusal() {
+        return Some(why);
+    }
+    let inspection = Inspection::run(cwd).ok()?;
+    inspection.worktree_override().map(|k| {
+        format!(
+            "this repository's git config sets `{}` ({}), so git would read files of another directory",
+            k.key, k.origin
+        )
+    })
+}
+
 impl Tool for GetChangedFiles {
     fn name(&self) -> &str {
         "get_changed_files"
@@ -279,37 +293,30 @@ impl Tool for GetChangedFiles {
         Kind::ReadOnly
     }
 
-    fn must_ask(&self, inv: &Invocation) -> Option<String> {
-        if let Some(why) = git_guard::version_refusal() {
-            return Some(why);
+    fn policy(&self, inv: &Invocation) -> Policy {
+        Policy {
+            must_ask: worktree_refusal(&inv.cwd),
+            ..Policy::default()
         }
-        let inspection = Inspection::run(&inv.cwd).ok()?;
-        inspection.worktree_override().map(|k| {
-            format!(
-                "this repository's git config sets `{}` ({}), so git would read files of another directory",
-                k.key, k.origin
-            )
-        })
     }
 
     fn commands(&self, _inv: &Invocation) -> Vec<Command> {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
                 Some(match changed(&inv).await {
-                    Ok((content, summary)) => CmdResult::Success(pack_display(&summary, &content)),
-                    Err(e) => CmdResult::Error(e),
+                    Ok((content, summary)) => CmdResult::ok(Output::shown(content, summary)),
+                    Err(e) => CmdResult::err(e),
                 })
             })
         }))]
     }
 
-    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let (summary, content) = display_and_content(data);
-        out.add(content, Some(summary));
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        report::last_output(data, out);
     }
 
-    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        out.add(errors.join("\n"), None);
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        report::errors(errors, out);
     }
 }
 

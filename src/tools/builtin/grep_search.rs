@@ -27,10 +27,9 @@ use serde_json::{Value, json};
 
 use super::file_search::{PathGlob, relative, search_blocking, walker};
 use crate::provider::ToolSpec;
+use crate::tools::report;
 use crate::tools::rules::paths::PathDenials;
-use crate::tools::tool::{
-    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content,
-};
+use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Tool, ToolOutput};
 
 /// Matching lines listed in all.
 pub const MAX_MATCHES: usize = 200;
@@ -411,7 +410,7 @@ impl Tool for GrepSearch {
             Box::pin(async move {
                 let args = match GrepArgs::parse(&inv.args) {
                     Ok(a) => a,
-                    Err(e) => return Some(CmdResult::Error(e)),
+                    Err(e) => return Some(CmdResult::err(e)),
                 };
                 let root = inv.cwd.clone();
                 let denied = inv.ctx.rules.path_denials(&inv.name);
@@ -425,13 +424,12 @@ impl Tool for GrepSearch {
         }))]
     }
 
-    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let (display, content) = display_and_content(data);
-        out.add(content, Some(display));
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        report::last_output(data, out);
     }
 
-    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        out.add(errors.join("\n"), None);
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        report::errors(errors, out);
     }
 }
 

@@ -13,9 +13,8 @@ use serde_json::{Value, json};
 
 use crate::provider::ToolSpec;
 use crate::secrets::own_files::{self, Refused};
-use crate::tools::tool::{
-    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
-};
+use crate::tools::report;
+use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Tool, ToolOutput};
 
 pub struct Memory;
 
@@ -329,22 +328,22 @@ impl Tool for Memory {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
                 Some(match run(&inv.ctx.memory_dir, &inv.args) {
-                    Ok((content, display)) => CmdResult::Success(pack_display(&display, &content)),
-                    Err(e) => CmdResult::Error(e),
+                    Ok((content, display)) => CmdResult::ok(Output::shown(content, display)),
+                    Err(e) => CmdResult::err(e),
                 })
             })
         }))]
     }
 
-    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let (display, content) = display_and_content(data);
-        out.add(content, Some(display));
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        report::last_output(data, out);
     }
 
-    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        let shown: Vec<&str> = errors.iter().map(|e| e.content.as_str()).collect();
         out.add(
-            errors.join("\n"),
-            Some(format!("Error: {}", errors.join("; "))),
+            report::joined(errors),
+            Some(format!("Error: {}", shown.join("; "))),
         );
     }
 }

@@ -2,7 +2,6 @@
 //!
 //! `run_command` is a cmd_tool (see `cmd_tool.rs`); every other tool has its own file here.
 
-pub mod applied;
 pub mod ask_questions;
 pub mod create_file;
 pub mod delete_file;
@@ -10,6 +9,7 @@ pub mod edit_file;
 pub mod edit_match;
 pub mod fetch_webpage;
 pub mod file_search;
+pub mod file_write;
 pub mod get_changed_files;
 pub mod grep_search;
 pub mod html_text;

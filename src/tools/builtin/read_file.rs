@@ -7,9 +7,8 @@ use serde_json::{Value, json};
 use super::paths::{display, resolve};
 use super::protected::read_refusal;
 use crate::provider::ToolSpec;
-use crate::tools::tool::{
-    CmdResult, Command, Invocation, Kind, Tool, ToolOutput, display_and_content, pack_display,
-};
+use crate::tools::report;
+use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Policy, Tool, ToolOutput};
 
 pub struct ReadFile;
 
@@ -115,9 +114,12 @@ impl Tool for ReadFile {
         Kind::ReadOnly
     }
 
-    fn reads_outside(&self, inv: &Invocation) -> Option<String> {
+    fn policy(&self, inv: &Invocation) -> Policy {
         let r = resolve(&inv.cwd, inv.arg_str("filepath"));
-        (!r.inside).then(|| r.path.display().to_string())
+        Policy {
+            reads_outside: (!r.inside).then(|| r.path.display().to_string()),
+            ..Policy::default()
+        }
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {
@@ -128,19 +130,21 @@ impl Tool for ReadFile {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
                 Some(match read(&inv) {
-                    Ok((text, summary)) => CmdResult::Success(pack_display(&summary, &text)),
-                    Err(e) => CmdResult::Error(e),
+                    Ok((text, summary)) => CmdResult::ok(Output::shown(
+                        format!("{summary}:\n````\n{text}\n````"),
+                        summary,
+                    )),
+                    Err(e) => CmdResult::err(e),
                 })
             })
         }))]
     }
 
-    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
-        let (summary, text) = display_and_content(data);
-        out.add(format!("{summary}:\n````\n{text}\n````"), Some(summary));
+    fn on_success(&self, _inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
+        report::last_output(data, out);
     }
 
-    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
-        out.add(errors.join("\n"), None);
+    fn on_error(&self, _inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
+        report::errors(errors, out);
     }
 }

@@ -2,53 +2,43 @@
 //! effect (run, ask the judge, ask the user, reject), and the user's choice.
 
 use super::{Batch, Effect, Phase, caught};
-use crate::config::opts::ApprovalSetting;
 use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
 use crate::tools::approval::{CallFacts, Decision, call_key};
+use crate::tools::policy::{Policy, requires_approval};
 use crate::tools::requests::{Ask, Remember};
 use crate::tools::runner::{guarded, panic_message};
-use crate::tools::tool::{Invocation, Kind, Preview, Tool, ToolOutput};
+use crate::tools::tool::{Invocation, Kind, Preview, Tool};
 
 impl Batch {
-    pub(super) fn facts(&self, tool: &dyn Tool, inv: &Invocation, cmd_string: &str) -> CallFacts {
-        let hook = |f: &dyn Fn() -> bool| caught(f).unwrap_or(true);
-        let requires_approval = hook(&|| {
-            tool.requires_approval(inv)
-                .unwrap_or_else(|| match inv.opts.approval_setting() {
-                    ApprovalSetting::Yes => true,
-                    ApprovalSetting::No => false,
-                    ApprovalSetting::PromptCondition => tool.prompt_condition(inv),
-                })
-        });
-        let guard = |f: &dyn Fn() -> Option<String>| {
-            caught(f).unwrap_or_else(|p| {
-                Some(format!(
-                    "the tool failed to check: {}",
-                    panic_message(p.as_ref())
-                ))
-            })
-        };
+    /// The facts the decision reads, and what the judge would be told: the tool's
+    /// [`Policy`] for the call (asked once; a panic in it is a policy that asks) with its opts.
+    pub(super) fn facts(
+        &self,
+        tool: &dyn Tool,
+        inv: &Invocation,
+        cmd_string: &str,
+    ) -> (CallFacts, Option<String>) {
+        let policy = caught(|| tool.policy(inv))
+            .unwrap_or_else(|p| Policy::failed(&panic_message(p.as_ref())));
         let kind = caught(|| tool.kind()).unwrap_or_default();
-        CallFacts {
+        let facts = CallFacts {
             tool: inv.name.clone(),
             cmd_string: cmd_string.to_owned(),
             call_key: call_key(&inv.name, kind, cmd_string, &inv.args),
-            requires_approval,
+            requires_approval: requires_approval(inv.opts.approval_before(), policy.condition),
             require_cmd_approval: inv.opts.require_cmd_approval(),
             protect: inv.opts.protect(),
-            is_safe: caught(|| tool.is_safe(inv)).unwrap_or(Some(false)),
-            judge_allowed: self.judge
-                && inv.opts.judge()
-                && caught(|| tool.judge_context(inv).is_some()).unwrap_or(false),
+            is_safe: policy.is_safe,
+            judge_allowed: self.judge && inv.opts.judge() && policy.judge_context.is_some(),
             allowed: self.allowed.contains(&inv.name),
-            force_ask: guard(&|| tool.must_ask(inv)),
-            caution: guard(&|| tool.caution(inv)),
+            force_ask: policy.must_ask,
+            caution: policy.caution,
             kind,
             is_question: caught(|| tool.is_question()).unwrap_or(false),
-            reads_outside: caught(|| tool.reads_outside(inv))
-                .unwrap_or_else(|_| Some("a path the tool failed to check".into())),
+            reads_outside: policy.reads_outside,
             rule: self.rules.check(inv, cmd_string, tool),
-        }
+        };
+        (facts, policy.judge_context)
     }
 
     pub(super) fn apply(
@@ -56,6 +46,7 @@ impl Batch {
         decision: Decision,
         facts: &CallFacts,
         cmd_string: String,
+        judge_context: Option<String>,
         fx: &mut Vec<Effect>,
     ) {
         let Some(ready) = self.ready() else {
@@ -74,10 +65,7 @@ impl Batch {
                 self.start_running(tool.as_ref(), &inv, &cmd_string, fx);
             }
             Decision::Judge => {
-                let context = caught(|| tool.judge_context(&inv))
-                    .ok()
-                    .flatten()
-                    .unwrap_or_default();
+                let context = judge_context.unwrap_or_default();
                 fx.push(Effect::Emit(Event::JudgeStarted {
                     call_id: id,
                     name: name.clone(),
@@ -220,10 +208,7 @@ impl Batch {
                 self.finish_call(CallEnd::Rejected, fx);
             }
             UserChoice::Cancel => {
-                guarded(&inv.name, &mut self.out, |o| tool.on_cancelled(&inv, o));
-                guarded(&inv.name, &mut ToolOutput::default(), |_| {
-                    tool.on_exit(&inv)
-                });
+                self.cancel_current(tool.as_ref(), &inv);
                 self.ends_turn = Some(TurnEnd::Cancelled);
                 self.finish_call(CallEnd::Cancelled, fx);
             }

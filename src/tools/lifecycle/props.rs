@@ -7,6 +7,8 @@
 //!   the decision sent it there; a forced call only after the user accepted it.
 //! - Every call id ends with exactly one result, in call order, and one `ToolFinished` event.
 //! - After Cancel or a stop, nothing runs any more.
+//! - A call whose `setup` ran and that was not rejected gets exactly one `on_exit`, after its
+//!   `setup` and after its `on_cancelled` (a Cancel and a stop alike); a call never set up, none.
 
 use proptest::prelude::*;
 
@@ -170,7 +172,15 @@ proptest! {
     #[test]
     fn nothing_runs_unless_allowed_and_every_call_ends_once(c in case()) {
         let n_tools = c.tools.len();
-        let mut world = World::new(c.tools.iter().enumerate().map(|(i, p)| fake(i, p)).collect());
+        // One log for every tool: each line is "CALL_ID HOOK".
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut world = World::new(
+            c.tools
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Fake { log: log.clone(), ..fake(i, p) })
+                .collect(),
+        );
         world.mode = c.mode;
         world.interaction = if c.headless { Interaction::Headless } else { Interaction::Interactive };
         world.judge = c.judge;
@@ -237,9 +247,9 @@ proptest! {
                             ran.push(id.clone());
                         }
                         next = Some(match answers.next() {
-                            Some(Answer::Fail) => Input::Command(CmdResult::Error("x".into())),
+                            Some(Answer::Fail) => Input::Command(CmdResult::err("x")),
                             Some(Answer::Stop) => { over = true; Input::Stop }
-                            _ => Input::Command(CmdResult::Success("ok".into())),
+                            _ => Input::Command(CmdResult::ok("ok")),
                         });
                     }
                     Effect::AskUser(a) => {
@@ -288,5 +298,25 @@ proptest! {
         prop_assert_eq!(&got, &ids);
         prop_assert_eq!(finished_events.iter().map(String::as_str).collect::<Vec<_>>(), ids);
         prop_assert!(r.results.iter().all(|c| !c.content().is_empty()));
+        let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+        for res in &r.results {
+            let hooks: Vec<&str> = log
+                .iter()
+                .filter_map(|l| l.strip_prefix(&format!("{} ", res.call_id)))
+                .collect();
+            let at = |h: &str| hooks.iter().position(|x| *x == h);
+            let exits = hooks.iter().filter(|h| **h == "exit").count();
+            match at("setup") {
+                Some(setup) if res.end != CallEnd::Rejected => {
+                    prop_assert_eq!(exits, 1, "{}: {:?}", res.call_id, hooks);
+                    let exit = at("exit").unwrap_or_default();
+                    prop_assert!(setup < exit, "{}: {:?}", res.call_id, hooks);
+                    if let Some(cancelled) = at("cancelled") {
+                        prop_assert!(cancelled < exit, "{}: {:?}", res.call_id, hooks);
+                    }
+                }
+                _ => prop_assert_eq!(exits, 0, "{}: {:?}", res.call_id, hooks),
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{Batch, Effect, Phase, caught};
 use crate::events::{CallEnd, Event, TurnEnd};
 use crate::tools::runner::{guarded, panic_message, substitute};
-use crate::tools::tool::{CmdResult, Command, Invocation, Tool, ToolOutput};
+use crate::tools::tool::{CmdResult, Command, Invocation, Output, Tool, ToolOutput};
 
 impl Batch {
     pub(super) fn start_running(
@@ -27,11 +27,11 @@ impl Batch {
         let commands = match caught(|| tool.commands(inv)) {
             Ok(c) => c,
             Err(p) => {
-                let errors = vec![format!(
+                let errors = vec![Output::text(format!(
                     "Internal error with `{}` tool: {}",
                     inv.name,
                     panic_message(p.as_ref())
-                )];
+                ))];
                 guarded(&inv.name, &mut self.out, |o| tool.on_error(inv, o, &errors));
                 self.exit_after_run(tool, inv, false);
                 self.finish_call(CallEnd::Error, fx);
@@ -39,7 +39,7 @@ impl Batch {
             }
         };
         if commands.is_empty() {
-            guarded(&inv.name, &mut self.out, |o| tool.on_success(inv, o, None));
+            guarded(&inv.name, &mut self.out, |o| tool.on_success(inv, o, &[]));
             self.exit_after_run(tool, inv, true);
             self.finish_call(CallEnd::Success, fx);
             return;
@@ -94,8 +94,8 @@ impl Batch {
         &mut self,
         commands: Vec<Command>,
         next: usize,
-        mut data: Vec<String>,
-        mut errors: Vec<String>,
+        mut data: Vec<Output>,
+        mut errors: Vec<Output>,
         result: CmdResult,
         fx: &mut Vec<Effect>,
     ) {
@@ -107,7 +107,7 @@ impl Batch {
             CmdResult::Success(d) => {
                 data.push(d);
                 guarded(&inv.name, &mut self.out, |o| {
-                    tool.on_success(&inv, o, Some(&data))
+                    tool.on_success(&inv, o, &data)
                 });
                 if next + 1 < commands.len() {
                     self.phase = Phase::Running {
@@ -133,7 +133,10 @@ impl Batch {
         }
     }
 
-    /// The user stopped while `phase` was outstanding.
+    /// The user stopped while `phase` was outstanding: the call at the cursor ends as a Cancel
+    /// in the modal ends it — `on_cancelled`, then `on_exit` (its `setup` ran, or the run of
+    /// shared handlers it continues had one) — whether it was waiting for the judge, the user
+    /// or its command.
     pub(super) fn stopped(&mut self, phase: Phase, fx: &mut Vec<Effect>) {
         self.ends_turn.get_or_insert(TurnEnd::Stopped);
         if let (
@@ -142,16 +145,17 @@ impl Batch {
         ) = (&phase, self.ready())
         {
             let (tool, inv) = (ready.tool.clone(), ready.inv.clone());
-            if matches!(phase, Phase::Running { .. }) {
-                guarded(&inv.name, &mut ToolOutput::default(), |_| {
-                    tool.on_exit(&inv)
-                });
-            } else {
-                self.close_run(tool.as_ref(), &inv);
-            }
-            guarded(&inv.name, &mut self.out, |o| tool.on_cancelled(&inv, o));
+            self.cancel_current(tool.as_ref(), &inv);
             self.finish_call(CallEnd::Cancelled, fx);
         }
+    }
+
+    /// `on_cancelled` then `on_exit` for the call at the cursor, after its `setup`: the order
+    /// of a Cancel in the modal and of a stop alike.
+    pub(super) fn cancel_current(&mut self, tool: &dyn Tool, inv: &Invocation) {
+        guarded(&inv.name, &mut self.out, |o| tool.on_cancelled(inv, o));
+        guarded(&inv.name, &mut ToolOutput::default(), |_| tool.on_exit(inv));
+        self.open_run = false;
     }
 
     /// `on_exit` after the call's commands, unless the next call continues its handlers.

@@ -12,7 +12,7 @@ use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
 use crate::tools::function::FnArgs;
 use crate::tools::registry::Source;
-use crate::tools::tool::{Kind, Preview};
+use crate::tools::tool::{ApprovalBefore, Kind, Output, Policy, Preview};
 
 /// A tool whose every answer the test sets, and which logs its hooks.
 #[derive(Clone, Default)]
@@ -25,6 +25,8 @@ pub struct Fake {
     pub caution: Option<String>,
     pub safe: Option<bool>,
     pub judge: bool,
+    /// The tool's condition for asking (read when `require_approval_before` is `Condition`).
+    pub condition: bool,
     pub kind: Kind,
     /// `setup` fails with this.
     pub setup_error: Option<String>,
@@ -38,12 +40,13 @@ impl Fake {
         Self {
             name: name.into(),
             commands: 1,
+            condition: true,
             ..Self::default()
         }
     }
 
     pub fn asking(mut self) -> Self {
-        self.opts.require_approval_before = Some(true.into());
+        self.opts.require_approval_before = Some(ApprovalBefore::Always);
         self
     }
 
@@ -84,18 +87,17 @@ impl Tool for Fake {
     fn on_exit(&self, inv: &Invocation) {
         self.log("exit", inv);
     }
-    fn must_ask(&self, _inv: &Invocation) -> Option<String> {
-        self.must_ask.clone()
-    }
-    fn caution(&self, _inv: &Invocation) -> Option<String> {
-        self.caution.clone()
-    }
-    fn is_safe(&self, _inv: &Invocation) -> Option<bool> {
-        self.safe
-    }
-    fn judge_context(&self, inv: &Invocation) -> Option<String> {
-        self.judge
-            .then(|| format!("{} {}", self.name, inv.arg_str("cmd")))
+    fn policy(&self, inv: &Invocation) -> Policy {
+        Policy {
+            condition: self.condition,
+            is_safe: self.safe,
+            judge_context: self
+                .judge
+                .then(|| format!("{} {}", self.name, inv.arg_str("cmd"))),
+            must_ask: self.must_ask.clone(),
+            caution: self.caution.clone(),
+            reads_outside: None,
+        }
     }
     fn cmd_string(&self, inv: &Invocation) -> String {
         let cmd = inv.arg_str("cmd");
@@ -108,14 +110,16 @@ impl Tool for Fake {
     fn preview(&self, _inv: &Invocation) -> Option<Preview> {
         Some(Preview::Text("preview".into()))
     }
-    fn on_success(&self, inv: &Invocation, out: &mut ToolOutput, data: Option<&[String]>) {
+    fn on_success(&self, inv: &Invocation, out: &mut ToolOutput, data: &[Output]) {
         self.log("success", inv);
         if !self.silent {
-            out.add(data.unwrap_or_default().join("+"), None);
+            let data: Vec<&str> = data.iter().map(|d| d.content.as_str()).collect();
+            out.add(data.join("+"), None);
         }
     }
-    fn on_error(&self, inv: &Invocation, out: &mut ToolOutput, errors: &[String]) {
+    fn on_error(&self, inv: &Invocation, out: &mut ToolOutput, errors: &[Output]) {
         self.log("error", inv);
+        let errors: Vec<&str> = errors.iter().map(|e| e.content.as_str()).collect();
         out.add(format!("failed: {}", errors.join("; ")), None);
     }
     fn on_cancelled(&self, inv: &Invocation, out: &mut ToolOutput) {
@@ -220,7 +224,7 @@ fn finished(effects: &[Effect]) -> Option<&BatchResult> {
 }
 
 fn ok(data: &str) -> Input {
-    Input::Command(CmdResult::Success(data.into()))
+    Input::Command(CmdResult::ok(data))
 }
 
 fn accept() -> Input {
@@ -491,7 +495,7 @@ fn lifecycle_table() {
                 (Input::Start, vec!["run c1"]),
                 (ok("a"), vec!["run c1"]),
                 (
-                    Input::Command(CmdResult::Error("boom".into())),
+                    Input::Command(CmdResult::err("boom")),
                     vec!["end c1 error", "done"],
                 ),
             ],
@@ -624,7 +628,7 @@ fn shared_handlers_set_up_once_exit_once_and_still_ask_for_every_call() {
     assert_eq!(words(&b.step(ok("1"))), ["end c1 success", "ask c2 2/3"]);
     b.step(accept());
     // The run ends at the first error: c3 sets up again.
-    let fx = b.step(Input::Command(CmdResult::Error("bad".into())));
+    let fx = b.step(Input::Command(CmdResult::err("bad")));
     assert_eq!(words(&fx), ["end c2 error", "ask c3 3/3"]);
     b.step(accept());
     b.step(ok("3"));
@@ -666,4 +670,134 @@ fn the_mode_read_for_each_decision_is_the_current_one() {
     b.set_mode(Mode::Auto);
     b.step(accept());
     assert_eq!(words(&b.step(ok("1"))), ["end c1 success", "run c2"]);
+}
+
+/// The hooks a batch calls, in order: a stop ends the call at the cursor as a Cancel in the
+/// modal does (`on_cancelled`, then `on_exit` once after its `setup`), wherever it waited.
+#[test]
+fn a_stop_keeps_the_callback_order_of_cancel() {
+    let exit_last = vec!["c1 setup", "c1 cancelled", "c1 exit", "c2 cancelled"];
+    /// (row, the tool, auto mode, the inputs after Start, the hooks called).
+    type StopRow = (&'static str, Fake, bool, Vec<Input>, Vec<&'static str>);
+    let rows: Vec<StopRow> = vec![
+        (
+            "cancel in approval (the order a stop keeps)",
+            plain("t").asking(),
+            false,
+            vec![Input::Choice(UserChoice::Cancel)],
+            exit_last.clone(),
+        ),
+        (
+            "stop in approval",
+            plain("t").asking(),
+            false,
+            vec![Input::Stop],
+            exit_last.clone(),
+        ),
+        (
+            "stop in judge",
+            shell_like(),
+            true,
+            vec![Input::Stop],
+            exit_last.clone(),
+        ),
+        (
+            "stop while running",
+            plain("t"),
+            false,
+            vec![Input::Stop],
+            exit_last.clone(),
+        ),
+        (
+            "stop while the second command runs",
+            Fake {
+                commands: 2,
+                ..plain("t")
+            },
+            false,
+            vec![ok("a"), Input::Stop],
+            vec![
+                "c1 setup",
+                "c1 success",
+                "c1 cancelled",
+                "c1 exit",
+                "c2 cancelled",
+            ],
+        ),
+    ];
+    for (name, tool, auto, inputs, want) in rows {
+        let (log, tool_name) = (tool.log.clone(), tool.name.clone());
+        let mut world = World::new(vec![tool]);
+        if auto {
+            world.mode = Mode::Auto;
+        }
+        let calls = [
+            call("c1", &tool_name, &cmd("deploy")),
+            call("c2", &tool_name, &cmd("deploy")),
+        ];
+        let mut b = world.batch(&calls, Approvals::default());
+        b.step(Input::Start);
+        let mut last = Vec::new();
+        for input in inputs {
+            last = b.step(input);
+        }
+        let r = finished(&last).unwrap_or_else(|| panic!("{name}: not finished"));
+        assert!(
+            r.results.iter().all(|c| c.end == CallEnd::Cancelled),
+            "{name}"
+        );
+        assert_eq!(*log.lock().unwrap(), want, "{name}");
+    }
+}
+
+/// A config entry's `require_approval_before` wins over the tool's own default and its
+/// condition; `Condition` in the config leaves it to the tool's condition.
+#[test]
+fn the_config_setting_wins_over_the_tools_condition() {
+    let conditional = |holds: bool| Fake {
+        condition: holds,
+        opts: Opts {
+            require_approval_before: Some(ApprovalBefore::Condition),
+            ..Opts::default()
+        },
+        ..plain("t")
+    };
+    // (row, the tool's condition, the config's setting, the first effect)
+    let rows = [
+        ("the condition says no, no config", false, None, "run c1"),
+        (
+            "the condition says yes, no config",
+            true,
+            None,
+            "ask c1 1/1",
+        ),
+        (
+            "the condition says no, the config asks",
+            false,
+            Some(ApprovalBefore::Always),
+            "ask c1 1/1",
+        ),
+        (
+            "the condition says yes, the config does not ask",
+            true,
+            Some(ApprovalBefore::Never),
+            "run c1",
+        ),
+        (
+            "the config leaves it to the condition",
+            false,
+            Some(ApprovalBefore::Condition),
+            "run c1",
+        ),
+    ];
+    for (name, holds, config, want) in rows {
+        let mut world = World::new(vec![conditional(holds)]);
+        let config = Opts {
+            require_approval_before: config,
+            ..Opts::default()
+        };
+        assert!(world.registry.set_config_opts("t", config));
+        let mut b = world.batch(&[call("c1", "t", "{}")], Approvals::default());
+        assert_eq!(words(&b.step(Input::Start)), [want], "{name}");
+    }
 }

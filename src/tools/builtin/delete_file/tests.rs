@@ -87,10 +87,11 @@ fn outside_the_working_directory_must_ask_and_deletes_only_after_that() {
         outside.path().file_name().unwrap().to_string_lossy()
     );
     let i = inv_in(dir.path(), &ctx, victim.to_str().unwrap());
-    assert!(DeleteFile.must_ask(&i).is_some());
+    assert!(DeleteFile.policy(&i).must_ask.is_some());
     assert!(
         DeleteFile
-            .must_ask(&inv_in(dir.path(), &ctx, "src/old.rs"))
+            .policy(&inv_in(dir.path(), &ctx, "src/old.rs"))
+            .must_ask
             .is_none()
     );
     assert!(
@@ -101,7 +102,7 @@ fn outside_the_working_directory_must_ask_and_deletes_only_after_that() {
     );
     let t = target(dir.path(), &rel);
     assert!(!t.inside);
-    // The engine asks first (must_ask); once the user accepted, the file goes.
+    // The engine asks first (`Policy::must_ask`); once the user accepted, the file goes.
     delete(&i).unwrap();
     assert!(!victim.exists());
 }
@@ -116,7 +117,7 @@ fn a_symlink_pointing_outside_is_deleted_itself_never_its_target() {
     std::os::unix::fs::symlink(&secret, dir.path().join("link.txt")).unwrap();
     let i = inv_in(dir.path(), &ctx, "link.txt");
     // The link lives inside: deleting it touches nothing outside.
-    assert!(DeleteFile.must_ask(&i).is_none());
+    assert!(DeleteFile.policy(&i).must_ask.is_none());
     assert_eq!(
         DeleteFile.preview(&i),
         Some(Preview::Text(format!(
@@ -139,7 +140,7 @@ fn a_symlink_pointing_outside_is_deleted_itself_never_its_target() {
     // A path through a symlinked directory that leads outside is outside.
     std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
     let i = inv_in(dir.path(), &ctx, "out/secret.txt");
-    assert!(DeleteFile.must_ask(&i).is_some());
+    assert!(DeleteFile.policy(&i).must_ask.is_some());
     assert_eq!(
         target(dir.path(), "out/secret.txt").path,
         fs::canonicalize(&secret).unwrap()
@@ -175,12 +176,12 @@ fn approval_settings_and_strings() {
     let o = DeleteFile.default_opts();
     assert!(o.protect());
     assert_eq!(
-        o.approval_setting(),
-        crate::config::opts::ApprovalSetting::Yes
+        o.approval_before(),
+        crate::config::opts::ApprovalBefore::Always
     );
     let i = inv_in(dir.path(), &ctx, "src/old.rs");
     assert_eq!(
-        DeleteFile.judge_context(&i).unwrap(),
+        DeleteFile.policy(&i).judge_context.unwrap(),
         "Delete the file: src/old.rs"
     );
     assert_eq!(DeleteFile.cmd_string(&i), "delete_file src/old.rs");

@@ -188,15 +188,11 @@ fn the_tool_reports_a_summary_and_the_diff() {
         change.diff,
         "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n+2b\n three\n"
     );
-    let CmdResult::Success(data) = applied.into_result() else {
+    let CmdResult::Success(data) = CmdResult::ok(applied) else {
         panic!("an error");
     };
     let mut out = ToolOutput::default();
-    EditFile.on_success(
-        &inv_in(dir.path(), &ctx, json!({})),
-        &mut out,
-        Some(&[data]),
-    );
+    EditFile.on_success(&inv_in(dir.path(), &ctx, json!({})), &mut out, &[data]);
     assert_eq!(out.display().as_deref(), Some("Edited f.txt (+2 −1)"));
     assert_eq!(out.content(), content);
     assert_eq!(out.changes(), [change]);
@@ -546,7 +542,8 @@ fn outside_the_working_directory_must_ask() {
     let (dir, ctx) = project(b"");
     let ask = |p: &str| {
         EditFile
-            .must_ask(&inv_in(dir.path(), &ctx, args(p, one("a", "b"))))
+            .policy(&inv_in(dir.path(), &ctx, args(p, one("a", "b"))))
+            .must_ask
             .is_some()
     };
     assert!(!ask("f.txt"));
@@ -622,8 +619,8 @@ fn the_schema_is_strict() {
     assert_eq!(item["additionalProperties"], json!(false));
     assert_eq!(EditFile.kind(), Kind::FileEdit);
     assert_eq!(
-        EditFile.default_opts().approval_setting(),
-        crate::config::opts::ApprovalSetting::Yes
+        EditFile.default_opts().approval_before(),
+        crate::config::opts::ApprovalBefore::Always
     );
 }
 

@@ -248,7 +248,7 @@ fn schema_is_strict_with_nullable_optionals() {
     );
     assert_eq!(FileSearch.kind(), Kind::ReadOnly);
     assert_eq!(
-        FileSearch.default_opts().approval_setting(),
-        crate::config::opts::ApprovalSetting::No
+        FileSearch.default_opts().approval_before(),
+        crate::config::opts::ApprovalBefore::Never
     );
 }
