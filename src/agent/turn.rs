@@ -50,6 +50,8 @@ mod replying;
 mod sending;
 
 #[cfg(test)]
+mod props;
+#[cfg(test)]
 mod tests;
 
 /// What a turn works on: moved out of the agent when it starts, given back when it ends.
