@@ -220,9 +220,8 @@ impl Plan {
     }
 
     /// Replaces what comes before the split with `system` and the summary the model wrote
-    /// (`reply`); the window's counts start over; reports it (`Event::Compacted`) and the
-    /// tokens now in use into `out`.
-    #[allow(clippy::too_many_arguments)]
+    /// (`reply`); the window's counts start over. What to report: `Event::Compacted`, then the
+    /// tokens now in use.
     pub fn apply(
         self,
         reply: &str,
@@ -231,8 +230,7 @@ impl Plan {
         window: &mut WindowState,
         tools: &[ToolSpec],
         interaction: Interaction,
-        out: &mut Vec<Event>,
-    ) {
+    ) -> Vec<Event> {
         let summary = with_request(reply, self.request.as_deref());
         let tail: Vec<ChatMessage> = messages[self.start.min(messages.len())..].to_vec();
         *messages = rebuild(system, &summary, &tail);
@@ -241,17 +239,18 @@ impl Plan {
         window.pruned = 0;
         window.warned = false;
         let after = window.estimate(messages, tools);
-        out.push(Event::Compacted {
+        let mut out = vec![Event::Compacted {
             summary,
             before: self.before,
             after,
             tail: tail.len(),
-        });
+        }];
         let in_use = InUse {
             tokens: after,
             counted: Counted::Estimated,
         };
-        window.report_in_use(in_use, interaction, out);
+        window.report_in_use(in_use, interaction, &mut out);
+        out
     }
 }
 

@@ -7,9 +7,15 @@
 //! every assistant tool-call message is followed by exactly one tool message per call id, in
 //! call order, before the next request.
 //!
+//! One turn is the pure state machine [`turn::Turn`] (no IO: what each request sends, the
+//! overflow retry, the tool messages, the loop guard, resubmitting, stops); its driver
+//! ([`turn::driver`]) performs the effects, and [`Agent::send`] is its entry — the one way both
+//! front-ends run a turn.
+//!
 //! [`Agent`] keeps its state private: front-ends drive it with [`task::Command`]s (or call
 //! [`Agent::send`] directly, headless) and learn everything from events.
 //!
+//! - [`turn`]: one user message's turn as a state machine, and its driver.
 //! - `build`: an agent for a new chat from the config ([`build()`]).
 //! - [`call_ids`]: every call id unique for the whole chat (also across resume).
 //! - [`resume_mode`]: the mode a resumed chat continues in (resuming never loosens).
@@ -17,8 +23,9 @@
 //! - [`saving`]: the chat's session file: written while it happens, continued on resume.
 //! - [`context`]: the window budget, estimates and pruning; [`compaction`]: the summary that
 //!   replaces older history when pruning is not enough.
-//! - [`window`]: the agent's side of the window: fitting each request, usage, overflow
-//!   recovery; [`loop_guard`]: stops a model that repeats a failing call.
+//! - [`window`]: the agent's side of the window: learning it, `/compact`; [`fit`]: what each
+//!   request sends (pure); [`in_use`]: the tokens in use, from the usage or estimated;
+//!   [`loop_guard`]: stops a model that repeats a failing call.
 //! - [`instructions`]: the environment block and `AGENTS.md` files after the system prompt.
 //! - [`context_report`]: `/context`, what fills the window.
 //! - [`mcp_sync`]: the MCP servers' tools offered as they start, change or fail.

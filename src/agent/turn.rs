@@ -8,11 +8,12 @@
 //! effects: it streams a request, asks for a summary, runs a batch on the engine, emits.
 //!
 //! ```text
-//! Waiting ─User→ [round] ─ fit: Send ──────────────→ Streaming ─Finished(reply)─┬─ no calls → Done
-//!                   ↑         Compact → Compacting ─Summary→ Send ↗        │     └─ calls → Running
-//!                   │         TooLarge → Done                        overflow (once)      │
-//!                   │                                           → Compacting ─→ [round]   │
-//!                   └──────────── resubmit (after the batch's results) ─────────────────┘
+//! Waiting ─User→ round ─fit→ Streaming ─reply without calls→ Done
+//!                 ↑ │ │      (or Compact → Compacting ─Summary→ Streaming)
+//!                 │ │ └─ too large, or max_turns used → Done
+//!                 │ └──── Streaming ─overflow error (once)→ Compacting ─Summary→ round
+//!                 └─ resubmit ─ Running ←reply with calls─ Streaming
+//! Stop: Waiting, Streaming, Compacting → Done; Running → Done with the batch's results
 //! ```
 //!
 //! Invariants (checked by the property test):
@@ -32,9 +33,10 @@
 //! it makes names none: the driver sends it to the model in use at that moment, so a `/model`
 //! during a turn applies from the next request).
 //!
-//! The transitions live in three parts: [`sending`] (rounds, fitting, compaction), [`replying`]
-//! (stream events, the reply, overflow) and [`answering`] (a batch's results, the loop guard,
-//! resubmitting).
+//! The transitions live in three parts: `sending` (rounds, fitting, compaction), `replying`
+//! (stream events, the reply, overflow) and `answering` (a batch's results, the loop guard,
+//! resubmitting). A new way to recover from a failed request goes in `replying::failed` (the
+//! overflow retry is `overflowed`); a new reading of a finished reply in `replying::replied`.
 
 use super::call_ids::CallIds;
 use super::compaction;

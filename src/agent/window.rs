@@ -263,15 +263,13 @@ impl Agent {
         let system = ChatMessage::System {
             content: self.system_message(),
         };
-        let mut out = Vec::new();
-        plan.apply(
+        let out = plan.apply(
             &reply.content,
             system,
             &mut self.messages,
             &mut self.window,
             tools,
             self.engine.interaction(),
-            &mut out,
         );
         emit_all(sink, out);
         Ok(true)

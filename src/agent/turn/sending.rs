@@ -95,8 +95,7 @@ impl Turn {
             Ok(s) => s,
             Err(e) => return self.finish(TurnEnd::Failed(e), fx),
         };
-        let mut out = Vec::new();
-        plan.apply(
+        let out = plan.apply(
             &summary,
             ChatMessage::System {
                 content: self.system.clone(),
@@ -105,7 +104,6 @@ impl Turn {
             &mut self.chat.window,
             &self.tools,
             self.rules.interaction,
-            &mut out,
         );
         Self::emit(fx, out);
         self.compacted(then, fx);
