@@ -53,6 +53,8 @@ impl Agent {
             .await;
         let chat = turn.into_chat();
         (self.messages, self.window, self.call_ids) = (chat.messages, chat.window, chat.call_ids);
+        // Nothing is queued during a turn yet (no front end feeds `Input::Queued`), so
+        // `finished.queued` is empty: a front end that queues will send it next.
         finished.end
     }
 

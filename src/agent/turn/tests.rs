@@ -627,3 +627,57 @@ fn usage_is_counted_and_the_request_names_no_model() {
         .collect();
     assert_eq!(kinds, ["context", "reply", "ended", "finish"]);
 }
+
+#[test]
+fn what_does_not_fit_says_what_to_do_and_offers_clear_only_interactively() {
+    let error = |interaction| {
+        let mut rules = rules();
+        rules.interaction = interaction;
+        let mut turn = turn_on(vec![system("sys")], 2_048, rules);
+        let fx = turn.step(user(&"m".repeat(9_000)));
+        fx.iter()
+            .find_map(|e| match e {
+                Effect::Finish(Finished {
+                    end: TurnEnd::Failed(e),
+                    ..
+                }) => Some(e.to_string()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    };
+    let interactive = error(Interaction::Interactive);
+    assert!(
+        interactive.contains("shorten the message or start a new chat (/clear)"),
+        "{interactive}"
+    );
+    let headless = error(Interaction::Headless);
+    assert!(headless.contains("shorten the message"), "{headless}");
+    assert!(!headless.contains("/clear"), "{headless}");
+}
+
+#[test]
+fn a_window_nearly_full_is_told_once() {
+    let warnings = |fx: &[Effect]| {
+        fx.iter()
+            .filter(|e| matches!(e, Effect::Emit(Event::Info(Ok(t))) if t.contains("% full")))
+            .count()
+    };
+    let mut turn = turn_on(vec![system("sys")], 32_768, rules());
+    turn.step(user("hi"));
+    let sent = turn.chat().window.last_sent_chars as u64;
+    let reply = |prompt: u64| {
+        finished(AssistantMessage {
+            tool_calls: vec![call("c", r#"{"cmd":"make"}"#)],
+            usage: Some(Usage {
+                prompt_tokens: Some(prompt),
+                completion_tokens: Some(0),
+                total_tokens: None,
+            }),
+            ..AssistantMessage::default()
+        })
+    };
+    // A plausible count of 80 % of the window.
+    assert_eq!(warnings(&turn.step(reply(sent.max(26_000)))), 1);
+    turn.step(ok(&["c"]));
+    assert_eq!(warnings(&turn.step(reply(sent.max(27_000)))), 0);
+}
