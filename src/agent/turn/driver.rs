@@ -15,7 +15,7 @@ use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 
 use super::{Answer, Answers, Chat, Effect, Finished, Input, Rules, Setup, Turn, UserMessage};
-use crate::agent::{Agent, EventSink, TurnEnd, mentions};
+use crate::agent::{Agent, Event, EventSink, TurnEnd, mentions};
 use crate::provider::{ChatRequest, StreamEvent, ToolCall};
 
 type Events = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
@@ -85,6 +85,7 @@ impl Agent {
     ) -> Finished {
         let mut input = first;
         let mut stream: Option<Events> = None;
+        let mut stopping = false;
         loop {
             let mut next = None;
             for effect in turn.step(input) {
@@ -113,9 +114,18 @@ impl Agent {
                     input
                 }
                 // Every step that does not finish asks for something; if one did not, stopping
-                // is the safe way out.
+                // is the safe way out — and if even that leaves the turn waiting, it ends so.
+                (None, None) if stopping => {
+                    tracing::error!("the turn asked for nothing, even after a stop");
+                    sink.emit(Event::TurnEnded(TurnEnd::Stopped));
+                    return Finished {
+                        end: TurnEnd::Stopped,
+                        queued: Vec::new(),
+                    };
+                }
                 (None, None) => Input::Stop,
             };
+            stopping = input == Input::Stop;
         }
     }
 
