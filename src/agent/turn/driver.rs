@@ -1,7 +1,9 @@
 //! The turn's driver: performs the [`Turn`]'s effects one at a time and feeds the answers
 //! back — a request streamed through the client (each event an input; a stop drops the
 //! stream), a summary asked for, a batch run on the engine, events emitted. The cancellation
-//! token interrupts whatever is outstanding. [`Agent::send`] is its entry, and the one way
+//! token interrupts whatever is outstanding; a stop that comes as a batch ends (too late for
+//! the engine to see it) is passed on before the batch's results, so the turn ends stopped
+//! instead of sending another request. [`Agent::send`] is its entry, and the one way
 //! both front-ends run a turn: the TUI through its task (`task.rs`), headless directly.
 //!
 //! Before the turn it does what needs the agent's IO and the engine: the window learned, the
@@ -86,8 +88,9 @@ impl Agent {
         let mut input = first;
         let mut stream: Option<Events> = None;
         let mut stopping = false;
+        // Answers not yet given, in order.
+        let mut next = std::collections::VecDeque::new();
         loop {
-            let mut next = None;
             for effect in turn.step(input) {
                 match effect {
                     Effect::Emit(e) => sink.emit(e),
@@ -98,13 +101,21 @@ impl Agent {
                     }
                     Effect::Summarise(mut request) => {
                         request.model = self.model.get();
-                        next = Some(self.summarise(&request, cancel).await);
+                        next.push_back(self.summarise(&request, cancel).await);
                     }
-                    Effect::RunBatch(calls) => next = Some(self.batch(&calls, sink, cancel).await),
+                    Effect::RunBatch(calls) => {
+                        let answers = self.batch(&calls, sink, cancel).await;
+                        // A stop as the batch ended, too late for it to see: the turn ends
+                        // with the results all the same.
+                        if cancel.is_cancelled() {
+                            next.push_back(Input::Stop);
+                        }
+                        next.push_back(answers);
+                    }
                     Effect::Finish(finished) => return finished,
                 }
             }
-            input = match (next, stream.as_mut()) {
+            input = match (next.pop_front(), stream.as_mut()) {
                 (Some(input), _) => input,
                 (None, Some(events)) => {
                     let input = next_event(events, cancel).await;
