@@ -7,7 +7,7 @@
 //! answering 42 to any request, a count stuck while the chat grows) is ignored: the number is
 //! then the estimate, from the characters sent and received, as before the first request.
 //!
-//! Not here: what a request sends (pruning, compaction: `window.rs`), the window's size.
+//! Not here: what a request sends (pruning, compaction: `fit.rs`), the window's size (`window.rs`).
 
 use super::context::{plausible_prompt, tokens};
 use super::window::{WARN_AT, WindowState};
