@@ -9,8 +9,14 @@
 //! progress, verbatim, when the turn was split), and the rest verbatim: whole tool rounds, so
 //! every tool call in it keeps its result.
 
-use super::context::{Budget, message_chars, tokens};
-use crate::provider::{ChatMessage, ChatRequest};
+use super::context::{
+    Budget, KEEP_ROUNDS, StandIns, message_chars, prune, round_start, tail_start, tokens,
+};
+use super::in_use::{Counted, InUse};
+use super::window::WindowState;
+use crate::events::Event;
+use crate::provider::{ChatMessage, ChatRequest, ToolSpec};
+use crate::tools::approval::Interaction;
 
 const PROMPT: &str = include_str!("../../assets/compact_prompt.md");
 
@@ -140,6 +146,112 @@ pub fn rebuild(system: ChatMessage, summary: &str, tail: &[ChatMessage]) -> Vec<
 /// The user message that carries a summary.
 pub fn summary_message(summary: &str) -> String {
     format!("{SUMMARY_PREFIX}\n\n{}", summary.trim())
+}
+
+/// A compaction about to happen: where the history splits, and what is kept of the request
+/// in progress. Worked out before the summary is asked for and applied when it comes, on the
+/// same history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The first message kept verbatim.
+    pub start: usize,
+    /// The request in progress, carried after the summary when the split is inside the last
+    /// turn.
+    pub request: Option<String>,
+    /// The estimated tokens of the history before.
+    pub before: u64,
+}
+
+/// Where a compaction of `messages` splits them: before the last user message when there
+/// are earlier turns and that turn is not itself big (over half the compaction threshold,
+/// pruned); else before its last [`KEEP_ROUNDS`] rounds, keeping its request. `None`:
+/// nothing older to summarise.
+pub fn plan(messages: &[ChatMessage], tools: &[ToolSpec], window: &WindowState) -> Option<Plan> {
+    let (start, request) = split(messages, tools, window)?;
+    if messages[1.min(messages.len())..start].is_empty() {
+        return None;
+    }
+    Some(Plan {
+        start,
+        request,
+        before: window.estimate(messages, tools),
+    })
+}
+
+fn split(
+    m: &[ChatMessage],
+    tools: &[ToolSpec],
+    window: &WindowState,
+) -> Option<(usize, Option<String>)> {
+    let user_at = tail_start(m);
+    let turn: Vec<ChatMessage> = m[..1.min(m.len())]
+        .iter()
+        .chain(&m[user_at..])
+        .cloned()
+        .collect();
+    let turn_is_big =
+        window.estimate(&prune(&turn, KEEP_ROUNDS).0, tools) > window.budget().compact_at() / 2;
+    if user_at > 1 && user_at < m.len() && !turn_is_big {
+        return Some((user_at, None));
+    }
+    let rounds = user_at + round_start(&m[user_at..], KEEP_ROUNDS);
+    if rounds <= user_at || user_at >= m.len() {
+        return (user_at > 1).then_some((user_at, None));
+    }
+    let request = match &m[user_at] {
+        ChatMessage::User { content } => request_in(content).to_owned(),
+        _ => String::new(),
+    };
+    Some((rounds, Some(request)))
+}
+
+impl Plan {
+    /// The request for the summary of what comes before the split, to `model`; `focus` says
+    /// what to keep in particular (`/compact FOCUS`).
+    pub fn request(
+        &self,
+        model: &str,
+        messages: &[ChatMessage],
+        focus: Option<&str>,
+        window: &WindowState,
+    ) -> ChatRequest {
+        let older = &messages[1.min(messages.len())..self.start.min(messages.len())];
+        request(model, older, focus, window.budget(), window.ratio)
+    }
+
+    /// Replaces what comes before the split with `system` and the summary the model wrote
+    /// (`reply`); the window's counts start over. What to report: `Event::Compacted`, then the
+    /// tokens now in use.
+    pub fn apply(
+        self,
+        reply: &str,
+        system: ChatMessage,
+        messages: &mut Vec<ChatMessage>,
+        window: &mut WindowState,
+        tools: &[ToolSpec],
+        interaction: Interaction,
+    ) -> Vec<Event> {
+        let summary = with_request(reply, self.request.as_deref());
+        let tail: Vec<ChatMessage> = messages[self.start.min(messages.len())..].to_vec();
+        *messages = rebuild(system, &summary, &tail);
+        window.stand_ins = StandIns::default();
+        window.compactions += 1;
+        window.pruned = 0;
+        window.warned = false;
+        let after = window.estimate(messages, tools);
+        let mut out = vec![Event::Compacted {
+            summary,
+            before: self.before,
+            after,
+            tail: tail.len(),
+        }];
+        let in_use = InUse {
+            tokens: after,
+            counted: Counted::Estimated,
+        };
+        window.report_in_use(in_use, interaction, &mut out);
+        out
+    }
 }
 
 /// Characters of `messages`, for before/after notes.

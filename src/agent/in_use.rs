@@ -7,11 +7,11 @@
 //! answering 42 to any request, a count stuck while the chat grows) is ignored: the number is
 //! then the estimate, from the characters sent and received, as before the first request.
 //!
-//! Not here: what a request sends (pruning, compaction: `window.rs`), the window's size.
+//! Not here: what a request sends (pruning, compaction: `fit.rs`), the window's size (`window.rs`).
 
 use super::context::{plausible_prompt, tokens};
-use super::window::WARN_AT;
-use super::{Agent, Event, EventSink};
+use super::window::{WARN_AT, WindowState};
+use crate::events::Event;
 use crate::provider::AssistantMessage;
 use crate::tools::approval::Interaction;
 
@@ -36,46 +36,51 @@ impl InUse {
     }
 }
 
-impl Agent {
-    /// Sets the tokens in use and reports them on the gauge; the first time they reach
-    /// [`WARN_AT`] % of the window (since the chat began or was compacted), says so — with
-    /// the estimate before a request too, so a system prompt and tools that fill most of a
-    /// small window are told at once.
-    pub(super) fn report_in_use(&mut self, in_use: InUse, sink: &EventSink) {
-        let percent = in_use.percent(self.window.tokens);
-        if percent >= WARN_AT && !self.window.warned {
-            self.window.warned = true;
+impl WindowState {
+    /// Sets the tokens in use and reports them on the gauge (into `out`); the first time they
+    /// reach [`WARN_AT`] % of the window (since the chat began or was compacted), says so —
+    /// with the estimate before a request too, so a system prompt and tools that fill most of
+    /// a small window are told at once.
+    pub fn report_in_use(&mut self, in_use: InUse, interaction: Interaction, out: &mut Vec<Event>) {
+        let percent = in_use.percent(self.tokens);
+        if percent >= WARN_AT && !self.warned {
+            self.warned = true;
             let b = self.budget();
             let share = |t: u64| t * 100 / b.window.max(1);
-            sink.emit(Event::Info(Ok(format!(
+            out.push(Event::Info(Ok(format!(
                 "the context window is {percent}% full ({} of {} tokens): from {}% older tool outputs are sent as short stand-ins, from {}% the older conversation is summarised ({})",
                 in_use.tokens,
                 b.window,
                 share(b.prune_at()),
                 share(b.compact_at()),
-                match self.engine().interaction() {
+                match interaction {
                     Interaction::Interactive => "/compact [focus] does it now, /context shows what fills it",
                     Interaction::Headless => "a run without --continue or --resume starts with an empty window",
                 },
             ))));
         }
-        self.window.in_use = Some(in_use);
-        sink.emit(Event::Context {
+        self.in_use = Some(in_use);
+        out.push(Event::Context {
             used: in_use.tokens,
-            window: self.window.tokens,
-            source: self.window.source.clone(),
+            window: self.tokens,
+            source: self.source.clone(),
             estimated: in_use.estimated(),
-            ratio: self.window.ratio,
+            ratio: self.ratio,
         });
     }
 
     /// After a reply: the server's usage when it is plausible (calibrating the estimate on
     /// it), else the estimate; reports it (and warns once when the window is nearly full).
-    pub(super) fn usage(&mut self, reply: &AssistantMessage, sink: &EventSink) {
+    pub fn usage(
+        &mut self,
+        reply: &AssistantMessage,
+        interaction: Interaction,
+        out: &mut Vec<Event>,
+    ) {
         let u = reply.usage.unwrap_or_default();
         let (prompt, completion) = (u.prompt_tokens, u.completion_tokens.unwrap_or(0));
-        let sent = self.window.last_sent_chars;
-        let estimate = || tokens(sent + reply.content.len(), self.window.ratio);
+        let sent = self.last_sent_chars;
+        let estimate = tokens(sent + reply.content.len(), self.ratio);
         let in_use = match prompt {
             Some(p) if sent == 0 && p > 0 => InUse {
                 tokens: p + completion,
@@ -84,10 +89,10 @@ impl Agent {
                     completion,
                 },
             },
-            Some(p) if plausible_prompt(p, sent, self.window.calibrated_on) => {
+            Some(p) if plausible_prompt(p, sent, self.calibrated_on) => {
                 // Calibrate, within sane bounds (1–8 characters a token).
-                self.window.ratio = (sent as f64 / p as f64).clamp(1.0, 8.0);
-                self.window.calibrated_on = Some((p, sent));
+                self.ratio = (sent as f64 / p as f64).clamp(1.0, 8.0);
+                self.calibrated_on = Some((p, sent));
                 InUse {
                     tokens: p + completion,
                     counted: Counted::Server {
@@ -103,7 +108,7 @@ impl Agent {
                     "the server's usage cannot be true of the request: estimating instead"
                 );
                 InUse {
-                    tokens: estimate(),
+                    tokens: estimate,
                     counted: Counted::Ignored {
                         prompt: p,
                         chars: sent,
@@ -111,10 +116,10 @@ impl Agent {
                 }
             }
             None => InUse {
-                tokens: estimate(),
+                tokens: estimate,
                 counted: Counted::Estimated,
             },
         };
-        self.report_in_use(in_use, sink);
+        self.report_in_use(in_use, interaction, out);
     }
 }

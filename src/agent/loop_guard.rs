@@ -4,7 +4,6 @@
 
 use crate::events::{CallEnd, TurnEnd};
 use crate::provider::ToolCall;
-use crate::tools::lifecycle::CallResult;
 
 pub const LIMIT: u32 = 3;
 
@@ -21,11 +20,11 @@ fn key(call: &ToolCall) -> (String, serde_json::Value) {
 }
 
 impl LoopGuard {
-    /// Looks at a batch's calls and results, in order; the turn's end when the same failing
-    /// call came [`LIMIT`] times in a row.
-    pub fn check(&mut self, calls: &[ToolCall], results: &[CallResult]) -> Option<TurnEnd> {
-        for (call, result) in calls.iter().zip(results) {
-            if matches!(result.end, CallEnd::Error | CallEnd::Rejected) {
+    /// Looks at a batch's calls and how each ended, in order; the turn's end when the same
+    /// failing call came [`LIMIT`] times in a row.
+    pub fn check(&mut self, calls: &[ToolCall], ends: &[CallEnd]) -> Option<TurnEnd> {
+        for (call, end) in calls.iter().zip(ends) {
+            if matches!(end, CallEnd::Error | CallEnd::Rejected) {
                 let k = key(call);
                 if self.last.as_ref() == Some(&k) {
                     self.count += 1;
@@ -51,7 +50,6 @@ impl LoopGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::tool::ToolOutput;
 
     fn call(args: &str) -> ToolCall {
         ToolCall {
@@ -61,31 +59,19 @@ mod tests {
         }
     }
 
-    fn result(end: CallEnd) -> CallResult {
-        CallResult {
-            call_id: "c".into(),
-            name: "run_command".into(),
-            end,
-            output: ToolOutput::default(),
-        }
-    }
-
     #[test]
     fn the_third_identical_failure_stops_the_turn() {
         let mut g = LoopGuard::default();
         assert_eq!(
-            g.check(&[call(r#"{"cmd":"make"}"#)], &[result(CallEnd::Error)]),
+            g.check(&[call(r#"{"cmd":"make"}"#)], &[CallEnd::Error]),
             None
         );
         assert_eq!(
-            g.check(
-                &[call(r#"{ "cmd" : "make" }"#)],
-                &[result(CallEnd::Rejected)]
-            ),
+            g.check(&[call(r#"{ "cmd" : "make" }"#)], &[CallEnd::Rejected]),
             None
         );
         assert_eq!(
-            g.check(&[call(r#"{"cmd":"make"}"#)], &[result(CallEnd::Error)]),
+            g.check(&[call(r#"{"cmd":"make"}"#)], &[CallEnd::Error]),
             Some(TurnEnd::Repeated {
                 tool: "run_command".into(),
                 times: 3
@@ -97,17 +83,17 @@ mod tests {
     fn a_success_or_another_call_resets_it() {
         let mut g = LoopGuard::default();
         for _ in 0..2 {
-            g.check(&[call(r#"{"cmd":"make"}"#)], &[result(CallEnd::Error)]);
+            g.check(&[call(r#"{"cmd":"make"}"#)], &[CallEnd::Error]);
         }
-        g.check(&[call(r#"{"cmd":"make"}"#)], &[result(CallEnd::Success)]);
+        g.check(&[call(r#"{"cmd":"make"}"#)], &[CallEnd::Success]);
         for _ in 0..2 {
             assert_eq!(
-                g.check(&[call(r#"{"cmd":"make"}"#)], &[result(CallEnd::Error)]),
+                g.check(&[call(r#"{"cmd":"make"}"#)], &[CallEnd::Error]),
                 None
             );
         }
         assert_eq!(
-            g.check(&[call(r#"{"cmd":"make test"}"#)], &[result(CallEnd::Error)]),
+            g.check(&[call(r#"{"cmd":"make test"}"#)], &[CallEnd::Error]),
             None
         );
     }

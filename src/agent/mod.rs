@@ -7,9 +7,15 @@
 //! every assistant tool-call message is followed by exactly one tool message per call id, in
 //! call order, before the next request.
 //!
+//! One turn is the pure state machine [`turn::Turn`] (no IO: what each request sends, the
+//! overflow retry, the tool messages, the loop guard, resubmitting, stops); its driver
+//! ([`turn::driver`]) performs the effects, and [`Agent::send`] is its entry — the one way both
+//! front-ends run a turn.
+//!
 //! [`Agent`] keeps its state private: front-ends drive it with [`task::Command`]s (or call
 //! [`Agent::send`] directly, headless) and learn everything from events.
 //!
+//! - [`turn`]: one user message's turn as a state machine, and its driver.
 //! - `build`: an agent for a new chat from the config ([`build()`]).
 //! - [`call_ids`]: every call id unique for the whole chat (also across resume).
 //! - [`resume_mode`]: the mode a resumed chat continues in (resuming never loosens).
@@ -17,8 +23,9 @@
 //! - [`saving`]: the chat's session file: written while it happens, continued on resume.
 //! - [`context`]: the window budget, estimates and pruning; [`compaction`]: the summary that
 //!   replaces older history when pruning is not enough.
-//! - [`window`]: the agent's side of the window: fitting each request, usage, overflow
-//!   recovery; [`loop_guard`]: stops a model that repeats a failing call.
+//! - [`window`]: the agent's side of the window: learning it, `/compact`; [`fit`]: what each
+//!   request sends (pure); [`in_use`]: the tokens in use, from the usage or estimated;
+//!   [`loop_guard`]: stops a model that repeats a failing call.
 //! - [`instructions`]: the environment block and `AGENTS.md` files after the system prompt.
 //! - [`context_report`]: `/context`, what fills the window.
 //! - [`mcp_sync`]: the MCP servers' tools offered as they start, change or fail.
@@ -31,6 +38,7 @@ pub mod call_ids;
 pub mod compaction;
 pub mod context;
 pub mod context_report;
+pub mod fit;
 pub mod in_use;
 pub mod instructions;
 pub mod loop_guard;
@@ -40,18 +48,13 @@ pub mod resume_mode;
 pub mod saving;
 pub mod task;
 pub mod transcript;
+pub mod turn;
 pub mod window;
 
 use std::collections::BTreeMap;
 
-use futures_util::StreamExt;
-use tokio_util::sync::CancellationToken;
-
 pub use crate::events::{Event, EventSink, TurnEnd};
-use crate::provider::{
-    AssistantMessage, ChatMessage, ChatRequest, Client, ProviderError, SharedModel, StreamDelta,
-    StreamEvent, ToolSpec,
-};
+use crate::provider::{ChatMessage, Client, SharedModel, ToolSpec};
 use crate::tools::approval::{Interaction, SharedMode};
 use crate::tools::context::QuestionSender;
 use crate::tools::orchestrator::Engine;
@@ -94,6 +97,8 @@ pub struct Agent {
     messages: Vec<ChatMessage>,
     /// The context window and what was sent.
     window: window::WindowState,
+    /// What finding out the window has done already.
+    learning: window::Learning,
     /// The MCP servers, and what of them the engine and the user know.
     mcp: mcp_sync::McpState,
     /// Every call id of the chat so far: a new call never gets one of them.
@@ -123,6 +128,7 @@ impl Agent {
             groups,
             messages: Vec::new(),
             window: Default::default(),
+            learning: Default::default(),
             mcp: Default::default(),
             call_ids: Default::default(),
         };
@@ -203,7 +209,13 @@ impl Agent {
         self.reset();
         for step in &saved.history {
             match step {
-                Step::ToolsAdded(names) => self.add_tools(names),
+                Step::ToolsAdded(names) => {
+                    let prompts = self.add_tools(names);
+                    let prompts = prompts
+                        .into_iter()
+                        .map(|content| ChatMessage::System { content });
+                    self.messages.extend(prompts);
+                }
                 Step::Compacted(summary) => {
                     self.messages = vec![
                         ChatMessage::System {
@@ -262,115 +274,10 @@ impl Agent {
             .collect()
     }
 
-    /// Runs one user message to the end of its turn; the last event is `TurnEnded`.
-    pub async fn send(
-        &mut self,
-        user: &str,
-        sink: &EventSink,
-        cancel: &CancellationToken,
-    ) -> TurnEnd {
-        let end = self.turn(user, sink, cancel).await;
-        sink.emit(Event::TurnEnded(end.clone()));
-        end
-    }
-
-    async fn turn(&mut self, user: &str, sink: &EventSink, cancel: &CancellationToken) -> TurnEnd {
-        // The window first: a small one narrows the built-in tools, never the MCP servers'.
-        self.learn_window(sink).await;
-        self.sync_mcp(sink).await;
-        self.add_user_message(user, sink);
-        let mut overflow_retried = false;
-        let mut guard = loop_guard::LoopGuard::default();
-        for _round in 0..self.settings.max_turns {
-            let tools = self.tool_specs();
-            let sent = match self.fit(&tools, sink, cancel).await {
-                Ok(m) => m,
-                Err(_) if cancel.is_cancelled() => return TurnEnd::Stopped,
-                Err(e) => return TurnEnd::Failed(e),
-            };
-            let request = window::request(self.model.get(), sent, tools.clone());
-            let mut reply = match self.stream(&request, sink, cancel).await {
-                Ok(m) => m,
-                Err(TurnEnd::Failed(ProviderError::ContextOverflow { window, .. }))
-                    if !overflow_retried =>
-                {
-                    overflow_retried = true;
-                    match self.recover(window, &tools, sink, cancel).await {
-                        Ok(()) => {}
-                        Err(_) if cancel.is_cancelled() => return TurnEnd::Stopped,
-                        Err(e) => return TurnEnd::Failed(e),
-                    }
-                    continue;
-                }
-                Err(end) => return end,
-            };
-            // Before anyone sees the calls: the ids they are known by from here on are unique.
-            self.call_ids.assign(&mut reply.tool_calls);
-            self.usage(&reply, sink);
-            sink.emit(Event::ReplyDone(reply.clone()));
-            // The text moves into the history (a long reply is not held twice).
-            self.messages.push(ChatMessage::Assistant {
-                content: std::mem::take(&mut reply.content),
-                tool_calls: reply.tool_calls.clone(),
-            });
-            if reply.tool_calls.is_empty() {
-                return if reply.hit_length_limit() {
-                    TurnEnd::LengthLimit
-                } else {
-                    TurnEnd::Completed
-                };
-            }
-            let batch = self.engine.run_batch(&reply.tool_calls, sink, cancel).await;
-            for r in &batch.results {
-                self.messages.push(ChatMessage::Tool {
-                    tool_call_id: r.call_id.clone(),
-                    content: r.content(),
-                });
-            }
-            if let Some(end) = batch.ends_turn {
-                return end;
-            }
-            if let Some(end) = guard.check(&reply.tool_calls, &batch.results) {
-                return end;
-            }
-            let resubmit = if batch.had_error {
-                self.settings.auto_submit_errors
-            } else {
-                self.settings.auto_submit_success
-            };
-            if !resubmit {
-                return TurnEnd::Completed;
-            }
-        }
-        TurnEnd::MaxTurns(self.settings.max_turns)
-    }
-
-    /// `@{name}` mentions add tools for the rest of the chat (their system prompts go in
-    /// first); then the message joins the history.
-    fn add_user_message(&mut self, user: &str, sink: &EventSink) {
-        let expanded = mentions::expand(
-            user,
-            self.engine.registry(),
-            &self.groups,
-            self.engine.active(),
-        );
-        if !expanded.added.is_empty() {
-            self.add_tools(&expanded.added);
-            sink.emit(Event::ToolsAdded {
-                names: expanded.added.clone(),
-            });
-        }
-        sink.emit(Event::UserMessage {
-            text: user.to_owned(),
-            sent: expanded.text.clone(),
-        });
-        self.messages.push(ChatMessage::User {
-            content: expanded.text,
-        });
-    }
-
-    /// Offers `names` for the rest of the chat; their system prompts join the history.
-    fn add_tools(&mut self, names: &[String]) {
+    /// Offers `names` for the rest of the chat; the system prompts of those newly offered, to
+    /// join the history.
+    fn add_tools(&mut self, names: &[String]) -> Vec<String> {
+        let mut prompts = Vec::new();
         for name in names {
             if !self.engine.activate(name) {
                 continue;
@@ -381,51 +288,9 @@ impl Agent {
                 .get(name)
                 .and_then(|e| e.tool.system_prompt())
             {
-                self.messages.push(ChatMessage::System { content: p });
+                prompts.push(p);
             }
         }
-    }
-
-    /// Streams one reply. On stop, keeps the partial text in the history.
-    async fn stream(
-        &mut self,
-        request: &ChatRequest,
-        sink: &EventSink,
-        cancel: &CancellationToken,
-    ) -> Result<AssistantMessage, TurnEnd> {
-        let mut stream = std::pin::pin!(self.client.stream_chat(request));
-        let mut partial = String::new();
-        loop {
-            let event = tokio::select! {
-                ev = stream.next() => ev,
-                () = cancel.cancelled() => {
-                    sink.emit(Event::ReplyInterrupted { partial: partial.clone() });
-                    if !partial.is_empty() {
-                        self.messages.push(ChatMessage::Assistant { content: partial, tool_calls: Vec::new() });
-                    }
-                    return Err(TurnEnd::Stopped);
-                }
-            };
-            match event {
-                Some(StreamEvent::Delta(d)) => {
-                    if let StreamDelta::Text(t) = &d {
-                        partial.push_str(t);
-                    }
-                    sink.emit(Event::Delta(d));
-                }
-                Some(StreamEvent::Retrying(r)) => {
-                    partial.clear();
-                    sink.emit(Event::Retrying(r));
-                }
-                Some(StreamEvent::Notice(n)) => sink.emit(Event::Info(Ok(n))),
-                Some(StreamEvent::Finished(Ok(m))) => return Ok(m),
-                Some(StreamEvent::Finished(Err(e))) => return Err(TurnEnd::Failed(e)),
-                None => {
-                    return Err(TurnEnd::Failed(ProviderError::Dropped(
-                        "the stream ended unexpectedly".into(),
-                    )));
-                }
-            }
-        }
+        prompts
     }
 }

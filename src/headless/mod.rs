@@ -1,10 +1,10 @@
 //! Headless mode (`sayso -p`, SPEC §7): one prompt, run to completion, exit.
 //!
-//! The agent loop runs with the same engine as the TUI, but nobody can be asked: wherever the
-//! user would be asked, the call is rejected (SPEC §5.4). Text mode ([`TextPrinter`]) prints the
-//! assistant's text to stdout as it arrives and everything else (reasoning, tool activity,
-//! retries, errors) to stderr, one readable line each; `--json` ([`JsonPrinter`]) prints JSON
-//! Lines events on stdout instead. Output is flushed whenever nothing more is ready, so a fast
+//! The turn runs through the same driver as the TUI's ([`Agent::send`]), with the same engine,
+//! but nobody can be asked: wherever the user would be asked, the call is rejected (SPEC §5.4).
+//! Text mode ([`TextPrinter`]) prints the assistant's text to stdout as it arrives and
+//! everything else (reasoning, tool activity, retries, errors) to stderr, one readable line
+//! each; `--json` ([`JsonPrinter`]) prints JSON Lines events on stdout instead. Output is flushed whenever nothing more is ready, so a fast
 //! stream is written in large blocks and a slow one token by token.
 //!
 //! The exit status is the turn end's ([`TurnEnd::exit_code`]): 0 completed; 1 failed (endpoint

@@ -1,0 +1,162 @@
+//! What each request of a turn sends, decided before it is sent (pure: no IO, no async): the
+//! history as it is while it is under 60 % of the window; pruned (old tool outputs as
+//! stand-ins) while that brings it under the compaction threshold; else a compaction first
+//! ([`Fit::Compact`], then [`after_compaction`]). A request whose estimate is still over the
+//! input budget is never sent: the error says what takes the room — the system prompt and tool
+//! schemas every request carries, or the conversation — and what to do about it.
+//!
+//! Not here: asking for the summary (the turn's driver), building it
+//! ([`super::compaction`]), the budget's shares ([`super::context::Budget`]).
+
+use super::context::{Budget, prepare, prune, request_chars, tools_chars};
+use super::window::WindowState;
+use crate::events::Event;
+use crate::provider::{ChatMessage, ProviderError, ToolSpec};
+use crate::tools::approval::Interaction;
+
+/// What the next request does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fit {
+    /// Send these messages: the history, or the history pruned.
+    Send(Vec<ChatMessage>),
+    /// Pruning is not enough: compact the history, then [`after_compaction`].
+    Compact,
+    /// Nothing is sent: it does not fit.
+    TooLarge(ProviderError),
+}
+
+/// The request for `messages` and `tools` in `w` (see the module doc). Reports into `out`:
+/// the first pruning since the chat began or was compacted, and that a compaction is coming.
+pub fn fit(
+    w: &mut WindowState,
+    messages: &[ChatMessage],
+    tools: &[ToolSpec],
+    interaction: Interaction,
+    out: &mut Vec<Event>,
+) -> Fit {
+    let budget = w.budget();
+    if w.estimate(messages, tools) <= budget.prune_at() {
+        w.last_sent_chars = request_chars(messages, tools);
+        return Fit::Send(messages.to_vec());
+    }
+    // The system prompt and the tools alone too big: nothing pruning or compaction can do.
+    if fixed_tokens(w, messages, tools) > budget.input() {
+        let estimate = w.estimate(messages, tools);
+        return Fit::TooLarge(too_large(w, messages, tools, estimate, interaction));
+    }
+    // Old outputs first: the fewest elided that bring it under the compaction threshold.
+    // When even the last round's outputs alone leave it over, the rest of the history is
+    // what is too long: compact it (and prune what follows the same way).
+    match pruned_under(w, budget.compact_at(), messages, tools, out) {
+        Some(sent) => match checked(w, sent, tools, interaction) {
+            Ok(sent) => Fit::Send(sent),
+            Err(e) => Fit::TooLarge(e),
+        },
+        None => {
+            out.push(Event::Info(Ok(
+                "the conversation nearly fills the context window: summarising its older part (one request)…".into(),
+            )));
+            Fit::Compact
+        }
+    }
+}
+
+/// After the compaction [`fit`] asked for (or found nothing to compact): the history pruned
+/// under the input budget, else with only the last round's outputs kept, if that fits.
+pub fn after_compaction(
+    w: &mut WindowState,
+    messages: &[ChatMessage],
+    tools: &[ToolSpec],
+    interaction: Interaction,
+    out: &mut Vec<Event>,
+) -> Result<Vec<ChatMessage>, ProviderError> {
+    let sent = pruned_under(w, w.budget().input(), messages, tools, out)
+        .unwrap_or_else(|| prune(messages, 1).0);
+    checked(w, sent, tools, interaction)
+}
+
+/// `sent`, unless its estimate is over the input budget.
+fn checked(
+    w: &mut WindowState,
+    sent: Vec<ChatMessage>,
+    tools: &[ToolSpec],
+    interaction: Interaction,
+) -> Result<Vec<ChatMessage>, ProviderError> {
+    let estimate = w.estimate(&sent, tools);
+    if estimate > w.budget().input() {
+        return Err(too_large(w, &sent, tools, estimate, interaction));
+    }
+    w.last_sent_chars = request_chars(&sent, tools);
+    Ok(sent)
+}
+
+/// The history with the fewest old tool outputs elided (keeping the last
+/// [`super::context::KEEP_ROUNDS`], then 2, then 1 rounds' outputs) whose estimate is at most
+/// `limit`. The first time outputs are elided (since the chat began or was compacted) it says
+/// so. `None`: not even that fits.
+fn pruned_under(
+    w: &mut WindowState,
+    limit: u64,
+    messages: &[ChatMessage],
+    tools: &[ToolSpec],
+    out: &mut Vec<Event>,
+) -> Option<Vec<ChatMessage>> {
+    let (sent, stats) = prepare(
+        messages,
+        tools_chars(tools),
+        w.ratio,
+        limit,
+        &mut w.stand_ins,
+    )?;
+    if w.pruned == 0 && stats.outputs > 0 {
+        out.push(Event::Pruned {
+            outputs: stats.outputs,
+            chars: stats.chars,
+        });
+    }
+    w.pruned = stats.outputs;
+    Some(sent)
+}
+
+/// Tokens every request carries whatever the conversation: the system prompt and the tool
+/// schemas.
+fn fixed_tokens(w: &WindowState, messages: &[ChatMessage], tools: &[ToolSpec]) -> u64 {
+    let system = match messages.first() {
+        Some(m @ ChatMessage::System { .. }) => std::slice::from_ref(m),
+        _ => &[],
+    };
+    w.estimate(system, tools)
+}
+
+/// The error for a request that does not fit even pruned and compacted: what takes the
+/// room and what to do about it (no TUI command headless).
+fn too_large(
+    w: &WindowState,
+    sent: &[ChatMessage],
+    tools: &[ToolSpec],
+    estimate: u64,
+    interaction: Interaction,
+) -> ProviderError {
+    let budget: Budget = w.budget();
+    let window = budget.window;
+    let fixed = fixed_tokens(w, sent, tools);
+    let message = if fixed > budget.input() {
+        format!(
+            "the system prompt and the {} tool schemas alone are about {fixed} tokens, more than the model's context window of {window} tokens can take with room for a reply; give the model a larger window (llama.cpp `-c`, Ollama `num_ctx`) and tell sayso with `context_window` in the config, or offer fewer tools with `--tools` (e.g. `--tools read_file,run_command`)",
+            tools.len()
+        )
+    } else {
+        let new_chat = match interaction {
+            Interaction::Interactive => " or start a new chat (/clear)",
+            Interaction::Headless => "",
+        };
+        format!(
+            "the request is about {estimate} tokens, more than the model's context window of {window} tokens can take with room for a reply ({fixed} of them the system prompt and tool schemas, the rest the conversation); shorten the message{new_chat}"
+        )
+    };
+    ProviderError::ContextOverflow {
+        message,
+        window: Some(window),
+        prompt: Some(estimate),
+    }
+}

@@ -1,0 +1,191 @@
+//! The turn's driver: performs the [`Turn`]'s effects one at a time and feeds the answers
+//! back — a request streamed through the client (each event an input; a stop drops the
+//! stream), a summary asked for, a batch run on the engine, events emitted. The cancellation
+//! token interrupts whatever is outstanding; a stop that comes as a batch ends (too late for
+//! the engine to see it) is passed on before the batch's results, so the turn ends stopped
+//! instead of sending another request. [`Agent::send`] is its entry, and the one way
+//! both front-ends run a turn: the TUI through its task (`task.rs`), headless directly.
+//!
+//! Before the turn it does what needs the agent's IO and the engine: the window learned, the
+//! MCP servers synced, the message's `@{…}` mentions expanded and their tools offered. The
+//! history, the window state and the call ids move into the turn and come back when it ends
+//! (the future is polled to the end by both front-ends).
+
+use std::pin::Pin;
+
+use futures_util::{Stream, StreamExt};
+use tokio_util::sync::CancellationToken;
+
+use super::{Answer, Answers, Chat, Effect, Finished, Input, Rules, Setup, Turn, UserMessage};
+use crate::agent::{Agent, Event, EventSink, TurnEnd, mentions};
+use crate::provider::{ChatRequest, StreamEvent, ToolCall};
+
+type Events = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
+
+impl Agent {
+    /// Runs one user message to the end of its turn; the last event is `TurnEnded`.
+    pub async fn send(
+        &mut self,
+        user: &str,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> TurnEnd {
+        // The window first: a small one narrows the built-in tools, never the MCP servers'.
+        self.learn_window(sink).await;
+        self.sync_mcp(sink).await;
+        let message = self.user_message(user);
+        let setup = Setup {
+            tools: self.tool_specs(),
+            system: self.system_message(),
+            rules: Rules {
+                max_turns: self.settings.max_turns,
+                auto_submit_success: self.settings.auto_submit_success,
+                auto_submit_errors: self.settings.auto_submit_errors,
+                interaction: self.engine.interaction(),
+            },
+            chat: Chat {
+                messages: std::mem::take(&mut self.messages),
+                window: std::mem::take(&mut self.window),
+                call_ids: std::mem::take(&mut self.call_ids),
+            },
+        };
+        let mut turn = Turn::new(setup);
+        let finished = self
+            .drive(&mut turn, Input::User(message), sink, cancel)
+            .await;
+        let chat = turn.into_chat();
+        (self.messages, self.window, self.call_ids) = (chat.messages, chat.window, chat.call_ids);
+        // Nothing is queued during a turn yet (no front end feeds `Input::Queued`), so
+        // `finished.queued` is empty: a front end that queues will send it next.
+        finished.end
+    }
+
+    /// `@{name}` mentions add tools for the rest of the chat; the message as typed and sent.
+    fn user_message(&mut self, user: &str) -> UserMessage {
+        let expanded = mentions::expand(
+            user,
+            self.engine.registry(),
+            &self.groups,
+            self.engine.active(),
+        );
+        let prompts = self.add_tools(&expanded.added);
+        UserMessage {
+            text: user.to_owned(),
+            sent: expanded.text,
+            tools_added: expanded.added,
+            prompts,
+        }
+    }
+
+    /// Performs `turn`'s effects, starting with `first`, until it finishes.
+    async fn drive(
+        &mut self,
+        turn: &mut Turn,
+        first: Input,
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Finished {
+        let mut input = first;
+        let mut stream: Option<Events> = None;
+        let mut stopping = false;
+        // Answers not yet given, in order.
+        let mut next = std::collections::VecDeque::new();
+        loop {
+            for effect in turn.step(input) {
+                match effect {
+                    Effect::Emit(e) => sink.emit(e),
+                    Effect::WindowLearned => self.window_learned(),
+                    Effect::Request(mut request) => {
+                        request.model = self.model.get();
+                        stream = Some(Box::pin(self.client.stream_chat(&request)));
+                    }
+                    Effect::Summarise(mut request) => {
+                        request.model = self.model.get();
+                        next.push_back(self.summarise(&request, cancel).await);
+                    }
+                    Effect::RunBatch(calls) => {
+                        let answers = self.batch(&calls, sink, cancel).await;
+                        // A stop as the batch ended, too late for it to see: the turn ends
+                        // with the results all the same.
+                        if cancel.is_cancelled() {
+                            next.push_back(Input::Stop);
+                        }
+                        next.push_back(answers);
+                    }
+                    Effect::Finish(finished) => return finished,
+                }
+            }
+            input = match (next.pop_front(), stream.as_mut()) {
+                (Some(input), _) => input,
+                (None, Some(events)) => {
+                    let input = next_event(events, cancel).await;
+                    if !matches!(input, Input::Stream(ref e) if !is_last(e)) {
+                        stream = None;
+                    }
+                    input
+                }
+                // Every step that does not finish asks for something; if one did not, stopping
+                // is the safe way out — and if even that leaves the turn waiting, it ends so.
+                (None, None) if stopping => {
+                    tracing::error!("the turn asked for nothing, even after a stop");
+                    sink.emit(Event::TurnEnded(TurnEnd::Stopped));
+                    return Finished {
+                        end: TurnEnd::Stopped,
+                        queued: Vec::new(),
+                    };
+                }
+                (None, None) => Input::Stop,
+            };
+            stopping = input == Input::Stop;
+        }
+    }
+
+    /// The summary a compaction asked for.
+    async fn summarise(&self, request: &ChatRequest, cancel: &CancellationToken) -> Input {
+        tokio::select! {
+            r = self.client.complete(request) => match r {
+                Ok(reply) => Input::Summary(Ok(reply.content)),
+                Err(_) if cancel.is_cancelled() => Input::Stop,
+                Err(e) => Input::Summary(Err(e)),
+            },
+            () = cancel.cancelled() => Input::Stop,
+        }
+    }
+
+    /// Runs one reply's calls: the one place the turn meets the engine's batch.
+    async fn batch(
+        &mut self,
+        calls: &[ToolCall],
+        sink: &EventSink,
+        cancel: &CancellationToken,
+    ) -> Input {
+        let batch = self.engine.run_batch(calls, sink, cancel).await;
+        let results = batch
+            .results
+            .into_iter()
+            .map(|r| Answer {
+                content: r.content(),
+                call_id: r.call_id,
+                end: r.end,
+            })
+            .collect();
+        Input::Batch(Answers {
+            results,
+            had_error: batch.had_error,
+            ends_turn: batch.ends_turn,
+        })
+    }
+}
+
+/// The stream's next event, or the stop.
+async fn next_event(events: &mut Events, cancel: &CancellationToken) -> Input {
+    tokio::select! {
+        ev = events.next() => ev.map_or(Input::StreamEnded, Input::Stream),
+        () = cancel.cancelled() => Input::Stop,
+    }
+}
+
+/// The stream's last event.
+fn is_last(e: &StreamEvent) -> bool {
+    matches!(e, StreamEvent::Finished(_))
+}

@@ -1,0 +1,133 @@
+//! The turn's rounds: the user's message into the history, a new round (or `max_turns`
+//! reached), queued messages delivered, the request fitted to the window ([`fit`]) and, when
+//! pruning is not enough, the compaction asked for and applied.
+
+use super::{Effect, Phase, Then, Turn, UserMessage};
+use crate::agent::compaction;
+use crate::agent::fit::{self, Fit};
+use crate::events::{Event, TurnEnd};
+use crate::provider::{ChatMessage, ChatRequest, ProviderError};
+
+impl Turn {
+    /// The user's message (after the system prompts of the tools it added) joins the history;
+    /// the first round begins.
+    pub(super) fn user(&mut self, m: UserMessage, fx: &mut Vec<Effect>) {
+        let messages = &mut self.chat.messages;
+        messages.extend(
+            m.prompts
+                .into_iter()
+                .map(|content| ChatMessage::System { content }),
+        );
+        if !m.tools_added.is_empty() {
+            fx.push(Effect::Emit(Event::ToolsAdded {
+                names: m.tools_added,
+            }));
+        }
+        fx.push(Effect::Emit(Event::UserMessage {
+            text: m.text,
+            sent: m.sent.clone(),
+        }));
+        messages.push(ChatMessage::User { content: m.sent });
+        self.next_round(fx);
+    }
+
+    /// A new round, unless `max_turns` are used: the queued messages join the history, and the
+    /// request is fitted.
+    pub(super) fn next_round(&mut self, fx: &mut Vec<Effect>) {
+        if self.round >= self.rules.max_turns {
+            return self.finish(TurnEnd::MaxTurns(self.rules.max_turns), fx);
+        }
+        self.round += 1;
+        for text in std::mem::take(&mut self.queued) {
+            fx.push(Effect::Emit(Event::UserMessage {
+                text: text.clone(),
+                sent: text.clone(),
+            }));
+            self.chat.messages.push(ChatMessage::User { content: text });
+        }
+        let mut out = Vec::new();
+        let fitted = fit::fit(
+            &mut self.chat.window,
+            &self.chat.messages,
+            &self.tools,
+            self.rules.interaction,
+            &mut out,
+        );
+        Self::emit(fx, out);
+        match fitted {
+            Fit::Send(sent) => self.request(sent, fx),
+            Fit::Compact => self.compact(Then::Send, fx),
+            Fit::TooLarge(e) => self.finish(TurnEnd::Failed(e), fx),
+        }
+    }
+
+    /// Streams a request sending `messages`.
+    fn request(&mut self, messages: Vec<ChatMessage>, fx: &mut Vec<Effect>) {
+        let mut request = ChatRequest::new(String::new(), messages);
+        request.tools = self.tools.clone();
+        fx.push(Effect::Request(request));
+        self.phase = Phase::Streaming {
+            partial: String::new(),
+        };
+    }
+
+    /// Asks for a summary of the older history, then goes on as `then` says; with nothing
+    /// older to summarise, goes on at once.
+    pub(super) fn compact(&mut self, then: Then, fx: &mut Vec<Effect>) {
+        let Some(plan) = compaction::plan(&self.chat.messages, &self.tools, &self.chat.window)
+        else {
+            return self.compacted(then, fx);
+        };
+        let request = plan.request("", &self.chat.messages, None, &self.chat.window);
+        fx.push(Effect::Summarise(request));
+        self.phase = Phase::Compacting { plan, then };
+    }
+
+    /// The summary came (or why not).
+    pub(super) fn summarised(
+        &mut self,
+        plan: compaction::Plan,
+        then: Then,
+        summary: Result<String, ProviderError>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let summary = match summary {
+            Ok(s) => s,
+            Err(e) => return self.finish(TurnEnd::Failed(e), fx),
+        };
+        let out = plan.apply(
+            &summary,
+            ChatMessage::System {
+                content: self.system.clone(),
+            },
+            &mut self.chat.messages,
+            &mut self.chat.window,
+            &self.tools,
+            self.rules.interaction,
+        );
+        Self::emit(fx, out);
+        self.compacted(then, fx);
+    }
+
+    /// After a compaction (or none was possible).
+    fn compacted(&mut self, then: Then, fx: &mut Vec<Effect>) {
+        match then {
+            Then::Retry => self.next_round(fx),
+            Then::Send => {
+                let mut out = Vec::new();
+                let sent = fit::after_compaction(
+                    &mut self.chat.window,
+                    &self.chat.messages,
+                    &self.tools,
+                    self.rules.interaction,
+                    &mut out,
+                );
+                Self::emit(fx, out);
+                match sent {
+                    Ok(sent) => self.request(sent, fx),
+                    Err(e) => self.finish(TurnEnd::Failed(e), fx),
+                }
+            }
+        }
+    }
+}
