@@ -26,7 +26,8 @@
 //!   config, tools and session.
 //! - [`demo`]: the scripted in-process endpoint behind `--demo`.
 //! - [`cli`]: the command line (clap); [`exit`]: exit codes; [`signals`]: SIGINT/TERM/HUP;
-//!   [`logging`]: file logging (never to the terminal).
+//!   [`logging`]: file logging (never to the terminal); [`process_group`]: children in their
+//!   own process group, stopped as a group (the shell runner's and the MCP stdio client's).
 
 pub mod agent;
 pub mod cli;
@@ -38,6 +39,7 @@ pub mod headless;
 pub mod launch;
 pub mod logging;
 pub mod mcp;
+pub mod process_group;
 pub mod provider;
 pub mod secrets;
 pub mod session;
