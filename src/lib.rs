@@ -27,7 +27,8 @@
 //! - [`demo`]: the scripted in-process endpoint behind `--demo`.
 //! - [`cli`]: the command line (clap); [`exit`]: exit codes; [`signals`]: SIGINT/TERM/HUP;
 //!   [`logging`]: file logging (never to the terminal); [`process_group`]: children in their
-//!   own process group, stopped as a group (the shell runner's and the MCP stdio client's).
+//!   own process group, stopped as a group (the shell runner's and the MCP stdio client's);
+//!   [`text_cut`]: a string cut to a number of bytes or characters, never inside one.
 
 pub mod agent;
 pub mod cli;
@@ -44,5 +45,6 @@ pub mod provider;
 pub mod secrets;
 pub mod session;
 pub mod signals;
+pub mod text_cut;
 pub mod tools;
 pub mod tui;

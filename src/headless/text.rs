@@ -65,14 +65,12 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
         let mut t = t;
         if let Some(pos) = self.replay {
             let old = &self.shown.as_bytes()[pos..];
-            let mut common = old
+            let common = old
                 .iter()
                 .zip(t.as_bytes())
                 .take_while(|(a, b)| a == b)
                 .count();
-            while !t.is_char_boundary(common) {
-                common -= 1;
-            }
+            let common = t.floor_char_boundary(common);
             t = &t[common..];
             let pos = pos + common;
             if t.is_empty() {

@@ -232,14 +232,11 @@ fn quote_tail(text: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" | ");
-    if joined.len() <= STDERR_QUOTE {
+    let tail = crate::text_cut::tail(&joined, STDERR_QUOTE);
+    if tail.len() == joined.len() {
         return joined;
     }
-    let mut start = joined.len() - STDERR_QUOTE;
-    while !joined.is_char_boundary(start) {
-        start += 1;
-    }
-    format!("…{}", &joined[start..])
+    format!("…{tail}")
 }
 
 #[cfg(test)]
