@@ -9,7 +9,8 @@ use std::io::Write;
 use std::time::Duration;
 
 use super::Printer;
-use crate::events::{CallEnd, Event, FileChange, Mode, TurnEnd, UserChoice, format_delay};
+use crate::duration_text;
+use crate::events::{CallEnd, Event, FileChange, Mode, TurnEnd, UserChoice};
 use crate::provider::{ProviderError, StreamDelta};
 
 pub struct TextPrinter<O: Write, E: Write> {
@@ -108,7 +109,7 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
         let _ = writeln!(
             self.err,
             "sayso: {error}; retrying in {} ({retry}/{max})",
-            format_delay(delay)
+            duration_text::spaced(delay)
         );
         self.replay = Some(0);
     }
