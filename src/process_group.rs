@@ -127,7 +127,7 @@ fn parse_stat(stat: &str) -> Option<(&str, libc::pid_t)> {
 }
 
 /// SIGTERM to every group, then (after `grace`) SIGKILL to those still alive. Returns as soon
-/// as every group is gone, or at most [`AFTER_KILL`] after the SIGKILL.
+/// as every group is gone, or at most 300 ms (`AFTER_KILL`) after the SIGKILL.
 #[cfg(unix)]
 pub async fn stop(mut groups: Vec<u32>, grace: Duration) {
     use tokio::time::Instant;
