@@ -10,8 +10,6 @@
 //!
 //! This module sits just above `provider` (whose reply types it carries) and below `tools`.
 
-use std::time::Duration;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -341,30 +339,9 @@ impl EventSink {
     }
 }
 
-/// "2 s", "500 ms": a retry delay as people read it.
-pub fn format_delay(d: Duration) -> String {
-    if d.as_millis() < 1000 {
-        format!("{} ms", d.as_millis())
-    } else {
-        let s = d.as_secs_f64();
-        if (s - s.round()).abs() < 0.05 {
-            format!("{} s", s.round())
-        } else {
-            format!("{s:.1} s")
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn delays_read_well() {
-        assert_eq!(format_delay(Duration::from_millis(250)), "250 ms");
-        assert_eq!(format_delay(Duration::from_secs(2)), "2 s");
-        assert_eq!(format_delay(Duration::from_millis(1500)), "1.5 s");
-    }
 
     #[test]
     fn turn_ends_map_to_exit_codes_and_statuses() {

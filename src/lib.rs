@@ -27,21 +27,27 @@
 //!   config, tools and session.
 //! - [`demo`]: the scripted in-process endpoint behind `--demo`.
 //! - [`cli`]: the command line (clap); [`exit`]: exit codes; [`signals`]: SIGINT/TERM/HUP;
-//!   [`logging`]: file logging (never to the terminal).
+//!   [`logging`]: file logging (never to the terminal); [`process_group`]: children in their
+//!   own process group, stopped as a group (the shell runner's and the MCP stdio client's);
+//!   [`text_cut`]: a string cut to a number of bytes or characters, never inside one;
+//!   [`duration_text`]: a duration as people read it.
 
 pub mod agent;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod duration_text;
 pub mod events;
 pub mod exit;
 pub mod headless;
 pub mod launch;
 pub mod logging;
 pub mod mcp;
+pub mod process_group;
 pub mod provider;
 pub mod secrets;
 pub mod session;
 pub mod signals;
+pub mod text_cut;
 pub mod tools;
 pub mod tui;

@@ -27,14 +27,11 @@ pub const SUMMARY_PREFIX: &str = "Summary of our conversation so far (older mess
 const TOOL_OUTPUT_CHARS: usize = 2_000;
 
 fn shorten(s: &str, max: usize) -> String {
-    if s.len() <= max {
+    let head = crate::text_cut::head(s, max);
+    if head.len() == s.len() {
         return s.to_owned();
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}\n[… {} more characters]", &s[..end], s.len() - end)
+    format!("{head}\n[… {} more characters]", s.len() - head.len())
 }
 
 /// One message as a paragraph of the text to summarise.

@@ -160,10 +160,10 @@ fn call_summary(arguments: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(arguments).unwrap_or_default();
     for key in ["cmd", "filepath", "query", "path", "url"] {
         if let Some(s) = v.get(key).and_then(|x| x.as_str()) {
-            return s.chars().take(80).collect();
+            return crate::text_cut::head_chars(s, 80).to_owned();
         }
     }
-    arguments.chars().take(60).collect()
+    crate::text_cut::head_chars(arguments, 60).to_owned()
 }
 
 /// Where the last `keep_rounds` tool rounds start: the index of the `keep_rounds`-th last

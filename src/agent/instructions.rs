@@ -153,10 +153,7 @@ pub fn load(cwd: &Path, user_config_dir: &Path, date: &str) -> Instructions {
         if text.is_empty() {
             continue;
         }
-        let mut used = text.len().min(room);
-        while !text.is_char_boundary(used) {
-            used -= 1;
-        }
+        let used = crate::text_cut::head(text, room).len();
         if used == 0 {
             out.notes.push(format!(
                 "{} was left out (instructions are capped at {} KiB in all)",

@@ -254,7 +254,7 @@ pub const CONNECT: &str =
     "Connect a real model to get real answers: `sayso --base-url URL -m MODEL`.";
 
 fn menu(quoted: &str) -> String {
-    let quoted: String = quoted.trim().chars().take(80).collect();
+    let quoted = crate::text_cut::head_chars(quoted.trim(), 80);
     format!(
         "I am sayso's scripted demo, so I cannot really answer “{}”. I can show you how sayso \
          works, though. Try one of these:\n\n{TRY}\n{CONNECT}\n",

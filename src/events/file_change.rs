@@ -66,11 +66,8 @@ impl FileChange {
     /// The diff cut to at most `max` bytes at a line end (`truncated` set when cut).
     pub fn capped(mut self, max: usize) -> Self {
         if self.diff.len() > max {
-            let mut end = max;
-            while !self.diff.is_char_boundary(end) {
-                end -= 1;
-            }
-            let end = self.diff[..end].rfind('\n').map_or(0, |i| i + 1);
+            let kept = crate::text_cut::head(&self.diff, max);
+            let end = kept.rfind('\n').map_or(0, |i| i + 1);
             self.diff.truncate(end);
             self.truncated = true;
         }

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use super::Printer;
-use crate::events::{CallEnd, Event, FileChange, Mode, TurnEnd, UserChoice, format_delay};
+use crate::duration_text;
+use crate::events::{CallEnd, Event, FileChange, Mode, TurnEnd, UserChoice};
 use crate::provider::{Retry, StreamDelta};
 
 pub struct TextPrinter<O: Write, E: Write> {
@@ -64,14 +65,12 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
         let mut t = t;
         if let Some(pos) = self.replay {
             let old = &self.shown.as_bytes()[pos..];
-            let mut common = old
+            let common = old
                 .iter()
                 .zip(t.as_bytes())
                 .take_while(|(a, b)| a == b)
                 .count();
-            while !t.is_char_boundary(common) {
-                common -= 1;
-            }
+            let common = t.floor_char_boundary(common);
             t = &t[common..];
             let pos = pos + common;
             if t.is_empty() {
@@ -115,7 +114,7 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
         let _ = writeln!(
             self.err,
             "sayso: {error}; retrying in {} ({retry}/{max})",
-            format_delay(*delay)
+            duration_text::spaced(*delay)
         );
         self.replay = Some(0);
     }

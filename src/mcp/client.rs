@@ -133,7 +133,7 @@ pub enum McpError {
     #[error("MCP server `{server}` could not start: {reason}")]
     Start { server: String, reason: String },
     /// No answer in time.
-    #[error("MCP server `{server}` did not answer within {}", human_duration(.after))]
+    #[error("MCP server `{server}` did not answer within {}", crate::duration_text::compact(*.after))]
     Timeout { server: String, after: Duration },
     /// The connection is gone (the process exited, the HTTP session ended); includes stderr tail
     /// / exit status when known.
@@ -145,17 +145,6 @@ pub enum McpError {
     /// The call was cancelled by the user (the protocol's cancellation was sent).
     #[error("the call to MCP server `{server}` was cancelled")]
     Cancelled { server: String },
-}
-
-/// `250ms`, `3s`, `1.5s`.
-fn human_duration(d: &Duration) -> String {
-    if d.as_millis() < 1000 {
-        format!("{}ms", d.as_millis())
-    } else if d.subsec_millis() == 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{:.1}s", d.as_secs_f64())
-    }
 }
 
 /// A live connection to one MCP server. See the module docs for what it guarantees.

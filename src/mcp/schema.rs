@@ -69,7 +69,7 @@ pub fn parameters(schema: &Value) -> Result<Value, String> {
 
 /// The function offered to the model for `t` of `server`.
 pub fn spec(server: &str, t: &ToolInfo) -> ToolSpec {
-    let mut description: String = t.description.chars().take(MAX_DESCRIPTION).collect();
+    let mut description = crate::text_cut::head_chars(&t.description, MAX_DESCRIPTION).to_owned();
     if description.trim().is_empty() {
         description = format!("The `{}` tool of the MCP server `{server}`.", t.name);
     }

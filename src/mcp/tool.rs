@@ -57,7 +57,7 @@ impl McpTool {
             "The tool `{}` of the MCP server `{}` ({}), called with the arguments {}.{}",
             self.info.name,
             self.server,
-            self.info.description.chars().take(300).collect::<String>(),
+            crate::text_cut::head_chars(&self.info.description, 300),
             args,
             match self.info.destructive {
                 Some(true) => " The server marks it destructive.",

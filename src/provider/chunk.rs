@@ -7,12 +7,10 @@
 //! sent as floats or strings. A value of the wrong type becomes `None` instead of failing the
 //! whole chunk: one odd field must not lose a reply.
 //!
-//! Speed: `choices` is the hot path of every streamed reply (one chunk per token). The derived
-//! `Deserialize` impls below define the leniency rules, but they reach them by buffering each
-//! `choices` array into serde's `Content` (`#[serde(untagged)]`) and round-tripping scalars
-//! through `serde_json::Value`. [`Chunk`] therefore reads `choices` with the hand-written
-//! visitors of `mod fast`, which apply exactly the same rules in one streaming pass; a
-//! property test checks them against the derived path on random JSON.
+//! Speed: the derived impls reach these rules by buffering each `choices` array into serde's
+//! `Content` (`#[serde(untagged)]`) and round-tripping scalars through `serde_json::Value`. A
+//! hand-written streaming twin was measured at ~1 ms per MB of stream faster and removed: the
+//! goals are met without it (BENCHMARKS.md §1, "Without `chunk/fast.rs`").
 
 use serde::de::{Deserializer, IgnoredAny};
 use serde::{Deserialize, Serialize};
@@ -21,7 +19,7 @@ use serde_json::Value;
 /// One `data:` payload of a chat-completion stream.
 #[derive(Debug, Default, Deserialize)]
 pub struct Chunk {
-    #[serde(default, deserialize_with = "fast::choices")]
+    #[serde(default, deserialize_with = "seq_or_none")]
     pub choices: Vec<ChunkChoice>,
     #[serde(default, deserialize_with = "usage_or_none")]
     pub usage: Option<Usage>,
@@ -180,8 +178,6 @@ fn delta_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Delta>, D::Er
 fn usage_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Usage>, D::Error> {
     Ok(Option::<Usage>::deserialize(d).unwrap_or(None))
 }
-
-mod fast;
 
 #[cfg(test)]
 mod tests;

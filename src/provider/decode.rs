@@ -99,7 +99,7 @@ impl ReplyDecoder {
                 }
                 Err(e) => {
                     self.skipped += 1;
-                    tracing::warn!(error = %e, data = %truncate(data, 200), "skipping a stream event that is not JSON");
+                    tracing::warn!(error = %e, data = %crate::text_cut::head(data, 200), "skipping a stream event that is not JSON");
                 }
             }
         }
@@ -117,7 +117,7 @@ fn in_stream_error(data: &str) -> ProviderError {
     match serde_json::from_str::<serde_json::Value>(data) {
         Ok(v) => in_stream_error_value(&v),
         Err(_) => ProviderError::InStream {
-            message: truncate(data, 500).to_owned(),
+            message: crate::text_cut::head(data, 500).to_owned(),
             retryable: true,
         },
     }
@@ -143,17 +143,6 @@ fn in_stream_error_value(v: &serde_json::Value) -> ProviderError {
         message: error_value_message(v).unwrap_or_else(|| "(no details)".to_owned()),
         retryable,
     }
-}
-
-fn truncate(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
 }
 
 #[cfg(test)]

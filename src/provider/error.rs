@@ -187,14 +187,7 @@ pub fn error_value_message(v: &Value) -> Option<String> {
 }
 
 fn shorten(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_owned();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
+    crate::text_cut::ellipsized(s, crate::text_cut::head(s, max))
 }
 
 #[cfg(test)]

@@ -84,11 +84,24 @@ pub fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
     if let Ok(secs) = v.parse::<f64>() {
         return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
     }
-    let when = httpdate::parse_http_date(v).ok()?;
+    let when = http_date(v)?;
     Some(
         when.duration_since(SystemTime::now())
             .unwrap_or(Duration::ZERO),
     )
+}
+
+/// An HTTP date: the IMF-fixdate `Wed, 21 Oct 2015 07:28:00 GMT` (read as RFC 2822), or one of
+/// the obsolete forms a recipient must still accept (RFC 9110 §5.6.7): RFC 850
+/// `Wednesday, 21-Oct-15 07:28:00 GMT` and asctime `Wed Oct 21 07:28:00 2015`.
+fn http_date(v: &str) -> Option<SystemTime> {
+    if let Ok(t) = chrono::DateTime::parse_from_rfc2822(v) {
+        return Some(t.into());
+    }
+    ["%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"]
+        .iter()
+        .find_map(|f| chrono::NaiveDateTime::parse_from_str(v, f).ok())
+        .map(|t| t.and_utc().into())
 }
 
 /// What one attempt at a request produces: deltas as it streams (none for plain requests),
@@ -249,5 +262,30 @@ mod tests {
         assert_eq!(parse_retry_after(&h), Some(Duration::ZERO));
         h.insert("retry-after", "soon".parse().unwrap());
         assert_eq!(parse_retry_after(&h), None);
+    }
+
+    #[test]
+    fn http_dates_in_all_three_forms() {
+        let want = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_480);
+        for v in [
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+            "Wednesday, 21-Oct-15 07:28:00 GMT",
+            "Wed Oct 21 07:28:00 2015",
+        ] {
+            assert_eq!(http_date(v), Some(want), "{v}");
+        }
+        let single_digit_day = SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777);
+        assert_eq!(
+            http_date("Sun Nov  6 08:49:37 1994"),
+            Some(single_digit_day)
+        );
+        for bad in [
+            "",
+            "soon",
+            "Wed, 32 Oct 2015 07:28:00 GMT",
+            "2015-10-21T07:28:00Z",
+        ] {
+            assert_eq!(http_date(bad), None, "{bad}");
+        }
     }
 }

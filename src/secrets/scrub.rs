@@ -86,12 +86,11 @@ impl Scrubber {
     /// that window is searched (a reply growing piece by piece costs its pieces, not its
     /// length each time).
     pub fn scrub_grown(&self, text: &mut String, grown_from: usize) {
-        let mut from = grown_from
-            .min(text.len())
-            .saturating_sub(self.longest().saturating_sub(1));
-        while !text.is_char_boundary(from) {
-            from -= 1;
-        }
+        let from = text.floor_char_boundary(
+            grown_from
+                .min(text.len())
+                .saturating_sub(self.longest().saturating_sub(1)),
+        );
         if let Cow::Owned(tail) = self.scrub(&text[from..]) {
             text.truncate(from);
             text.push_str(&tail);

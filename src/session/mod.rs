@@ -40,7 +40,7 @@ pub struct Saved {
 pub fn open_saved(data_dir: &Path, id: Option<&str>, cwd: &Path) -> Result<Saved, String> {
     let summary = choose::choose(&data_dir.join("sessions"), id, cwd)?;
     let banner = choose::banner(&summary, cwd);
-    let (records, skipped) = store::read_session(&summary.path)
+    let (records, skipped) = store::read_records(&summary.path)
         .map_err(|e| format!("cannot read {}: {e}", summary.path.display()))?;
     if skipped > 0 {
         tracing::warn!(id = %summary.id, skipped, "unreadable lines skipped in a session file");

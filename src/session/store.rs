@@ -152,8 +152,12 @@ impl SessionFile {
     }
 }
 
-/// The lines of a session file that parse as JSON values, and how many were skipped.
-pub fn read_records(path: &Path) -> std::io::Result<(Vec<serde_json::Value>, usize)> {
+/// The lines of a session file that parse as `T` (the saved records, or any JSON value), and how
+/// many were unreadable (a torn last line, or a line this version cannot read). Blank lines are
+/// neither.
+pub fn read_records<T: serde::de::DeserializeOwned>(
+    path: &Path,
+) -> std::io::Result<(Vec<T>, usize)> {
     let reader = BufReader::with_capacity(256 * 1024, File::open(path)?);
     let mut records = Vec::new();
     let mut skipped = 0;
@@ -164,25 +168,6 @@ pub fn read_records(path: &Path) -> std::io::Result<(Vec<serde_json::Value>, usi
         }
         match serde_json::from_slice(&line) {
             Ok(v) => records.push(v),
-            Err(_) => skipped += 1,
-        }
-    }
-    Ok((records, skipped))
-}
-
-/// The records of a session file in one pass, and how many lines were unreadable (a torn last
-/// line, or a line this version cannot read).
-pub fn read_session(path: &Path) -> std::io::Result<(Vec<super::record::Record>, usize)> {
-    let reader = BufReader::with_capacity(256 * 1024, File::open(path)?);
-    let mut records = Vec::new();
-    let mut skipped = 0;
-    for line in reader.split(b'\n') {
-        let line = line?;
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice(&line) {
-            Ok(r) => records.push(r),
             Err(_) => skipped += 1,
         }
     }
@@ -235,12 +220,12 @@ mod tests {
         f.append(b"{\"t\":\"a\"}\n{\"t\":\"b\"}\n{\"t\":\"c\",\"s\":\"hal")
             .unwrap();
         drop(f);
-        let (records, skipped) = read_records(&path).unwrap();
+        let (records, skipped) = read_records::<serde_json::Value>(&path).unwrap();
         assert_eq!(records.len(), 2);
         assert_eq!(skipped, 1);
         let mut f = SessionFile::reopen(&path).unwrap();
         f.append(b"{\"t\":\"d\"}\n").unwrap();
-        let (records, skipped) = read_records(&path).unwrap();
+        let (records, skipped) = read_records::<serde_json::Value>(&path).unwrap();
         assert_eq!(records.len(), 3, "the record after the torn line is read");
         assert_eq!(skipped, 1);
         assert!(SessionFile::create(&path).is_err(), "never overwrites");

@@ -228,7 +228,7 @@ mod tests {
         // Nothing else arrives: the pending text is written when its 100 ms are up.
         tokio::time::sleep(FLUSH_AFTER + Duration::from_millis(1)).await;
         tokio::task::yield_now().await;
-        let (records, _) = read_records(&path).unwrap();
+        let (records, _) = read_records::<serde_json::Value>(&path).unwrap();
         assert_eq!(
             records,
             [serde_json::json!({"t": "text", "s": "Hello, world"})]

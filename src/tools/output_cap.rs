@@ -13,11 +13,7 @@ pub fn cap(text: &str, limit: usize) -> String {
     }
     let head_chars = limit * 2 / 3;
     let tail_chars = limit - head_chars;
-    let byte_at = |chars: usize| {
-        text.char_indices()
-            .nth(chars)
-            .map_or(text.len(), |(i, _)| i)
-    };
+    let byte_at = |chars: usize| crate::text_cut::head_chars(text, chars).len();
     let mut head_end = byte_at(head_chars);
     if let Some(nl) = text[..head_end].rfind('\n').filter(|&nl| nl > head_end / 2) {
         head_end = nl + 1;

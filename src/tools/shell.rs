@@ -10,8 +10,9 @@
 //!   [`MAX_OUTPUT_BYTES`] and notes what was cut. The result is decoded lossily as UTF-8 and
 //!   ANSI-stripped ([`super::ansi`]). It stops at the child's exit, at the spec's timeout, or
 //!   when the cancellation token fires.
-//! - [`Jobs`]: process groups registered by function tools, killed together on cancel. It
-//!   lives in `groups`, with the signalling and liveness checks `run_shell` also uses.
+//! - [`Jobs`]: process groups registered by function tools, killed together on cancel (in
+//!   `groups`). Signalling a group and telling whether it is gone is
+//!   [`crate::process_group`]'s.
 //!
 //! Invariants:
 //!
@@ -47,14 +48,9 @@ use super::ansi::strip_ansi_owned;
 
 mod capture;
 mod groups;
+use crate::process_group::{self, KillOnDrop};
 use capture::*;
-use groups::GroupGuard;
 pub use groups::Jobs;
-#[cfg(unix)]
-use groups::{group_alive, signal_group};
-// The tests check which group ids may be signalled.
-#[cfg(all(test, unix))]
-use groups::signalable;
 
 /// Each of stdout and stderr keeps at most this many bytes (the head); the rest is read and
 /// dropped, and the text ends with a note saying how much was cut.
@@ -66,9 +62,6 @@ pub const PIPE_DRAIN: Duration = Duration::from_millis(500);
 /// After SIGKILL, how long to wait for the child to be reaped before giving up on it (tokio
 /// reaps it later in the background).
 const REAP_AFTER_KILL: Duration = Duration::from_secs(1);
-/// How often to look whether a signalled group is gone.
-#[cfg(unix)]
-const POLL: Duration = Duration::from_millis(20);
 /// Read chunk size for the pipes.
 const CHUNK: usize = 64 * 1024;
 
@@ -208,8 +201,8 @@ async fn run_with(
     }
 
     let mut child = cmd.spawn().map_err(|e| spawn_error(&label, &e))?;
-    // With `process_group(0)` the group id is the child's pid.
-    let mut guard = GroupGuard { pgid: child.id() };
+    // In its own group, the group id is the child's pid.
+    let mut guard = KillOnDrop::new(child.id());
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let mut out = Captured::new(limits.max_bytes);
@@ -292,8 +285,7 @@ fn build_command(spec: &ShellSpec) -> Result<(Command, String), String> {
         cmd.env("PWD", &spec.cwd);
     }
     spec.env.apply_to(cmd.as_std_mut());
-    #[cfg(unix)]
-    cmd.process_group(0);
+    process_group::own_group(&mut cmd);
     Ok((cmd, label))
 }
 
@@ -320,7 +312,7 @@ fn exit_signal(_status: ExitStatus) -> Option<i32> {
 /// status (None if it could not be reaped in time) and why the wait ended.
 async fn supervise(
     child: &mut Child,
-    guard: &mut GroupGuard,
+    guard: &mut KillOnDrop,
     pipes: &mut Pipes<'_>,
     timeout: Option<Duration>,
     cancel: &CancellationToken,
@@ -355,15 +347,15 @@ async fn supervise(
 #[cfg(unix)]
 async fn terminate(
     child: &mut Child,
-    guard: &mut GroupGuard,
+    guard: &mut KillOnDrop,
     pipes: &mut Pipes<'_>,
     limits: Limits,
 ) -> Option<std::io::Result<ExitStatus>> {
-    let Some(pgid) = guard.pgid else {
+    let Some(pgid) = guard.pgid() else {
         // No pid: the child was already reaped.
         return Some(child.wait().await);
     };
-    signal_group(pgid, libc::SIGTERM);
+    process_group::signal(pgid, libc::SIGTERM);
     let start = Instant::now();
     let term_deadline = start + limits.grace;
     let hard_deadline = term_deadline + REAP_AFTER_KILL;
@@ -373,13 +365,13 @@ async fn terminate(
     loop {
         let now = Instant::now();
         if status.is_some() && now >= next_check {
-            if !group_alive(pgid) {
+            if !process_group::alive(pgid) {
                 break;
             }
-            next_check = now + POLL;
+            next_check = now + process_group::POLL;
         }
         if !killed && now >= term_deadline {
-            signal_group(pgid, libc::SIGKILL);
+            process_group::signal(pgid, libc::SIGKILL);
             killed = true;
         }
         if now >= hard_deadline {
@@ -403,7 +395,7 @@ async fn terminate(
 #[cfg(not(unix))]
 async fn terminate(
     child: &mut Child,
-    guard: &mut GroupGuard,
+    guard: &mut KillOnDrop,
     pipes: &mut Pipes<'_>,
     limits: Limits,
 ) -> Option<std::io::Result<ExitStatus>> {

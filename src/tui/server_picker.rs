@@ -200,7 +200,7 @@ pub fn draw(f: &mut Frame, picker: &ServerPicker, servers: &[LocalServer], t: &T
                 s.map_or("", |s| s.base_url.as_str()),
             );
             Line::from(Span::styled(
-                text.chars().take(list.width as usize).collect::<String>(),
+                crate::text_cut::head_chars(&text, list.width as usize).to_owned(),
                 style,
             ))
         })

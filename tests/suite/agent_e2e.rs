@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::support::client;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
+use crate::support::{pairs, tool_messages};
 
 /// A streamed reply that calls these tools: (id, name, raw arguments).
 fn tool_calls(calls: &[(&str, &str, &str)]) -> Reply {
@@ -164,25 +165,8 @@ impl Harness {
 
     /// The tool messages of request `n` (0-based): (tool_call_id, content).
     fn tool_messages(&self, n: usize) -> Vec<(String, String)> {
-        self.fx.requests()[n].body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["role"] == "tool")
-            .map(|m| {
-                (
-                    m["tool_call_id"].as_str().unwrap().to_owned(),
-                    m["content"].as_str().unwrap().to_owned(),
-                )
-            })
-            .collect()
+        tool_messages(&self.fx.requests()[n].body)
     }
-}
-
-fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    list.iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
 }
 
 #[tokio::test]

@@ -7,12 +7,9 @@ use serde_json::{Value, json};
 
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::shell;
 use crate::support::tool_messages;
 use crate::support::{home_with, run, sayso};
-
-fn shell(id: &str, cmd: &str) -> (String, &'static str, Value) {
-    (id.into(), "run_command", json!({"cmd": cmd, "flag": null}))
-}
 
 /// One reply calling `calls`, then "done"; runs `sayso -p ARGS go` in a home with `config`.
 async fn one_batch(

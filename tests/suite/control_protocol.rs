@@ -9,12 +9,9 @@ use serde_json::{Value, json};
 use crate::support::controller::{self, Run, Script, response};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::shell;
 use crate::support::tool_messages;
 use crate::support::{home_with, sayso};
-
-fn shell(id: &str, cmd: &str) -> (String, &'static str, Value) {
-    (id.into(), "run_command", json!({"cmd": cmd, "flag": null}))
-}
 
 /// Runs `sayso -p --json --approvals stdio ARGS go` in `home`, feeding `script`'s answers.
 async fn drive(home: &std::path::Path, args: &[&str], script: Script, close_stdin: bool) -> Run {

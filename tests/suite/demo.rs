@@ -3,6 +3,7 @@
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
+use crate::support::json_lines;
 use crate::support::{run, sayso};
 
 #[tokio::test]
@@ -38,11 +39,7 @@ async fn demo_json_reports_usage_from_the_stream() {
         .env("OPENAI_API_KEY", "sk-should-not-matter");
     let out = run(cmd).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let events: Vec<Value> = out
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let events: Vec<Value> = json_lines(&out.stdout);
     assert_eq!(events[0]["model"], "sayso-demo");
     assert_eq!(events[0]["provider"], "demo");
     let done = events
@@ -68,11 +65,7 @@ async fn demo_tool_calls_run_in_auto_mode_with_the_judge_and_the_reply_reacts() 
     cmd.args(["--demo", "-p", "--auto", "--json", "hello"]);
     let out = run(cmd).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let events: Vec<Value> = out
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let events: Vec<Value> = json_lines(&out.stdout);
     let finished: Vec<(&str, &str)> = events
         .iter()
         .filter(|e| e["type"] == "tool_finished")

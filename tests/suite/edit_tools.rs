@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use crate::support::client;
 use crate::support::fixture::sse::tool_call_reply as tool_calls;
 use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::{pairs, tool_messages};
 
 fn edit_args(path: &str, edits: serde_json::Value) -> String {
     json!({"filepath": path, "edits": edits, "explanation": null}).to_string()
@@ -152,18 +153,7 @@ impl Harness {
 
     /// The tool messages of request `n` (0-based): (tool_call_id, content).
     fn tool_messages(&self, n: usize) -> Vec<(String, String)> {
-        self.fx.requests()[n].body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["role"] == "tool")
-            .map(|m| {
-                (
-                    m["tool_call_id"].as_str().unwrap().to_owned(),
-                    m["content"].as_str().unwrap().to_owned(),
-                )
-            })
-            .collect()
+        tool_messages(&self.fx.requests()[n].body)
     }
 
     fn file(&self, rel: &str) -> String {
@@ -173,12 +163,6 @@ impl Harness {
     fn asked(&self) -> Vec<Asked> {
         self.asked.lock().unwrap().clone()
     }
-}
-
-fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    list.iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
 }
 
 const LIB_DIFF: &str = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,4 @@\n pub fn add(a: i32, b: i32) -> i32 {\n-    a + b\n+    // Wrapping: never panics on overflow.\n+    a.wrapping_add(b)\n }\n";

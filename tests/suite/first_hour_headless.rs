@@ -13,6 +13,7 @@ use tokio::io::AsyncWriteExt;
 use crate::support::controller::{Script, drive};
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::{home_with, mcp_dir, run, sayso};
+use crate::support::{json_lines, offered};
 
 /// The user message of the first request the fixture received.
 fn first_message(fx: &Fixture) -> String {
@@ -25,13 +26,6 @@ fn first_message(fx: &Fixture) -> String {
         .and_then(|m| m["content"].as_str())
         .unwrap()
         .to_owned()
-}
-
-fn json_lines(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
 }
 
 #[tokio::test]
@@ -444,18 +438,6 @@ async fn session_started_carries_the_schema_version() {
     let events = json_lines(&out.stdout);
     assert_eq!(events[0]["type"], "session_started");
     assert_eq!(events[0]["schema"], 1);
-}
-
-/// The tool names a request offered.
-fn offered(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|t| {
-            t.iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 const GONE: &str = "\n[mcp_servers.gone]\ncommand = \"/nonexistent/server\"\nstartup_timeout = 2\n";

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::tui::{Tui, number_after};
 use crate::support::{Output, run, sayso};
+use crate::support::{closed_port, json_lines};
 
 /// A private home whose config points at `base_url` with three quick retries (a failure that is
 /// retried shows it at once), plus `extra` lines in `[provider]`.
@@ -49,12 +50,6 @@ fn chat_paths(fx: &Fixture) -> Vec<String> {
         .map(|r| r.path)
         .filter(|p| p.ends_with("/chat/completions"))
         .collect()
-}
-
-/// A port on 127.0.0.1 where nothing listens.
-fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
 }
 
 #[tokio::test]
@@ -256,14 +251,6 @@ async fn a_404_names_the_url_asked_and_what_to_check() {
         out.stderr
     );
     assert!(!out.stderr.contains("using"), "{}", out.stderr);
-}
-
-/// The JSON lines of a `--json` run.
-fn json_lines(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
 }
 
 /// The `context` of the `turn_completed` event of a `--json` run.

@@ -5,36 +5,17 @@
 //! was started elsewhere; `/resume` without an id opens the picker; the demo answers later
 //! messages with the tool they ask for.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
+use crate::support::json_lines;
+use crate::support::sessions::{id_of, session_files, sessions_dir};
 use crate::support::tui::Tui;
 use crate::support::{Output, run, sayso};
 
-fn sessions_dir(home: &Path) -> PathBuf {
-    home.join("data/sayso/sessions")
-}
-
-/// The session files under `home`, by name.
-fn session_files(home: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(sessions_dir(home))
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
-fn id_of(path: &Path) -> String {
-    path.file_stem().unwrap().to_string_lossy().into_owned()
-}
-
 fn records(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    json_lines(&std::fs::read_to_string(path).unwrap())
 }
 
 fn user_texts(path: &Path) -> Vec<String> {

@@ -4,10 +4,11 @@ use std::process::Stdio;
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::io::AsyncReadExt;
 
 use crate::support::fixture::{Fixture, Reply, Step, sse};
+use crate::support::json_lines;
 use crate::support::{run, sayso};
 
 /// A home whose user config points at `base_url` with fast retries.
@@ -22,13 +23,6 @@ fn home_for(base_url: &str, max_retries: u32) -> tempfile::TempDir {
     )
     .unwrap();
     home
-}
-
-fn json_lines(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
-        .collect()
 }
 
 #[tokio::test]

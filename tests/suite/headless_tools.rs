@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::home_with as home;
+use crate::support::json_lines;
 use crate::support::tool_messages;
 use crate::support::{run, sayso};
 
@@ -57,11 +58,7 @@ async fn allowed_tools_run_and_json_reports_every_step() {
     cmd.args(["-p", "--json", "--allowed-tools", "run_command", "say hi"]);
     let out = run(cmd).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
-    let events: Vec<Value> = out
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let events: Vec<Value> = json_lines(&out.stdout);
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(
         types,

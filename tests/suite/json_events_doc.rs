@@ -13,6 +13,7 @@ use crate::support::context_limit::Overflow;
 use crate::support::controller::{Script, drive, response};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
+use crate::support::json_lines;
 use crate::support::{home_with, run, sayso};
 
 /// Each documented event with its fields (`usage.prompt_tokens` for a field of an object), and
@@ -70,13 +71,6 @@ fn fields(v: &Value, prefix: &str, documented: &BTreeSet<String>, out: &mut BTre
         }
         out.insert(path);
     }
-}
-
-fn json_lines(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
 }
 
 fn reasoning(text: &str) -> Step {

@@ -8,6 +8,7 @@ use pretty_assertions::assert_eq;
 use sayso::provider::discover::{LocalServer, ServerKind, probe_ports};
 use serde_json::json;
 
+use crate::support::closed_port;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
 use crate::support::tui::Tui;
 use crate::support::{run, sayso};
@@ -53,12 +54,6 @@ async fn vllm() -> Fixture {
         Reply::Json(json!({"object": "list", "data": [{"id": "Qwen/Qwen3-8B", "object": "model", "owned_by": "vllm", "max_model_len": 32768}]})),
     );
     fx
-}
-
-/// A port nothing listens on.
-fn closed_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
 }
 
 fn found(kind: ServerKind, port: u16, models: &[&str]) -> LocalServer {

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::support::context_limit::{Overflow, is_streamed, prompt_tokens};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Recorded, Reply, Step, sse};
+use crate::support::json_lines;
 use crate::support::tui::Tui;
 use crate::support::{home_with, run, sayso};
 
@@ -50,13 +51,6 @@ fn summary_reply() -> Reply {
         "id": "c", "object": "chat.completion", "model": "m",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": SUMMARY}, "finish_reason": "stop"}],
     }))
-}
-
-fn json_lines(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
 }
 
 /// Every call in `body` has exactly one tool message, and every tool message a call.

@@ -6,11 +6,12 @@
 //! tests say so and skip; the ones that need no npm package always run.
 
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::{home_with, run, sayso};
+use crate::support::{json_lines, offered};
 use crate::support::{mcp_dir, tool_messages};
 
 fn entry(dir: &std::path::Path, pkg: &str) -> String {
@@ -39,23 +40,6 @@ fn filesystem(dir: &std::path::Path, root: &std::path::Path, extra: &str) -> Str
         entry(dir, "server-filesystem"),
         root.display().to_string()
     )
-}
-
-fn offered(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|t| {
-            t.iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn json_lines(s: &str) -> Vec<Value> {
-    s.lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
 }
 
 /// No process of ours still runs `pattern` (a server left behind).

@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use crate::support::client;
 use crate::support::fixture::sse::tool_call_reply as tool_calls;
 use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::pairs;
 
 /// A small project: sources, docs, a `.gitignore` excluding `target/`, `node_modules/` and
 /// `*.log`, files under those, a hidden directory and a binary file.
@@ -146,12 +147,6 @@ impl Harness {
             .collect();
         (messages, displays)
     }
-}
-
-fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    list.iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
 }
 
 fn fs(query: &str, max: Option<u64>) -> Value {

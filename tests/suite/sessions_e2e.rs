@@ -11,25 +11,10 @@ use tokio::sync::Notify;
 
 use crate::support::fixture::sse::tool_call_reply as calls;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
+use crate::support::json_lines;
+use crate::support::sessions::{id_of, session_files, sessions_dir};
 use crate::support::tui::Tui;
 use crate::support::{home_with, run, sayso};
-
-fn sessions_dir(home: &Path) -> PathBuf {
-    home.join("data/sayso/sessions")
-}
-
-/// The session files under `home`, oldest first.
-fn session_files(home: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(sessions_dir(home))
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
-fn id_of(path: &Path) -> String {
-    path.file_stem().unwrap().to_string_lossy().into_owned()
-}
 
 fn roles_and_contents(body: &Value) -> Vec<(String, String)> {
     body["messages"]
@@ -256,11 +241,7 @@ async fn the_sessions_subcommands_list_show_and_remove() {
     let mut cmd = sayso(h.path());
     cmd.args(["sessions", "show", "--json", &id]);
     let out = run(cmd).await;
-    let lines: Vec<Value> = out
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines: Vec<Value> = json_lines(&out.stdout);
     assert_eq!(lines.len(), 5, "every readable record");
     let mut cmd = sayso(h.path());
     cmd.args(["sessions", "rm", &id]);

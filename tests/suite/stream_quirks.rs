@@ -1,9 +1,10 @@
 //! Every server quirk of SPEC §8.2, streamed over real TCP and assembled by the real client.
 
 use pretty_assertions::assert_eq;
-use sayso::provider::{ProviderError, StreamDelta, StreamEvent, ToolCall};
+use sayso::provider::{ProviderError, StreamDelta, StreamEvent};
 use serde_json::json;
 
+use crate::engine_support::call;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
 use crate::support::{client, collect, user_request};
 
@@ -18,14 +19,6 @@ async fn assemble(steps: Vec<Step>) -> Result<sayso::provider::AssistantMessage,
     let fx = Fixture::start().await;
     fx.push(Reply::Stream(steps));
     collect(&client(&fx.base_url()), &user_request("q")).await.1
-}
-
-fn call(id: &str, name: &str, args: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments: args.into(),
-    }
 }
 
 #[tokio::test]

@@ -40,6 +40,7 @@ use serde_json::{Value, json};
 use crate::support::controller::{self, Run, Script, response};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
+use crate::support::json_lines;
 use crate::support::tool_messages;
 use crate::support::{home_with, run, sayso};
 
@@ -384,11 +385,7 @@ async fn a_saved_trust_is_not_restored_under_a_balanced_config_and_the_chat_says
         !h.path().join("made").exists(),
         "the command ran in the saved trust mode"
     );
-    let events: Vec<Value> = out
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let events: Vec<Value> = json_lines(&out.stdout);
     assert_eq!(events[0]["type"], "session_started");
     assert_eq!(events[0]["approval_mode"], "balanced");
     // After the resume banner (`resumed session …`), the notice about the mode.

@@ -22,7 +22,7 @@
 //! Also: an MCP `env` value marked `secret_env` is scrubbed from tool output, and a
 //! `secret_env` naming no key of `env` is a config error.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -30,6 +30,7 @@ use serde_json::{Value, json};
 use crate::support::fixture::sse::tool_call_reply as call_reply;
 use crate::support::fixture::{Fixture, Reply, Step, sse};
 use crate::support::result_of;
+use crate::support::sessions::session_files;
 use crate::support::{home_with, mcp_dir, run, sayso};
 
 const KEY: &str = "sk-live-0123456789abcdef";
@@ -52,12 +53,6 @@ fn git_init(dir: &Path) {
         .output()
         .unwrap();
     assert!(out.status.success(), "git init: {out:?}");
-}
-
-fn session_files(home: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(home.join("data/sayso/sessions"))
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default()
 }
 
 /// (2) Symlinks to `/proc/self/environ` at the git root and in the working directory, and one

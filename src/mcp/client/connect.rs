@@ -22,7 +22,7 @@ use rmcp::transport::streamable_http_client::{
 };
 
 use super::process::{self, ServerProcess};
-use super::{McpError, ServerSpec, Transport, human_duration};
+use super::{McpError, ServerSpec, Transport};
 
 /// How long a failed start gives the server to exit after SIGTERM.
 const FAILED_START_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
@@ -119,7 +119,7 @@ where
         Ok(Err(e)) => Err(describe_init_error(&e)),
         Err(_) => Err(format!(
             "it did not complete initialize within {}",
-            human_duration(&spec.startup_timeout)
+            crate::duration_text::compact(spec.startup_timeout)
         )),
     }
 }

@@ -174,10 +174,11 @@ fn display_of(content: &str) -> String {
 
 /// `text` cut to at most `max` characters, the last one an ellipsis when cut.
 fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
+    if crate::text_cut::head_chars(text, max).len() == text.len() {
         return text.to_owned();
     }
-    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
+    format!(
+        "{}…",
+        crate::text_cut::head_chars(text, max.saturating_sub(1))
+    )
 }

@@ -2,10 +2,8 @@
 //! environment it may see, keeping the last few KiB of its stderr, noticing when it exits, and
 //! signalling its whole group (SIGTERM, then SIGKILL).
 //!
-//! Owns the group-id checks: never signal group 0 (that is "our group"), 1 (`kill(-1)` is every
-//! process we may signal) or sayso's own group — the same rule as `tools::shell::groups`.
-//!
-//! Not: JSON-RPC. The caller gets the child's stdout and stdin and hands them to `rmcp`.
+//! Not: the group-id checks and the signalling (that is [`crate::process_group`], shared with
+//! the shell runner); JSON-RPC. The caller gets the child's stdout and stdin and hands them to `rmcp`.
 
 use std::collections::VecDeque;
 use std::process::{ExitStatus, Stdio};
@@ -16,21 +14,16 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
-use tokio::time::Instant;
 
 use super::ServerSpec;
+use crate::process_group;
 
 /// How much of the server's stderr we keep.
 const STDERR_KEEP: usize = 4096;
 /// How much of that an error message quotes.
 const STDERR_QUOTE: usize = 600;
-/// Polling interval while waiting for a group to go away.
-const POLL: Duration = Duration::from_millis(10);
 /// How long `Drop` (which must not wait on the runtime) gives the group after SIGTERM.
 const DROP_GRACE: Duration = Duration::from_millis(100);
-/// How long `terminate` waits for the group to vanish after SIGKILL (zombies of a non-reaping
-/// init never do).
-const AFTER_KILL: Duration = Duration::from_millis(300);
 /// How long an error message waits for the exit status / last stderr of a dying server.
 const END_WAIT: Duration = Duration::from_millis(500);
 
@@ -78,8 +71,7 @@ pub(super) fn spawn(
     if let Some(dir) = cwd {
         cmd.current_dir(dir);
     }
-    #[cfg(unix)]
-    cmd.process_group(0);
+    process_group::own_group(&mut cmd);
     let mut child = cmd.spawn().map_err(|e| match cwd {
         Some(dir) => format!("cannot run `{command}` in {}: {e}", dir.display()),
         None => format!("cannot run `{command}`: {e}"),
@@ -190,25 +182,12 @@ impl ServerProcess {
     }
 
     /// SIGTERM to the group, SIGKILL to whatever is left after `grace`. Returns once the group is
-    /// gone, or shortly after the SIGKILL.
+    /// gone (only zombies left count as gone), or shortly after the SIGKILL.
     pub async fn terminate(&self, grace: Duration) {
         let Some(pgid) = self.live_group() else {
             return;
         };
-        signal_group(pgid, SIGTERM);
-        let deadline = Instant::now() + grace;
-        while Instant::now() < deadline {
-            if !group_exists(pgid) {
-                self.gone.store(true, Ordering::SeqCst);
-                return;
-            }
-            tokio::time::sleep(POLL).await;
-        }
-        signal_group(pgid, SIGKILL);
-        let deadline = Instant::now() + AFTER_KILL;
-        while Instant::now() < deadline && group_exists(pgid) {
-            tokio::time::sleep(POLL).await;
-        }
+        process_group::stop(vec![pgid], grace).await;
         // Nothing survives SIGKILL; what may be left are zombies.
         self.gone.store(true, Ordering::SeqCst);
     }
@@ -218,17 +197,7 @@ impl ServerProcess {
         let Some(pgid) = self.live_group() else {
             return;
         };
-        signal_group(pgid, SIGTERM);
-        let deadline = std::time::Instant::now() + DROP_GRACE;
-        while std::time::Instant::now() < deadline {
-            if !group_exists(pgid) {
-                self.gone.store(true, Ordering::SeqCst);
-                return;
-            }
-            std::thread::sleep(POLL);
-        }
-        // A leader that exited but is not reaped yet still counts; SIGKILL costs it nothing.
-        signal_group(pgid, SIGKILL);
+        process_group::stop_blocking(pgid, DROP_GRACE);
         self.gone.store(true, Ordering::SeqCst);
     }
 
@@ -263,63 +232,11 @@ fn quote_tail(text: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" | ");
-    if joined.len() <= STDERR_QUOTE {
+    let tail = crate::text_cut::tail(&joined, STDERR_QUOTE);
+    if tail.len() == joined.len() {
         return joined;
     }
-    let mut start = joined.len() - STDERR_QUOTE;
-    while !joined.is_char_boundary(start) {
-        start += 1;
-    }
-    format!("…{}", &joined[start..])
-}
-
-/// A group id we may signal: not 0 (our own group), not 1 (`kill(-1)` is everyone), and not
-/// sayso's own group.
-#[cfg(unix)]
-fn signalable(pgid: u32) -> Option<libc::pid_t> {
-    let pgid = libc::pid_t::try_from(pgid).ok()?;
-    // SAFETY: getpgrp has no preconditions.
-    let own = unsafe { libc::getpgrp() };
-    (pgid > 1 && pgid != own).then_some(pgid)
-}
-
-#[cfg(unix)]
-fn signal_group(pgid: u32, sig: i32) {
-    if let Some(pgid) = signalable(pgid) {
-        // SAFETY: kill has no memory-safety preconditions; a negative pid names a group.
-        unsafe {
-            libc::kill(-pgid, sig);
-        }
-    }
-}
-
-/// Whether any process (zombies included) is still in group `pgid`.
-#[cfg(unix)]
-fn group_exists(pgid: u32) -> bool {
-    let Some(pgid) = signalable(pgid) else {
-        return false;
-    };
-    // SAFETY: signal 0 only checks existence and permission.
-    let rc = unsafe { libc::kill(-pgid, 0) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-}
-
-#[cfg(unix)]
-const SIGTERM: i32 = libc::SIGTERM;
-#[cfg(unix)]
-const SIGKILL: i32 = libc::SIGKILL;
-
-// Elsewhere there are no groups (`group()` is None, so these are never reached with an id);
-// `kill_on_drop` kills the child.
-#[cfg(not(unix))]
-const SIGTERM: i32 = 15;
-#[cfg(not(unix))]
-const SIGKILL: i32 = 9;
-#[cfg(not(unix))]
-fn signal_group(_pgid: u32, _sig: i32) {}
-#[cfg(not(unix))]
-fn group_exists(_pgid: u32) -> bool {
-    false
+    format!("…{tail}")
 }
 
 #[cfg(test)]

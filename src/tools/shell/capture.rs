@@ -41,10 +41,7 @@ impl Captured {
             trim_partial_utf8_tail(&mut self.buf);
             let text = String::from_utf8_lossy(&self.buf).into_owned();
             let mut text = crate::secrets::scrub_owned(strip_ansi_owned(text));
-            let mut end = self.max.min(text.len());
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
+            let end = crate::text_cut::head(&text, self.max).len();
             text.truncate(end);
             text
         } else {

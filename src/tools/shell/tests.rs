@@ -403,16 +403,6 @@ fn futures_are_send() {
 }
 
 #[test]
-fn never_signals_special_groups() {
-    assert_eq!(signalable(0), None);
-    assert_eq!(signalable(1), None);
-    // SAFETY: no preconditions.
-    let own = unsafe { libc::getpgrp() } as u32;
-    assert_eq!(signalable(own), None);
-    assert_eq!(signalable(u32::MAX), None);
-}
-
-#[test]
 fn partial_utf8_tail_is_trimmed() {
     let mut v = "aé".as_bytes().to_vec();
     v.pop();

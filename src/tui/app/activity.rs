@@ -18,16 +18,6 @@ use crate::events::TurnEnd;
 /// How often a retry's countdown is redrawn.
 const COUNTDOWN_TICK: Duration = Duration::from_millis(250);
 
-/// "3s", "1m 05s": a turn's time as the status bar shows it.
-pub fn seconds(d: Duration) -> String {
-    let s = d.as_secs();
-    if s < 60 {
-        format!("{s}s")
-    } else {
-        format!("{}m {:02}s", s / 60, s % 60)
-    }
-}
-
 impl App {
     /// A long turn that ends unfocused is notified from `after` on (`None`: never).
     pub fn set_notify_after(&mut self, after: Option<Duration>) {
@@ -50,7 +40,7 @@ impl App {
     pub fn activity_forms(&self, now: Instant) -> Vec<String> {
         let clock = self
             .turn_time(now)
-            .map(|d| format!(" · {}", seconds(d)))
+            .map(|d| format!(" · {}", duration_text::clock(d)))
             .unwrap_or_default();
         let two =
             |long: &str, short: &str| vec![format!("{long}{clock}"), format!("{short}{clock}")];
@@ -72,7 +62,7 @@ impl App {
                 until, retry, max, ..
             } if *until > now => vec![format!(
                 "retrying in {} ({retry}/{max})",
-                format_delay(until.saturating_duration_since(now))
+                duration_text::spaced(until.saturating_duration_since(now))
             )],
             Activity::Retrying { retry, max, .. } => vec![
                 format!("waiting for the first token{clock} (retry {retry}/{max})"),
@@ -119,7 +109,7 @@ impl App {
         };
         vec![Effect::Notify(format!(
             "sayso: {what} (after {})",
-            seconds(took)
+            duration_text::clock(took)
         ))]
     }
 }

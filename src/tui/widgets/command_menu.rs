@@ -62,14 +62,11 @@ pub fn draw(f: &mut Frame, input: Rect, app: &App) {
         .take(rows)
         .map(|(i, c)| {
             let text = format!(" {:<head_w$}  {}", head(c), c.help);
-            let text: String = text.chars().take(width).collect();
+            let text = crate::text_cut::head_chars(&text, width);
             if i == menu.selected {
                 Line::from(Span::styled(format!("{text:<width$}"), t.choice_selected))
             } else {
-                let split = text
-                    .char_indices()
-                    .nth(head_w + 1)
-                    .map_or(text.len(), |(b, _)| b);
+                let split = crate::text_cut::head_chars(text, head_w + 1).len();
                 Line::from(vec![
                     Span::styled(text[..split].to_owned(), t.footer_key),
                     Span::styled(text[split..].to_owned(), t.dim),

@@ -8,7 +8,7 @@ use std::time::Instant;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use crate::events::format_delay;
+use crate::duration_text;
 use crate::tui::app::{Activity, App};
 use crate::tui::wrap::{truncate_spans, wrap_line_indent};
 
@@ -58,7 +58,7 @@ pub fn retry_lines(app: &App, now: Instant, width: u16, max_rows: usize) -> Vec<
     };
     let msg = format!(
         "⚠ {error} — retrying in {} (attempt {retry}/{max})",
-        format_delay(until.saturating_duration_since(now))
+        duration_text::spaced(until.saturating_duration_since(now))
     );
     wrapped(&msg, app.theme().notice, width, max_rows)
 }

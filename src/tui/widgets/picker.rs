@@ -35,7 +35,7 @@ pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
         .skip(first)
         .take(rows)
         .map(|(i, row)| {
-            let text: String = row.chars().take(w).collect();
+            let text = crate::text_cut::head_chars(row, w).to_owned();
             let style = if i == p.selected {
                 t.choice_selected
             } else {

@@ -3,6 +3,7 @@
 pub mod context_limit;
 pub mod controller;
 pub mod fixture;
+pub mod sessions;
 pub mod tui;
 
 use std::path::Path;
@@ -150,4 +151,46 @@ pub fn mcp_dir(test: &str) -> Option<std::path::PathBuf> {
             None
         }
     }
+}
+
+/// The JSON lines of a `--json` run (or of any JSON Lines text), each parsed.
+pub fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// The tool names a request offered.
+pub fn offered(body: &serde_json::Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Owned pairs, to compare with [`tool_messages`].
+pub fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+/// A `run_command` call for a fixture reply: (id, tool, arguments).
+pub fn shell(id: &str, cmd: &str) -> (String, &'static str, serde_json::Value) {
+    (
+        id.into(),
+        "run_command",
+        serde_json::json!({"cmd": cmd, "flag": null}),
+    )
+}
+
+/// A port on 127.0.0.1 where nothing listens.
+pub fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
 }

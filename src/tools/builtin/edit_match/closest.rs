@@ -76,8 +76,5 @@ pub(super) fn closest(lines: &Lines, old: &OldLines) -> Option<Closest> {
 }
 
 fn shorten_keep_indent(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
+    crate::text_cut::ellipsized(s, crate::text_cut::head_chars(s, max))
 }

@@ -66,10 +66,7 @@ pub struct EditError {
 
 pub(super) fn shorten(s: &str, max: usize) -> String {
     let s = s.trim();
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
+    crate::text_cut::ellipsized(s, crate::text_cut::head_chars(s, max))
 }
 
 pub(super) fn first_non_blank(s: &str) -> &str {
