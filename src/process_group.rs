@@ -1,4 +1,4 @@
-//! Process groups sayso starts and stops, for the shell runner (`tools::shell`) and the MCP
+//! Process groups sayso starts and stops, for the shell runner (`tools::exec::shell`) and the MCP
 //! stdio client (`mcp::client::process`):
 //!
 //! - [`own_group`]: a command is spawned as the leader of a new group (unix
@@ -14,7 +14,7 @@
 //!
 //! Not here: reaping. Whoever owns the `Child` waits on it (its own zombie is its to collect;
 //! tokio reaps a dropped child in the background); orphans belong to init. Nor which group
-//! belongs to what (`tools::shell::Jobs`, `mcp::client::process`).
+//! belongs to what (`tools::exec::shell::Jobs`, `mcp::client::process`).
 //!
 //! On non-unix systems there are no groups: only [`stop`] (each id's process tree killed with
 //! `taskkill /T`), [`stop_blocking`] and the guard (both nothing: `kill_on_drop` kills the

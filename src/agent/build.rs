@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use super::{Agent, AgentSettings, Frontend, instructions, resume_mode};
 use crate::provider::{Client, SharedModel};
-use crate::tools::approval::SharedMode;
+use crate::tools::configured::ToolSetup;
 use crate::tools::context::ToolContext;
-use crate::tools::judge::Judge;
-use crate::tools::orchestrator::{Engine, EngineSetup};
-use crate::tools::setup::ToolSetup;
+use crate::tools::lifecycle::orchestrator::{Engine, EngineSetup};
+use crate::tools::policy::approval::SharedMode;
+use crate::tools::policy::judge::Judge;
 
 /// An agent for a new chat, configured from `config`.
 pub fn build(
@@ -41,9 +41,9 @@ pub fn build(
         judge,
         cwd: cwd.clone(),
         approver: frontend.approver,
-        rules: crate::tools::rules::SharedRules::new(crate::tools::rules::Rules::new(
-            &config.tools.rules,
-        )),
+        rules: crate::tools::policy::rules::SharedRules::new(
+            crate::tools::policy::rules::Rules::new(&config.tools.rules),
+        ),
         ctx: Arc::new(ToolContext {
             ledger: Default::default(),
             questions: frontend.questions,

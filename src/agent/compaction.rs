@@ -16,7 +16,7 @@ use super::in_use::{Counted, InUse};
 use super::window::WindowState;
 use crate::events::Event;
 use crate::provider::{ChatMessage, ChatRequest, ToolSpec};
-use crate::tools::approval::Interaction;
+use crate::tools::policy::approval::Interaction;
 
 const PROMPT: &str = include_str!("../../assets/compact_prompt.md");
 

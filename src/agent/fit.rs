@@ -12,7 +12,7 @@ use super::context::{Budget, prepare, prune, request_chars, tools_chars};
 use super::window::WindowState;
 use crate::events::Event;
 use crate::provider::{ChatMessage, ProviderError, ToolSpec};
-use crate::tools::approval::Interaction;
+use crate::tools::policy::approval::Interaction;
 
 /// What the next request does.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,7 @@ use super::context::{plausible_prompt, tokens};
 use super::window::{WARN_AT, WindowState};
 use crate::events::Event;
 use crate::provider::AssistantMessage;
-use crate::tools::approval::Interaction;
+use crate::tools::policy::approval::Interaction;
 
 /// Tokens in use, and how they were counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

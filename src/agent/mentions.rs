@@ -6,8 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::tools::configured::Group;
 use crate::tools::registry::Registry;
-use crate::tools::setup::Group;
 
 /// The outcome of expanding a message's mentions.
 #[derive(Debug, Default, PartialEq, Eq)]

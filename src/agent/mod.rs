@@ -55,11 +55,11 @@ use std::collections::BTreeMap;
 
 pub use crate::events::{Event, EventSink, TurnEnd};
 use crate::provider::{ChatMessage, Client, SharedModel, ToolSpec};
-use crate::tools::approval::{Interaction, SharedMode};
+use crate::tools::configured::Group;
 use crate::tools::context::QuestionSender;
-use crate::tools::orchestrator::Engine;
-use crate::tools::requests::ApprovalSender;
-use crate::tools::setup::Group;
+use crate::tools::lifecycle::orchestrator::Engine;
+use crate::tools::lifecycle::requests::ApprovalSender;
+use crate::tools::policy::approval::{Interaction, SharedMode};
 
 /// Loop settings.
 #[derive(Debug, Clone)]
@@ -256,7 +256,7 @@ impl Agent {
     /// tool's own system prompt.
     fn system_message(&self) -> String {
         let i = &self.settings.instructions;
-        crate::tools::footprint::compose(
+        crate::tools::offer::compose(
             &self.settings.system_prompt,
             &[&i.environment, &i.text],
             self.engine.registry(),

@@ -131,11 +131,11 @@ pub fn resume_hint(id: &str, flags: &[String]) -> String {
     let mut command = String::from("sayso");
     for f in flags {
         command.push(' ');
-        command.push_str(&crate::tools::command_safety::quote_arg(f));
+        command.push_str(&crate::tools::policy::command_safety::quote_arg(f));
     }
     format!(
         "sayso: this chat is saved as {id}; continue it with: {command} --resume {}",
-        crate::tools::command_safety::quote_arg(id)
+        crate::tools::policy::command_safety::quote_arg(id)
     )
 }
 

@@ -16,7 +16,7 @@ use super::Agent;
 use super::saving::Saving;
 use crate::events::{Answer, Event, EventSink, Mode, ModelRow};
 use crate::provider::SharedModel;
-use crate::tools::approval::SharedMode;
+use crate::tools::policy::approval::SharedMode;
 
 #[derive(Debug, Clone)]
 pub enum Command {
@@ -89,7 +89,7 @@ fn set_mode(handle: &SharedMode, mode: Mode, sink: &EventSink) {
 
 /// Writes `spec` to the user's config file and adds it to the chat's rules.
 fn save_rule(
-    rules: &crate::tools::rules::SharedRules,
+    rules: &crate::tools::policy::rules::SharedRules,
     path: &std::path::Path,
     mut spec: crate::config::approvals::RuleSpec,
     sink: &EventSink,
@@ -259,8 +259,11 @@ impl Agent {
     /// The policy in force, then what "Always accept" remembered in this chat.
     fn approvals_answer(&self) -> Answer {
         let e = &self.engine;
-        let policy =
-            crate::tools::rules::describe_policy(e.mode().get(), &e.rules().get(), e.allowed());
+        let policy = crate::tools::policy::rules::describe_policy(
+            e.mode().get(),
+            &e.rules().get(),
+            e.allowed(),
+        );
         let (tools, commands) = e.approvals().list();
         Answer::Approvals {
             policy,
@@ -276,12 +279,12 @@ impl Agent {
     fn tools_table(&self) -> String {
         let e = &self.engine;
         let rules = e.rules().get();
-        let policy = crate::tools::setup::PolicyView {
+        let policy = crate::tools::configured::PolicyView {
             mode: e.mode().get(),
             rules: &rules,
             judge_enabled: e.judge().is_some(),
         };
-        crate::tools::setup::describe_parts(
+        crate::tools::configured::describe_parts(
             e.registry(),
             e.active(),
             e.allowed(),

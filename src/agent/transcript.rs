@@ -353,7 +353,7 @@ pub fn model_notice(model: &str) -> String {
 }
 
 /// The notice a mode change leaves in the transcript.
-pub fn mode_notice(mode: crate::tools::approval::Mode) -> String {
+pub fn mode_notice(mode: crate::tools::policy::approval::Mode) -> String {
     format!("{} mode: {}", mode.as_str().to_uppercase(), mode.describe())
 }
 

@@ -44,7 +44,7 @@ use super::loop_guard::LoopGuard;
 use super::window::WindowState;
 use crate::events::{CallEnd, Event, TurnEnd};
 use crate::provider::{ChatMessage, ChatRequest, ProviderError, StreamEvent, ToolCall, ToolSpec};
-use crate::tools::approval::Interaction;
+use crate::tools::policy::approval::Interaction;
 
 mod answering;
 pub mod driver;

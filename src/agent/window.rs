@@ -184,7 +184,7 @@ impl Agent {
         }
         self.learning.tools_fitted = true;
         let defaults = self.engine.defaults().clone();
-        let offer = crate::tools::footprint::offer_for(tokens, &defaults, &self.groups, false);
+        let offer = crate::tools::offer::offer_for(tokens, &defaults, &self.groups, false);
         let Some(notice) = offer.notice else {
             return;
         };

@@ -1,6 +1,6 @@
 //! `[[approvals.rules]]`: standing decisions about calls, from the user's config and the
 //! project's. Plain data here — each rule's tool, what it matches, its decision and where it was
-//! written; matching is `tools::rules`.
+//! written; matching is `tools::policy::rules`.
 //!
 //! ```toml
 //! [[approvals.rules]]
@@ -16,7 +16,7 @@
 //!
 //! A project file (`.sayso/config.toml`) may only add `ask` and `deny` rules: an `allow` there
 //! is dropped with a warning, and its rules can never loosen what the user's rules decide
-//! (`tools::rules` takes the stricter of the two).
+//! (`tools::policy::rules` takes the stricter of the two).
 
 use serde::Deserialize;
 

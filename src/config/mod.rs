@@ -94,7 +94,7 @@ pub struct Overrides {
     pub max_turns: Option<u32>,
 }
 
-/// Tool-related settings, validated against the registry by `tools::setup`.
+/// Tool-related settings, validated against the registry by `tools::configured`.
 #[derive(Debug, Clone, Default)]
 pub struct ToolSettings {
     pub default_tools: Vec<String>,

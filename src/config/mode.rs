@@ -1,5 +1,5 @@
 //! The approval mode (`[chat] approval_mode`, `--approval-mode`, `--auto`, `/mode`): how much
-//! runs without asking, by tool kind. Plain data here; the table is `tools::approval::by_mode`.
+//! runs without asking, by tool kind. Plain data here; the table is `tools::policy::approval::by_mode`.
 
 use serde::{Deserialize, Serialize};
 

@@ -17,7 +17,7 @@ pub enum Answer {
         model: String,
         listed: Vec<String>,
     },
-    /// `/approvals`: the policy in force (as `tools::rules::describe_policy` writes it), then
+    /// `/approvals`: the policy in force (as `tools::policy::rules::describe_policy` writes it), then
     /// what "Always accept" remembered in this chat.
     Approvals {
         policy: String,

@@ -26,7 +26,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::events::UserChoice;
-use crate::tools::requests::{ApprovalRequest, Ask};
+use crate::tools::lifecycle::requests::{ApprovalRequest, Ask};
 use crate::tools::tool::Preview;
 
 /// How long a request waits for its answer by default.

@@ -23,7 +23,7 @@ use crate::agent::Agent;
 use crate::agent::saving::Saving;
 use crate::events::{Event, EventSink, Mode, TurnEnd};
 use crate::provider::StreamDelta;
-use crate::tools::requests::ApprovalRequest;
+use crate::tools::lifecycle::requests::ApprovalRequest;
 use control::Control;
 pub use control::Controller;
 

@@ -19,7 +19,7 @@ use crate::exit;
 use crate::headless::{self, JsonPrinter, Printer, TextPrinter};
 use crate::provider::Client;
 use crate::session::catalog::{self, Keep};
-use crate::tools::approval::Interaction;
+use crate::tools::policy::approval::Interaction;
 use crate::tui::theme::Theme;
 
 /// The demo endpoint, and the directory its tools work in.
@@ -247,7 +247,7 @@ fn resumed_id(
 /// shares what it learns about context windows with the agent's).
 fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<(Agent, Client), String> {
     let client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
-    let setup = crate::tools::setup::build(config).map_err(|e| e.to_string())?;
+    let setup = crate::tools::configured::build(config).map_err(|e| e.to_string())?;
     let mut agent = crate::agent::build(config, client.clone(), setup, cwd, frontend);
     if !config.tools.mcp_servers.is_empty() {
         agent.set_mcp(crate::mcp::servers::Servers::start(

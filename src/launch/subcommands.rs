@@ -122,7 +122,7 @@ pub async fn tools(o: &Overrides) -> u8 {
         Ok(c) => c,
         Err(e) => return fail(exit::USAGE, e),
     };
-    let mut setup = match crate::tools::setup::build(&config) {
+    let mut setup = match crate::tools::configured::build(&config) {
         Ok(s) => s,
         Err(e) => return fail(exit::USAGE, e),
     };
@@ -140,13 +140,13 @@ pub async fn tools(o: &Overrides) -> u8 {
         }
         setup.allowed.extend(allowed);
     }
-    let rules = crate::tools::rules::Rules::new(&config.tools.rules);
-    let policy = crate::tools::setup::PolicyView {
+    let rules = crate::tools::policy::rules::Rules::new(&config.tools.rules);
+    let policy = crate::tools::configured::PolicyView {
         mode: config.tools.approval_mode,
         rules: &rules,
         judge_enabled: config.judge.enabled,
     };
-    print!("{}", crate::tools::setup::describe(&setup, &policy));
+    print!("{}", crate::tools::configured::describe(&setup, &policy));
     if let Some(s) = servers {
         for snap in s.snapshots() {
             if !matches!(snap.status, crate::mcp::servers::Status::Ready) {
@@ -204,11 +204,11 @@ pub fn approvals(o: &Overrides) -> u8 {
     for w in &config.warnings {
         eprintln!("sayso: warning: {w}");
     }
-    let rules = crate::tools::rules::Rules::new(&config.tools.rules);
+    let rules = crate::tools::policy::rules::Rules::new(&config.tools.rules);
     let allowed = config.tools.allowed_tools.iter().cloned().collect();
     println!(
         "{}",
-        crate::tools::rules::describe_policy(config.tools.approval_mode, &rules, &allowed)
+        crate::tools::policy::rules::describe_policy(config.tools.approval_mode, &rules, &allowed)
     );
     exit::OK
 }

@@ -24,7 +24,7 @@ use super::servers::Servers;
 use crate::config::mcp::McpApproval;
 use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
-use crate::tools::report;
+use crate::tools::tool::report;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Policy, Tool, ToolOutput};
 
 pub struct McpTool {
@@ -109,7 +109,7 @@ impl Tool for McpTool {
     }
 
     fn cmd_string(&self, inv: &Invocation) -> String {
-        crate::tools::approval::call_key(&inv.name, Kind::Other, "", &inv.args)
+        crate::tools::policy::approval::call_key(&inv.name, Kind::Other, "", &inv.args)
     }
 
     fn policy(&self, inv: &Invocation) -> Policy {

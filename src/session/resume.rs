@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use super::record::{Header, Record};
 use crate::events::{CallEnd, Event, Mode};
 use crate::provider::{ChatMessage, ToolCall};
-use crate::tools::approval::Approvals;
+use crate::tools::policy::approval::Approvals;
 
 /// One step of the history, before the agent turns it into messages.
 #[derive(Debug, Clone, PartialEq)]

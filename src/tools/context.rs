@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::rules::SharedRules;
+use crate::tools::policy::rules::SharedRules;
 use tokio::sync::{mpsc, oneshot};
 
 /// Per-chat record of file contents the model has seen.
@@ -101,14 +101,14 @@ pub type QuestionSender = mpsc::UnboundedSender<QuestionRequest>;
 impl ToolContext {
     /// The environment changes every tool process gets: the secret variables removed (the
     /// provider keys, MCP `headers_env` variables; see `crate::secrets`).
-    pub fn child_env(&self) -> crate::tools::shell::ChildEnv {
+    pub fn child_env(&self) -> crate::tools::exec::shell::ChildEnv {
         let mut remove = self.secret_env.clone();
         remove.extend(
             crate::secrets::withheld_env()
                 .into_iter()
                 .filter(|n| !self.secret_env.contains(n)),
         );
-        crate::tools::shell::ChildEnv {
+        crate::tools::exec::shell::ChildEnv {
             set: Vec::new(),
             remove,
         }
@@ -127,7 +127,7 @@ pub struct ToolContext {
     pub own_paths: Vec<PathBuf>,
     /// Environment variables no tool command may see (the provider keys, MCP `headers_env`).
     pub secret_env: Vec<String>,
-    /// The approval rules in force: [`crate::tools::orchestrator::Engine::new`] puts its own
+    /// The approval rules in force: [`crate::tools::lifecycle::orchestrator::Engine::new`] puts its own
     /// here, so a rule saved during the chat reaches the tools too.
     pub rules: SharedRules,
 }

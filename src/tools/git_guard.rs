@@ -71,7 +71,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::shell::ChildEnv;
+use crate::tools::exec::shell::ChildEnv;
 
 pub mod targets;
 pub use targets::{GitTarget, Target};

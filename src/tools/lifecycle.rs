@@ -3,8 +3,8 @@
 //! the judge round-trip, the user's choice, commands run one by one, stops, use_handlers_once
 //! runs and the results are all decided here, so the whole lifecycle is tested as a table of
 //! input sequences (`lifecycle/tests.rs`) and a property test (`lifecycle/props.rs`). The
-//! driver ([`super::orchestrator`]) performs the effects: it asks the judge, shows the modal,
-//! runs a command, forwards events.
+//! driver ([`orchestrator`], the only part of this module that does IO) performs the
+//! effects: it asks the judge, shows the modal ([`requests`]), runs a command, forwards events.
 //!
 //! Per call: resolve (an unknown tool or bad JSON fails only that call) → `setup` → facts →
 //! [`approval::decide`] → run / judge / ask / reject → commands in order (each success calls
@@ -24,20 +24,20 @@
 //! The transitions live in three parts: [`deciding`] (facts, decision, judge, the user's
 //! choice), [`running`] (commands, stops, shared handlers) and [`finishing`] (results).
 
-use super::rules::SharedRules;
+use crate::tools::policy::rules::SharedRules;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use super::approval::{self, Approvals, CallFacts, Interaction, Mode, Verdict};
-use super::registry::Registry;
-use super::requests::Ask;
-use super::runner::{guarded, panic_message};
-use super::tool::{CmdResult, Command, Invocation, Output, Tool, ToolOutput};
 use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
 use crate::provider::ToolCall;
+use crate::tools::exec::runner::{guarded, panic_message};
+use crate::tools::lifecycle::requests::Ask;
+use crate::tools::policy::approval::{self, Approvals, CallFacts, Interaction, Mode, Verdict};
+use crate::tools::registry::Registry;
+use crate::tools::tool::{CmdResult, Command, Invocation, Output, Tool, ToolOutput};
 
 /// Runs one of the tool's own hooks, catching a panic (a tool's bug fails its call, not sayso).
 fn caught<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
@@ -365,6 +365,8 @@ impl Batch {
 
 mod deciding;
 mod finishing;
+pub mod orchestrator;
+pub mod requests;
 mod running;
 
 #[cfg(test)]

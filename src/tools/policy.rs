@@ -1,13 +1,30 @@
-//! What a tool says about one call before the approval decision (SPEC §5): the seed's
+//! Whether a call may run (SPEC §5): every decision about a call short of running it.
+//!
+//! - [`Policy`] (here): what a tool says about one call before the decision.
+//! - [`approval`]: the decision as a pure function of settings, mode, memory and gates.
+//! - [`rules`]: `[[approvals.rules]]` matched against a call (deny/ask through wrappers, what
+//!   allow never covers, path rules for every tool that reads).
+//! - [`command_safety`]: the deterministic `is_safe` gate for shell commands, and the
+//!   normaliser that reads a command line into the programs it really runs (for rules).
+//! - [`judge`]: the LLM judge that vets calls in auto mode.
+//!
+//! Nothing here runs a command or talks to the user: the lifecycle asks, its driver performs.
+//!
+//! **The policy.** What a tool says about one call before the approval decision (SPEC §5): the seed's
 //! approval-related hooks — the approval predicate and `prompt_condition`, the `is_safe` gate,
 //! the judge's context, a forced ask, a caution, a read outside the project — as one typed
-//! [`Policy`], which [`super::tool::Tool::policy`] returns once per call.
+//! [`Policy`], which [`crate::tools::tool::Tool::policy`] returns once per call.
 //!
 //! Precedence: a config entry's `require_approval_before = true / false` wins over the tool's
 //! own default and its condition ([`requires_approval`]): a tool with a condition says so with
 //! `require_approval_before = ApprovalBefore::Condition` in its opts, which the config's merge
 //! over them replaces. The decision itself is not here:
 //! `approval::decide` reads the facts built from a `Policy`; the lifecycle calls the hook.
+
+pub mod approval;
+pub mod command_safety;
+pub mod judge;
+pub mod rules;
 
 pub use crate::config::opts::ApprovalBefore;
 

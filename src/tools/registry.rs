@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::tool::Tool;
 use crate::config::opts::Opts;
+use crate::tools::tool::Tool;
 
 /// Where a tool came from, for `sayso tools`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

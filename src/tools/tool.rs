@@ -1,9 +1,8 @@
 //! A tool (SPEC §4.1): the [`Tool`] trait, whose default methods give the default behaviour and
 //! messages of SPEC §4.6, the per-call [`Invocation`] (the "fresh copy" carrying `args` and the
 //! raw `function_call`) and commands. Its pieces live beside it and are re-exported here: the
-//! typed outputs ([`super::output`]), the approval policy of a call ([`super::policy`]), the
-//! shared output handlers ([`super::report`]) and the [`SimpleTool`] helper
-//! ([`super::simple_tool`]).
+//! typed outputs ([`output`]), the approval policy of a call ([`crate::tools::policy::Policy`]),
+//! the shared output handlers ([`report`]) and the [`SimpleTool`] helper ([`simple_tool`]).
 //!
 //! A tool definition is shared and immutable; everything that belongs to one call lives in its
 //! `Invocation`. Output functions report through [`ToolOutput::add`] (SPEC §4.4).
@@ -15,14 +14,18 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-use super::function::FnArgs;
-pub use super::output::{CmdResult, Output, ToolOutput};
-pub use super::policy::{ApprovalBefore, Policy};
-use super::report;
-use super::shell::ChildEnv;
-pub use super::simple_tool::SimpleTool;
+pub mod output;
+pub mod report;
+pub mod simple_tool;
+
+pub use output::{CmdResult, Output, ToolOutput};
+pub use simple_tool::SimpleTool;
+
 use crate::config::opts::Opts;
 use crate::provider::{ToolCall, ToolSpec};
+use crate::tools::exec::function::FnArgs;
+use crate::tools::exec::shell::ChildEnv;
+pub use crate::tools::policy::{ApprovalBefore, Policy};
 
 /// What a tool does, for display and defaults.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
@@ -61,7 +64,7 @@ pub struct Invocation {
     /// The session's working directory.
     pub cwd: PathBuf,
     /// The chat's shared tool context (file ledger, question channel, memory directory).
-    pub ctx: std::sync::Arc<super::context::ToolContext>,
+    pub ctx: std::sync::Arc<crate::tools::context::ToolContext>,
 }
 
 impl Invocation {

@@ -8,7 +8,7 @@
 use std::fmt::Write;
 
 use crate::events::{Answer, ContextReport, Counted, ModelRow};
-use crate::tools::footprint::thousands;
+use crate::tools::offer::thousands;
 
 /// The notice an answer leaves in the transcript.
 pub fn notice(a: &Answer) -> String {

@@ -44,7 +44,7 @@ use crate::duration_text;
 use crate::events::{Event, Mode};
 use crate::provider::{StreamDelta, Usage};
 use crate::tools::context::QuestionRequest;
-use crate::tools::requests::ApprovalRequest;
+use crate::tools::lifecycle::requests::ApprovalRequest;
 
 /// Everything the app reacts to.
 #[derive(Debug)]

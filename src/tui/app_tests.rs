@@ -8,8 +8,8 @@ use super::tests_support::*;
 use crate::agent::task::Command;
 use crate::agent::{Event, TurnEnd};
 use crate::provider::StreamDelta;
-use crate::tools::approval::Mode;
-use crate::tools::requests::UserChoice;
+use crate::tools::lifecycle::requests::UserChoice;
+use crate::tools::policy::approval::Mode;
 
 /// Opens a modal, presses `keys`, returns what the engine was told (if anything).
 fn decide(keys: &[AppEvent]) -> Result<UserChoice, TryRecvError> {

@@ -24,7 +24,7 @@ use super::input::LineInput;
 use super::key_gate::KeyGate;
 use super::theme::Theme;
 use crate::config::approvals::{RuleSpec, toml_block};
-use crate::tools::requests::{ApprovalRequest, Remember, UserChoice};
+use crate::tools::lifecycle::requests::{ApprovalRequest, Remember, UserChoice};
 use crate::tools::tool::Preview;
 
 pub const CHOICES: [&str; 4] = ["Always accept", "Accept", "Reject", "Cancel"];
@@ -73,7 +73,7 @@ impl ApprovalModal {
                 .map(|l| Line::from(l.to_owned()))
                 .collect(),
         };
-        let rules = crate::tools::rules::candidates(&req.ask.tool, &req.ask.remember);
+        let rules = crate::tools::policy::rules::candidates(&req.ask.tool, &req.ask.remember);
         Self {
             rules,
             saving: None,

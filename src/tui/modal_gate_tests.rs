@@ -10,7 +10,7 @@ use tokio::sync::oneshot::error::TryRecvError;
 use super::app::AppEvent;
 use super::strings;
 use super::tests_support::*;
-use crate::tools::requests::UserChoice;
+use crate::tools::lifecycle::requests::UserChoice;
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)

@@ -28,7 +28,7 @@ use crate::events::EventSink;
 use crate::exit;
 use crate::signals::Signals;
 use crate::tools::context::QuestionRequest;
-use crate::tools::requests::ApprovalRequest;
+use crate::tools::lifecycle::requests::ApprovalRequest;
 
 /// The shortest time between frames after a key, a paste, the mouse or a resize.
 const FRAME: Duration = Duration::from_millis(16);

@@ -9,7 +9,7 @@ use super::tests_support::*;
 use crate::events::Event;
 use crate::events::Mode;
 use crate::provider::{ProviderError, StreamDelta};
-use crate::tools::requests::Remember;
+use crate::tools::lifecycle::requests::Remember;
 use crate::tools::tool::Preview;
 
 const REPLY: &str = "## Plan\n\nRead **the config** first, then `cargo test`:\n\n| step | tool |\n|---|---|\n| 1 | read_file |\n| 2 | run_command |\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nStill typing this li";

@@ -11,7 +11,7 @@ use super::app::{App, AppEvent, Status};
 use super::theme::Theme;
 use crate::events::{CallEnd, Event, Mode};
 use crate::provider::{AssistantMessage, StreamDelta, ToolCall};
-use crate::tools::requests::{ApprovalRequest, Ask, Remember, UserChoice};
+use crate::tools::lifecycle::requests::{ApprovalRequest, Ask, Remember, UserChoice};
 use crate::tools::tool::Preview;
 
 pub fn app() -> App {

@@ -16,7 +16,7 @@ use sayso::agent::{Event, EventSink, Frontend, TurnEnd};
 use sayso::config::{Config, Overrides};
 use sayso::events::CallEnd;
 use sayso::provider::{ChatMessage, Client, ToolCall};
-use sayso::tools::approval::Interaction;
+use sayso::tools::policy::approval::Interaction;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio_util::sync::CancellationToken;
@@ -309,7 +309,7 @@ fn library_agent(url: &str, work: &Path, home: &Path) -> sayso::agent::Agent {
     };
     let config = Config::load(&overrides, &env).expect("the config loads");
     let client = Client::new(config.provider.clone()).expect("a client for the config");
-    let setup = sayso::tools::setup::build(&config).expect("the tools set up");
+    let setup = sayso::tools::configured::build(&config).expect("the tools set up");
     assert_eq!(
         setup.active,
         BTreeSet::from(["read_file".to_owned()]),

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 
 use sayso::config::{Config, Overrides};
 use sayso::provider::{ChatMessage, ChatRequest};
-use sayso::tools::footprint;
-use sayso::tools::setup::ToolSetup;
+use sayso::tools::configured::ToolSetup;
+use sayso::tools::offer;
 use serde_json::{Value, json};
 
 use crate::harness::{self, LLAMA_URL};
@@ -63,12 +63,12 @@ async fn window(root: &str) -> u32 {
 /// them, and the HTTP status (400 when it does not fit the slot).
 async fn first_request_tokens(url: &str, setup: &ToolSetup, system_prompt: &str) -> (u64, u16) {
     let request = ChatRequest {
-        tools: footprint::specs(setup),
+        tools: offer::specs(setup),
         ..ChatRequest::new(
             MODEL,
             vec![
                 ChatMessage::System {
-                    content: footprint::system_message(setup, system_prompt, &environment()),
+                    content: offer::system_message(setup, system_prompt, &environment()),
                 },
                 ChatMessage::User {
                     content: "hi".into(),
@@ -104,11 +104,11 @@ async fn llama_counts_the_default_footprint_and_the_small_window_offer_fits() {
         ..Overrides::default()
     };
     let config = Config::load(&overrides, &env).expect("the default config loads");
-    let setup = sayso::tools::setup::build(&config).expect("the default tools set up");
+    let setup = sayso::tools::configured::build(&config).expect("the default tools set up");
     let prompt = &config.system_prompt;
 
-    let system = footprint::system_message(&setup, prompt, &environment());
-    let tools = footprint::tools_json(&footprint::specs(&setup));
+    let system = offer::system_message(&setup, prompt, &environment());
+    let tools = offer::tools_json(&offer::specs(&setup));
     let system_tokens = count_tokens(root, &system).await;
     let tools_tokens = count_tokens(root, &tools).await;
     let (request_tokens, status) = first_request_tokens(&url, &setup, prompt).await;
@@ -125,7 +125,7 @@ async fn llama_counts_the_default_footprint_and_the_small_window_offer_fits() {
         "the server's count is the whole rendered prompt, template included"
     );
 
-    let offer = footprint::offer_for_window(window, &setup, false);
+    let offer = offer::offer_for_window(window, &setup, false);
     let offered = ToolSetup {
         active: offer.tools.clone(),
         ..setup.clone()

@@ -11,7 +11,7 @@ use sayso::agent::task::{self, Command};
 use sayso::agent::{Event, EventSink, Frontend, TurnEnd};
 use sayso::config::{Config, Overrides};
 use sayso::events::{Answer, Mode};
-use sayso::tools::approval::Interaction;
+use sayso::tools::policy::approval::Interaction;
 use serde_json::json;
 use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -71,7 +71,7 @@ fn start(fx: &Fixture, extra: &str) -> Running {
     };
     let config = Config::load(&overrides, &env).expect("config");
     let client = sayso::provider::Client::new(config.provider.clone()).expect("client");
-    let setup = sayso::tools::setup::build(&config).expect("tools");
+    let setup = sayso::tools::configured::build(&config).expect("tools");
     let agent = sayso::agent::build(
         &config,
         client,

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use pretty_assertions::assert_eq;
 use sayso::config::opts::Opts;
 use sayso::events::CallEnd;
-use sayso::tools::approval::{Interaction, Mode};
 use sayso::tools::builtin;
 use sayso::tools::context::ToolContext;
-use sayso::tools::orchestrator::{Engine, EngineSetup};
+use sayso::tools::lifecycle::orchestrator::{Engine, EngineSetup};
+use sayso::tools::policy::approval::{Interaction, Mode};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

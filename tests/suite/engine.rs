@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 use sayso::events::{CallEnd, Event, TurnEnd, UserChoice};
-use sayso::tools::approval::{Interaction, Mode};
+use sayso::tools::policy::approval::{Interaction, Mode};
 use sayso::tools::tool::Tool;
 use tokio_util::sync::CancellationToken;
 
@@ -638,8 +638,8 @@ fn conditional_engine(
     asks: bool,
     config: Option<sayso::tools::tool::ApprovalBefore>,
     cwd: &std::path::Path,
-) -> sayso::tools::orchestrator::Engine {
-    use sayso::tools::orchestrator::{Engine, EngineSetup};
+) -> sayso::tools::lifecycle::orchestrator::Engine {
+    use sayso::tools::lifecycle::orchestrator::{Engine, EngineSetup};
     use sayso::tools::registry::{Registry, Source};
     let mut registry = Registry::default();
     registry.register(Arc::new(Conditional { asks }), Source::Library);

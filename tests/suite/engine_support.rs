@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex};
 use sayso::config::opts::Opts;
 use sayso::events::{Event, EventSink};
 use sayso::provider::{ToolCall, ToolSpec};
-use sayso::tools::approval::{Interaction, Mode};
 use sayso::tools::lifecycle::BatchResult;
-use sayso::tools::orchestrator::{Engine, EngineSetup};
+use sayso::tools::lifecycle::orchestrator::{Engine, EngineSetup};
+use sayso::tools::lifecycle::requests::{ApprovalRequest, UserChoice};
+use sayso::tools::policy::approval::{Interaction, Mode};
 use sayso::tools::registry::{Registry, Source};
-use sayso::tools::requests::{ApprovalRequest, UserChoice};
 use sayso::tools::tool::{CmdResult, Command, Invocation, Output, Tool, ToolOutput};
 
 use serde_json::json;

@@ -1,11 +1,11 @@
 //! sayso's own footprint in the model's window, checked against what the real binary sends:
-//! `tools::footprint::measure` counts exactly the system message and `tools` array of a request.
+//! `tools::offer::measure` counts exactly the system message and `tools` array of a request.
 
 use std::collections::HashMap;
 
 use pretty_assertions::assert_eq;
 use sayso::config::{Config, Overrides};
-use sayso::tools::footprint::{self, DEFAULT_FOOTPRINT_BUDGET_CHARS};
+use sayso::tools::offer::{self, DEFAULT_FOOTPRINT_BUDGET_CHARS};
 
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::{home_with, run, sayso};
@@ -31,12 +31,12 @@ async fn the_measured_footprint_is_what_the_first_request_carries() {
         ..Overrides::default()
     };
     let config = Config::load(&overrides, &env).expect("the config loads");
-    let setup = sayso::tools::setup::build(&config).expect("the tools set up");
+    let setup = sayso::tools::configured::build(&config).expect("the tools set up");
     // The environment block the binary sent: its directory, today's date.
     let cwd = std::fs::canonicalize(home.path()).unwrap();
     let now = sayso::session::live::rfc3339(std::time::SystemTime::now());
     let environment = sayso::agent::instructions::environment(&cwd, &now[..10]);
-    let measured = footprint::measure(&setup, &config.system_prompt, &environment);
+    let measured = offer::measure(&setup, &config.system_prompt, &environment);
 
     let body = &fx.requests()[0].body;
     let sent_system = body["messages"][0]["content"].as_str().unwrap_or_default();

@@ -20,7 +20,7 @@
 //! 6. `use_handlers_once`: a call after the first of a merged run ran without being asked.
 //!
 //! (The modal's bare keys, `tail -f` and the judge's duplicate keys are unit-tested beside their
-//! code: `tui/app_tests.rs`, `tools/command_safety/tests.rs`, `tools/judge.rs`.)
+//! code: `tui/app_tests.rs`, `tools/policy/command_safety/tests.rs`, `tools/policy/judge.rs`.)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

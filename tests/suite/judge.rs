@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use sayso::tools::approval::Verdict;
-use sayso::tools::judge::{FAILED, Judge, UNREADABLE};
+use sayso::tools::policy::approval::Verdict;
+use sayso::tools::policy::judge::{FAILED, Judge, UNREADABLE};
 use serde_json::{Value, json};
 
 use crate::support::client;

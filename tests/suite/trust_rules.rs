@@ -22,7 +22,7 @@
 //! 5 and 6 read `/proc`, so they are built on Linux only (there is no `/proc` to leak elsewhere).
 //!
 //! (The normaliser's table of shell forms and the modal's offers are unit-tested beside their
-//! code: `tools/command_safety/normalize/tests.rs`, `tools/rules/tests/forms.rs`.)
+//! code: `tools/policy/command_safety/normalize/tests.rs`, `tools/policy/rules/tests/forms.rs`.)
 
 use std::path::Path;
 use std::process::Command;

@@ -6,7 +6,7 @@
 use super::{Answer, Answers, Effect, Turn};
 use crate::events::{CallEnd, TurnEnd};
 use crate::provider::{ChatMessage, ToolCall};
-use crate::tools::orchestrator::no_output_text;
+use crate::tools::lifecycle::orchestrator::no_output_text;
 
 impl Turn {
     pub(super) fn answered(&mut self, calls: &[ToolCall], answers: Answers, fx: &mut Vec<Effect>) {

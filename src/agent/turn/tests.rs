@@ -574,7 +574,7 @@ fn the_history_keeps_every_call_answered_in_order_and_a_stopped_reply_s_text() {
             _ => None,
         })
         .collect();
-    let stand_in = crate::tools::orchestrator::no_output_text("run_command");
+    let stand_in = crate::tools::lifecycle::orchestrator::no_output_text("run_command");
     assert_eq!(tools, [("c1", stand_in.as_str()), ("c2", "two")]);
     assert!(matches!(
         turn.chat().messages.last(),

@@ -1,7 +1,7 @@
 //! The controller's state: answers in and out of order, and every way an answer can go wrong.
 
 use super::*;
-use crate::tools::requests::Remember;
+use crate::tools::lifecycle::requests::Remember;
 
 fn ask(call: &str, tool: &str) -> Ask {
     Ask {

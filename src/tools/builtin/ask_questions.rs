@@ -9,7 +9,7 @@ use tokio::sync::oneshot;
 use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
 use crate::tools::context::{Answer, Question, QuestionRequest};
-use crate::tools::report;
+use crate::tools::tool::report;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Tool, ToolOutput};
 
 pub struct AskQuestions;

@@ -9,7 +9,7 @@ use super::paths::{display, resolve};
 use crate::config::opts::Opts;
 use crate::events::{ChangeKind, FileChange};
 use crate::provider::ToolSpec;
-use crate::tools::report;
+use crate::tools::tool::report;
 use crate::tools::tool::{
     CmdResult, Command, Invocation, Kind, Output, Policy, Preview, Tool, ToolOutput,
 };

@@ -25,7 +25,7 @@ use super::html_text::html_to_text;
 use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
 use crate::provider::http::{RedirectRefused, check_redirect};
-use crate::tools::report;
+use crate::tools::tool::report;
 use crate::tools::tool::{
     ApprovalBefore, CmdResult, Command, Invocation, Kind, Output, Policy, Tool, ToolOutput,
 };

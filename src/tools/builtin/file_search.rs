@@ -16,7 +16,7 @@
 //! and the global git excludes, skips hidden files and directories unless the glob names one
 //! (a segment starting with `.`, e.g. `.github/**` or `**/.env`), never enters `.git`, and does
 //! not follow symlinks. Files a `deny` path rule covers (the tool's or `*`'s, see
-//! [`crate::tools::rules`]) are left out, and the result says how many.
+//! [`crate::tools::policy::rules`]) are left out, and the result says how many.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,8 +27,8 @@ use ignore::{WalkBuilder, WalkState};
 use serde_json::{Value, json};
 
 use crate::provider::ToolSpec;
-use crate::tools::report;
-use crate::tools::rules::paths::PathDenials;
+use crate::tools::policy::rules::paths::PathDenials;
+use crate::tools::tool::report;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Tool, ToolOutput};
 
 /// Files listed when the model gives no `max_results`.

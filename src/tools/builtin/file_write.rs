@@ -2,7 +2,7 @@
 //! they ask before they run unless the config says otherwise, a write to a protected path or
 //! outside the working directory must always be confirmed ([`super::protected`]), and the
 //! approval question names the path and warns when it is outside. Their results are reported
-//! whole by [`crate::tools::report`] (content, display and the file changed).
+//! whole by [`crate::tools::tool::report`] (content, display and the file changed).
 //!
 //! It resolves no path itself (each tool resolves its own target, `delete_file` without
 //! following the last link) and writes nothing.

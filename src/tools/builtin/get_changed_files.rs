@@ -16,11 +16,11 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::tools::exec::shell::{ChildEnv, ShellProgram, ShellSpec, run_shell};
 use crate::tools::git_guard::{self, Inspection};
-use crate::tools::shell::{ChildEnv, ShellProgram, ShellSpec, run_shell};
 
 use crate::provider::ToolSpec;
-use crate::tools::report;
+use crate::tools::tool::report;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Policy, Tool, ToolOutput};
 
 pub struct GetChangedFiles;

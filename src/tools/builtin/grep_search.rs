@@ -11,7 +11,7 @@
 //! `MAX_MATCHES` lines in path order it has seen, so memory stays bounded whatever the query
 //! matches, and the lines of a file that cannot make the cut are counted but not copied.
 //!
-//! Files a `deny` path rule covers (the tool's or `*`'s, see [`crate::tools::rules`]) are not
+//! Files a `deny` path rule covers (the tool's or `*`'s, see [`crate::tools::policy::rules`]) are not
 //! searched, and the result says how many were left out.
 
 use std::collections::BTreeMap;
@@ -27,8 +27,8 @@ use serde_json::{Value, json};
 
 use super::file_search::{PathGlob, relative, search_blocking, walker};
 use crate::provider::ToolSpec;
-use crate::tools::report;
-use crate::tools::rules::paths::PathDenials;
+use crate::tools::policy::rules::paths::PathDenials;
+use crate::tools::tool::report;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Tool, ToolOutput};
 
 /// Matching lines listed in all.

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::provider::ToolSpec;
 use crate::secrets::own_files::{self, Refused};
-use crate::tools::report;
+use crate::tools::tool::report;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Tool, ToolOutput};
 
 pub struct Memory;

@@ -3,6 +3,7 @@
 //! `run_command` is a cmd_tool (see `cmd_tool.rs`); every other tool has its own file here.
 
 pub mod ask_questions;
+pub mod cmd_tool;
 pub mod create_file;
 pub mod delete_file;
 pub mod edit_file;
@@ -20,8 +21,8 @@ pub mod read_file;
 
 use std::sync::Arc;
 
-use super::cmd_tool::run_command;
-use super::registry::{Registry, Source};
+use crate::tools::builtin::cmd_tool::run_command;
+use crate::tools::registry::{Registry, Source};
 
 /// A registry holding every built-in tool.
 pub fn registry() -> Registry {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::paths::{display, resolve};
 use super::protected::read_refusal;
 use crate::provider::ToolSpec;
-use crate::tools::report;
+use crate::tools::tool::report;
 use crate::tools::tool::{CmdResult, Command, Invocation, Kind, Output, Policy, Tool, ToolOutput};
 
 pub struct ReadFile;

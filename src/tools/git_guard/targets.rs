@@ -38,8 +38,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::tools::command_safety::normalize::{dash_c, is_shell};
-use crate::tools::command_safety::{Unsafe, rule_segments};
+use crate::tools::policy::command_safety::normalize::{dash_c, is_shell};
+use crate::tools::policy::command_safety::{Unsafe, rule_segments};
 
 mod moves;
 use moves::{change_dir, invocation, run_env};

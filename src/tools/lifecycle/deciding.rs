@@ -3,10 +3,10 @@
 
 use super::{Batch, Effect, Phase, caught};
 use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
-use crate::tools::approval::{CallFacts, Decision, call_key};
+use crate::tools::exec::runner::{guarded, panic_message};
+use crate::tools::lifecycle::requests::{Ask, Remember};
+use crate::tools::policy::approval::{CallFacts, Decision, call_key};
 use crate::tools::policy::{Policy, requires_approval};
-use crate::tools::requests::{Ask, Remember};
-use crate::tools::runner::{guarded, panic_message};
 use crate::tools::tool::{Invocation, Kind, Preview, Tool};
 
 impl Batch {

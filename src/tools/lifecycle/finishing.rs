@@ -5,8 +5,8 @@
 
 use super::{Batch, BatchResult, CallResult, Effect, Phase, no_output_text};
 use crate::events::{CallEnd, Event};
-use crate::tools::output_cap::DEFAULT_LIMIT;
-use crate::tools::runner::guarded;
+use crate::tools::exec::output_cap::DEFAULT_LIMIT;
+use crate::tools::exec::runner::guarded;
 use crate::tools::tool::ToolOutput;
 
 impl Batch {

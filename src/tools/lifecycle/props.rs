@@ -14,7 +14,7 @@ use proptest::prelude::*;
 
 use super::tests::{Fake, World, call};
 use super::*;
-use crate::tools::approval::{CallFacts, Decision, call_key};
+use crate::tools::policy::approval::{CallFacts, Decision, call_key};
 use crate::tools::tool::Kind;
 
 #[derive(Debug, Clone)]

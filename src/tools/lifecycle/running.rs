@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::{Batch, Effect, Phase, caught};
 use crate::events::{CallEnd, Event, TurnEnd};
-use crate::tools::runner::{guarded, panic_message, substitute};
+use crate::tools::exec::runner::{guarded, panic_message, substitute};
 use crate::tools::tool::{CmdResult, Command, Invocation, Output, Tool, ToolOutput};
 
 impl Batch {

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
-use crate::tools::function::FnArgs;
+use crate::tools::exec::function::FnArgs;
 use crate::tools::registry::Source;
 use crate::tools::tool::{ApprovalBefore, Kind, Output, Policy, Preview};
 
@@ -76,7 +76,7 @@ impl Tool for Fake {
         self.opts.clone()
     }
     fn commands(&self, _inv: &Invocation) -> Vec<Command> {
-        let f: super::super::tool::FunctionCmd =
+        let f: crate::tools::tool::FunctionCmd =
             Arc::new(|_inv, _args: FnArgs| Box::pin(async { None }));
         vec![Command::Function(f); self.commands]
     }

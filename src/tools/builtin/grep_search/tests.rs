@@ -284,7 +284,7 @@ fn a_cancelled_search_stops() {
 fn files_a_deny_rule_covers_are_not_searched_and_the_result_says_so() {
     use crate::config::approvals::{RuleDecision, RuleSpec, RuleTarget};
     let d = project();
-    let rules = crate::tools::rules::Rules::new(&[RuleSpec {
+    let rules = crate::tools::policy::rules::Rules::new(&[RuleSpec {
         tool: "*".into(),
         target: RuleTarget::Path("src/lib.rs".into()),
         decision: RuleDecision::Deny,

@@ -108,7 +108,7 @@ fn is_tag_verify(arg: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::command_safety::{Unsafe, check};
+    use crate::tools::policy::command_safety::{Unsafe, check};
 
     fn list() -> Vec<String> {
         [

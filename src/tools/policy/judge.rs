@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::approval::Verdict;
 use crate::provider::request::{ResponseFormat, ResponseFormatJsonSchema};
 use crate::provider::{ChatMessage, ChatRequest, Client, ProviderError, SharedModel};
+use crate::tools::policy::approval::Verdict;
 
-const PROMPT: &str = include_str!("../../assets/judge_prompt.md");
+const PROMPT: &str = include_str!("../../../assets/judge_prompt.md");
 pub const UNREADABLE: &str = "The judge returned an unreadable response";
 pub const FAILED: &str = "The judge request failed";
 

@@ -1,6 +1,6 @@
 //! The engine and its driver (SPEC §4.3): one reply's tool calls in, one result per call id
 //! out, in call order. What happens to each call is decided by the pure state machine in
-//! [`super::lifecycle`]; this module performs its effects — emit an event, ask the judge, put
+//! [`crate::tools::lifecycle`]; this module performs its effects — emit an event, ask the judge, put
 //! an approval request before the user, run a command — and feeds the answers back. Stopping
 //! (the cancellation token) interrupts whatever is outstanding.
 //!
@@ -15,20 +15,20 @@ use std::sync::Arc;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::approval::{Approvals, Interaction, SharedMode, Verdict};
-use super::context::ToolContext;
-use super::judge::Judge;
-use super::lifecycle::{Batch, BatchContext, BatchResult, Effect, Input};
-use super::registry::Registry;
-use super::requests::{ApprovalRequest, ApprovalSender, Ask, UserChoice};
-use super::rules::SharedRules;
-use super::runner::run_command;
-use super::shell::Jobs;
-use super::tool::Invocation;
 use crate::events::EventSink;
 use crate::provider::ToolCall;
+use crate::tools::context::ToolContext;
+use crate::tools::exec::runner::run_command;
+use crate::tools::exec::shell::Jobs;
+use crate::tools::lifecycle::requests::{ApprovalRequest, ApprovalSender, Ask, UserChoice};
+use crate::tools::lifecycle::{Batch, BatchContext, BatchResult, Effect, Input};
+use crate::tools::policy::approval::{Approvals, Interaction, SharedMode, Verdict};
+use crate::tools::policy::judge::Judge;
+use crate::tools::policy::rules::SharedRules;
+use crate::tools::registry::Registry;
+use crate::tools::tool::Invocation;
 
-pub use super::lifecycle::{CallResult, no_output_text};
+pub use crate::tools::lifecycle::{CallResult, no_output_text};
 
 /// What an engine is made of.
 pub struct EngineSetup {
@@ -110,8 +110,8 @@ impl Engine {
     /// they change.
     pub fn replace_source(
         &mut self,
-        source: super::registry::Source,
-        tools: Vec<Arc<dyn super::tool::Tool>>,
+        source: crate::tools::registry::Source,
+        tools: Vec<Arc<dyn crate::tools::tool::Tool>>,
         allowed: &BTreeSet<String>,
         offer: impl Fn(&str) -> bool,
     ) {

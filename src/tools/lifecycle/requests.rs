@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::tool::Preview;
 pub use crate::events::UserChoice;
+use crate::tools::tool::Preview;
 
 /// What "Always accept" would remember for this call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -1,7 +1,7 @@
 //! Pattern words against a command's words: certainly (the rule applies), or possibly (an
 //! expansion or more arguments from `xargs` could make it apply, so a deny or ask rule asks).
 
-use crate::tools::command_safety::normalize::Run;
+use crate::tools::policy::command_safety::normalize::Run;
 
 /// `word` against a pattern word where `*` is any characters.
 pub(super) fn word_matches(pattern: &str, word: &str) -> bool {

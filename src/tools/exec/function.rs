@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::oneshot;
 
-use super::shell::Jobs;
-use super::tool::CmdResult;
+use crate::tools::exec::shell::Jobs;
+use crate::tools::tool::CmdResult;
 
 /// Delivers a function's result later. Only the first call counts; later calls are ignored.
 #[derive(Clone)]

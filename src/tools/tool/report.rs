@@ -5,7 +5,7 @@
 //! It decides nothing about approval and runs nothing; a tool with its own wording (a shell
 //! command's fenced output, an MCP failure) keeps its own handler.
 
-use super::output::{Output, ToolOutput};
+use crate::tools::tool::output::{Output, ToolOutput};
 
 /// The outputs' contents, one a line (an error handler's usual text).
 pub fn joined(outputs: &[Output]) -> String {

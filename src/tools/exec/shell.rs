@@ -8,7 +8,7 @@
 //!   null, cwd and extra environment set. Stdout and stderr are read concurrently while the
 //!   child runs, so a chatty child never blocks on a full pipe; each stream keeps its first
 //!   [`MAX_OUTPUT_BYTES`] and notes what was cut. The result is decoded lossily as UTF-8 and
-//!   ANSI-stripped ([`super::ansi`]). It stops at the child's exit, at the spec's timeout, or
+//!   ANSI-stripped ([`crate::tools::exec::ansi`]). It stops at the child's exit, at the spec's timeout, or
 //!   when the cancellation token fires.
 //! - [`Jobs`]: process groups registered by function tools, killed together on cancel (in
 //!   `groups`). Signalling a group and telling whether it is gone is
@@ -44,7 +44,7 @@ use tokio::process::{Child, Command};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::ansi::strip_ansi_owned;
+use crate::tools::exec::ansi::strip_ansi_owned;
 
 mod capture;
 mod groups;

@@ -18,7 +18,7 @@
 
 use serde_json::Value;
 
-use crate::tools::command_safety::quote_arg;
+use crate::tools::policy::command_safety::quote_arg;
 
 /// One `{name}` or `{name?}` in a template.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use super::*;
 use proptest::prelude::*;
 
 fn default_list() -> Vec<String> {
-    crate::tools::cmd_tool::default_safe_commands()
+    crate::tools::builtin::cmd_tool::default_safe_commands()
 }
 
 fn list_with(extra: &[&str]) -> Vec<String> {

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-use super::output::{CmdResult, Output, ToolOutput};
-use super::report;
-use super::tool::{Command, Invocation, Kind, Tool};
 use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
+use crate::tools::tool::output::{CmdResult, Output, ToolOutput};
+use crate::tools::tool::report;
+use crate::tools::tool::{Command, Invocation, Kind, Tool};
 
 type SimpleFn =
     Arc<dyn Fn(Arc<Invocation>) -> BoxFuture<'static, Result<String, String>> + Send + Sync>;

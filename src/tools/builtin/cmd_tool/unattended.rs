@@ -1,5 +1,5 @@
 //! What a shell command needs, besides its text, before it may run without the user seeing it
-//! (auto mode, SPEC §5.4 and §8.3). The text gate ([`crate::tools::command_safety`]) is pure;
+//! (auto mode, SPEC §5.4 and §8.3). The text gate ([`crate::tools::policy::command_safety`]) is pure;
 //! this part looks at the machine:
 //!
 //! - a safe-list command that names per-process data under `/proc`, a device, or `/` (from which
@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 
 use crate::tools::builtin::paths::resolve;
 use crate::tools::builtin::protected::{read_refusal, shell_arg_refusal};
-use crate::tools::command_safety::segment_argvs;
+use crate::tools::exec::shell::ChildEnv;
 use crate::tools::git_guard::{self, GitTarget, Inspection, Target};
-use crate::tools::rules::paths::path_words;
-use crate::tools::shell::ChildEnv;
+use crate::tools::policy::command_safety::segment_argvs;
+use crate::tools::policy::rules::paths::path_words;
 
 /// Where each git of `command` runs ([`git_guard::targets`]); empty when it runs none.
 fn git_targets(command: &str, cwd: &Path) -> Vec<GitTarget> {

@@ -1,5 +1,5 @@
 //! The runner (SPEC §4.2): runs one command of a call — the IO half of the call lifecycle,
-//! whose other half (which command, and what its result means) is [`super::lifecycle`].
+//! whose other half (which command, and what its result means) is [`crate::tools::lifecycle`].
 //!
 //! Shell commands run in their own process groups with the tool's timeout and without the
 //! provider key variables; functions may answer through their return value or (once) through
@@ -15,9 +15,9 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use tokio_util::sync::CancellationToken;
 
-use super::function::{FnArgs, OutputCb};
-use super::shell::{ChildEnv, Jobs, ShellProgram, ShellSpec, run_shell};
-use super::tool::{CmdResult, Command, Invocation, ToolOutput};
+use crate::tools::exec::function::{FnArgs, OutputCb};
+use crate::tools::exec::shell::{ChildEnv, Jobs, ShellProgram, ShellSpec, run_shell};
+use crate::tools::tool::{CmdResult, Command, Invocation, ToolOutput};
 
 /// The text of a caught panic.
 pub fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -157,7 +157,7 @@ async fn run_process(
 }
 
 async fn run_function(
-    f: &super::tool::FunctionCmd,
+    f: &crate::tools::tool::FunctionCmd,
     inv: &Arc<Invocation>,
     timeout: Duration,
     input: Option<CmdResult>,

@@ -9,12 +9,14 @@
 
 use serde_json::{Map, Value, json};
 
-use super::command_safety::is_safe;
-use super::report;
-use super::shell::ChildEnv;
-use super::tool::{ApprovalBefore, Command, Invocation, Kind, Output, Policy, Tool, ToolOutput};
 use crate::config::opts::Opts;
 use crate::provider::ToolSpec;
+use crate::tools::exec::shell::ChildEnv;
+use crate::tools::policy::command_safety::is_safe;
+use crate::tools::tool::report;
+use crate::tools::tool::{
+    ApprovalBefore, Command, Invocation, Kind, Output, Policy, Tool, ToolOutput,
+};
 
 pub mod template;
 pub mod unattended;

@@ -7,14 +7,14 @@ use std::sync::Arc;
 
 use serde_json::Map;
 
-use super::builtin;
-use super::cmd_tool::template::placeholders;
-use super::cmd_tool::{BuildCmd, CmdTool, OPTION_MARK, validate_template};
-use super::mcp_selection::{McpSelection, is_mcp_name};
-use super::registry::{Registry, Source};
 use crate::config::file::{CmdSchemaFile, ToolFile};
 use crate::config::opts::{ApprovalBefore, Opts};
 use crate::config::{Config, ConfigError};
+use crate::tools::builtin;
+use crate::tools::builtin::cmd_tool::template::placeholders;
+use crate::tools::builtin::cmd_tool::{BuildCmd, CmdTool, OPTION_MARK, validate_template};
+use crate::tools::mcp_selection::{McpSelection, is_mcp_name};
+use crate::tools::registry::{Registry, Source};
 
 /// A group of tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -333,12 +333,12 @@ fn active_and_allowed(
 /// What the tools table says each tool's calls do: under this mode and these rules.
 pub struct PolicyView<'a> {
     pub mode: crate::config::mode::Mode,
-    pub rules: &'a super::rules::Rules,
+    pub rules: &'a crate::tools::policy::rules::Rules,
     pub judge_enabled: bool,
 }
 
 /// The tools table of `sayso tools` and `/tools`: name, kind, source, whether offered, and
-/// what its calls do under the mode and the rules ([`super::approval::summary`]); then the
+/// what its calls do under the mode and the rules ([`crate::tools::policy::approval::summary`]); then the
 /// groups.
 pub fn describe(setup: &ToolSetup, policy: &PolicyView<'_>) -> String {
     describe_parts(
@@ -358,7 +358,7 @@ pub fn describe_parts(
     groups: &BTreeMap<String, Group>,
     policy: &PolicyView<'_>,
 ) -> String {
-    use super::approval::summary::{ToolPolicy, summary};
+    use crate::tools::policy::approval::summary::{ToolPolicy, summary};
     use std::fmt::Write;
     let mut out = String::new();
     let specs = policy.rules.specs();

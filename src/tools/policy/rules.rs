@@ -4,7 +4,7 @@
 //!   rule with `match`/`path` beats one without, a longer literal pattern beats a shorter, a named
 //!   tool beats `*`; at equal specificity the stricter (`deny` > `ask` > `allow`).
 //! - **Deny and ask see what runs** ([`shell`]). A shell command is read by the normaliser
-//!   ([`crate::tools::command_safety::normalize`]) into the programs it really runs — through
+//!   ([`crate::tools::policy::command_safety::normalize`]) into the programs it really runs — through
 //!   `/bin/rm`, `command`, `env`, `sh -c '…'`, `xargs`, `find -exec`/`-delete` and the rest — and
 //!   every one of them is matched: any denied → denied; any asked → asked. A pattern that only
 //!   *may* match (a word an expansion may change, `xargs`' extra arguments) asks. A command the
@@ -13,7 +13,7 @@
 //! - **Allow covers only what it says.** A pattern allows a command only when *every* simple
 //!   command is allowed, the command has no redirection, substitution, expansion, globbing,
 //!   background or grouping, and no part uses what the safe list refuses in a listed command
-//!   ([`crate::tools::command_safety::argv_refusal`]: wrappers, options that write, execute,
+//!   ([`crate::tools::policy::command_safety::argv_refusal`]: wrappers, options that write, execute,
 //!   reach out or follow symlinks — `git diff --output=F`, `find -exec`, `rg --pre`). No allow
 //!   rule (a tool-wide one neither) covers a command that names per-process data under `/proc`,
 //!   a device, `/`, sayso's own files, or a path a deny rule covers. So `git diff && rm -rf x`
@@ -38,10 +38,10 @@ use std::cmp::Ordering;
 
 use globset::GlobBuilder;
 
-use super::approval::RuleMatch;
-use super::builtin::paths::{display, resolve};
-use super::tool::{Invocation, Kind, Tool};
 use crate::config::approvals::{RuleDecision, RuleSpec, RuleTarget};
+use crate::tools::builtin::paths::{display, resolve};
+use crate::tools::policy::approval::RuleMatch;
+use crate::tools::tool::{Invocation, Kind, Tool};
 use matching::words_match;
 use paths::{PathDenials, PathGlob};
 

@@ -13,8 +13,8 @@ use super::paths::path_words;
 use crate::config::approvals::{RuleDecision, RuleSpec, RuleTarget};
 use crate::tools::builtin::paths::resolve;
 use crate::tools::builtin::protected::shell_arg_refusal;
-use crate::tools::command_safety::{argv_refusal, rule_segments};
-use crate::tools::requests::Remember;
+use crate::tools::lifecycle::requests::Remember;
+use crate::tools::policy::command_safety::{argv_refusal, rule_segments};
 
 /// [`candidates_in`] the process's working directory (the chat's).
 pub fn candidates(tool: &str, remember: &Remember) -> Vec<RuleSpec> {

@@ -2,7 +2,7 @@
 //! remembered approvals and the gates' results — no IO, so one table-driven test covers it.
 //!
 //! The lifecycle computes a [`CallFacts`] for each queued call (from the tool's opts and its
-//! [`Policy`](super::policy::Policy) for the call: its condition, the `is_safe` gate…, all
+//! [`Policy`](crate::tools::policy::Policy) for the call: its condition, the `is_safe` gate…, all
 //! synchronous), asks [`decide`], and acts on the
 //! [`Decision`]: run, send the call to the judge (then ask [`after_judge`]), ask the user, or —
 //! headless — reject with [`non_interactive_rejection`].
@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::tool::Kind;
+use crate::tools::tool::Kind;
 
 pub use crate::events::Mode;
 

@@ -4,7 +4,7 @@
 //! a [`CmdResult`] of one; a call collects its reports in a [`ToolOutput`].
 //!
 //! It does not decide what a tool reports (the tool's `on_success`…, or the shared handlers of
-//! [`super::report`]) nor cap or scrub anything on its own (`lifecycle/finishing.rs` does).
+//! [`crate::tools::tool::report`]) nor cap or scrub anything on its own (`lifecycle/finishing.rs` does).
 
 use crate::events::FileChange;
 
@@ -157,7 +157,7 @@ impl ToolOutput {
             parts: self
                 .parts
                 .into_iter()
-                .map(|(c, d)| (super::output_cap::cap(&c, limit), d))
+                .map(|(c, d)| (crate::tools::exec::output_cap::cap(&c, limit), d))
                 .collect(),
         }
     }

@@ -9,9 +9,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::registry::Registry;
-use super::setup::{Group, ToolSetup};
 use crate::provider::{ChatRequest, ToolSpec};
+use crate::tools::configured::{Group, ToolSetup};
+use crate::tools::registry::Registry;
 
 /// The most characters the default tools' schemas (the `tools` array as sent) and the default
 /// system message (with a typical environment block, about 185 characters) may take together. Every request carries them, and local models often run
@@ -190,7 +190,7 @@ mod tests {
 
     use super::*;
     use crate::config::{Config, Overrides};
-    use crate::tools::setup;
+    use crate::tools::configured;
 
     /// The configuration a fresh machine gets: no config file, nothing on the command line
     /// (`--tools` when `tools` is given).
@@ -211,7 +211,7 @@ mod tests {
     fn default_setup() -> (Config, ToolSetup) {
         let home = tempfile::tempdir().expect("a temp dir");
         let config = default_config(home.path(), None);
-        let setup = setup::build(&config).expect("the default tools set up");
+        let setup = configured::build(&config).expect("the default tools set up");
         (config, setup)
     }
 

@@ -8,8 +8,8 @@ use super::paths::{Bases, Held, holding, path_words, reads_implicitly, shown};
 use super::{Compiled, Found, Rules, Target, best};
 use crate::config::approvals::RuleDecision;
 use crate::tools::builtin::protected::shell_arg_refusal;
-use crate::tools::command_safety::normalize::{Run, normalize};
-use crate::tools::command_safety::{argv_refusal, rule_segments};
+use crate::tools::policy::command_safety::normalize::{Run, normalize};
+use crate::tools::policy::command_safety::{argv_refusal, rule_segments};
 use crate::tools::tool::Invocation;
 
 impl Rules {
@@ -134,7 +134,7 @@ impl Rules {
             for word in path_words(argv) {
                 for path in bases.resolve_all(word) {
                     // Also a directory holding one: a recursive read reaches it.
-                    let own = crate::tools::cmd_tool::unattended::own_path_refusal(
+                    let own = crate::tools::builtin::cmd_tool::unattended::own_path_refusal(
                         &path,
                         &inv.ctx.own_paths,
                     )

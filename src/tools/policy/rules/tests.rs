@@ -9,7 +9,7 @@ use super::matching::{word_matches, words_match};
 use super::*;
 use crate::config::opts::Opts;
 use crate::provider::{ToolCall, ToolSpec};
-use crate::tools::requests::Remember;
+use crate::tools::lifecycle::requests::Remember;
 use crate::tools::tool::Command;
 
 struct Fake(&'static str, Kind);
