@@ -3,6 +3,11 @@
 //! Module map, in layer order: a module imports only from the ones above it (`ARCHITECTURE.md`
 //! draws the layers and the two main data paths).
 //!
+//! - Leaves, importing nothing of ours: [`text_cut`]: a string cut to a number of bytes or
+//!   characters, never inside one; [`duration_text`]: a duration as people read it;
+//!   [`process_group`]: children in their own process group, stopped as a group (the shell
+//!   runner's and the MCP stdio client's); [`exit`]: exit codes; [`signals`]: SIGINT/TERM/HUP;
+//!   [`logging`]: file logging (never to the terminal).
 //! - [`provider`]: the OpenAI-compatible client: request, SSE framing, lenient chunk decoding,
 //!   delta assembly, retries, the models list, each model's context window, and the model
 //!   servers running on this machine (for a first run with nothing configured).
@@ -14,23 +19,21 @@
 //! - [`events`]: what leaves the agent: one typed event stream and its sink, how a call and a
 //!   turn end, the answers to commands as data; the saved events' serde form is the session
 //!   record.
-//! - [`tools`]: the tool engine — the call lifecycle as a pure state machine and its driver,
-//!   approvals, the judge, the shell runner, git hardening — and the built-in tools.
-//! - [`agent`]: the conversation loop, the agent as a task (commands in, events out), the
+//! - [`tools`]: the tool engine, grouped by what its parts are: the `Tool` trait and registry,
+//!   `policy` (whether a call may run: approvals, rules, the `is_safe` gate, the judge),
+//!   `lifecycle` (the call lifecycle as a pure state machine, and its driver), `exec` (running
+//!   a command), `git_guard` (git hardening), and the built-in tools.
+//! - [`session`]: sessions saved as JSON Lines while they happen, and resumed.
+//! - [`mcp`]: MCP servers as tool sources, held to the same approvals.
+//! - [`agent`]: the turn (a pure state machine) and its driver, the agent as a task (commands in, events out), the
 //!   transcript, what the model is told about where it is (`AGENTS.md`), and staying inside
 //!   the model's context window (pruning, compaction, overflow recovery, the loop guard).
-//! - [`mcp`]: MCP servers as tool sources, held to the same approvals.
-//! - [`session`]: sessions saved as JSON Lines while they happen, and resumed.
 //! - [`headless`]: `sayso -p`, printing text or JSON Lines events.
 //! - [`tui`]: the terminal UI: app state and update, widgets, the event loop.
+//! - [`demo`]: the scripted in-process endpoint behind `--demo`.
 //! - [`launch`]: what the binary does: a subcommand, or a chat (TUI or headless) with its
 //!   config, tools and session.
-//! - [`demo`]: the scripted in-process endpoint behind `--demo`.
-//! - [`cli`]: the command line (clap); [`exit`]: exit codes; [`signals`]: SIGINT/TERM/HUP;
-//!   [`logging`]: file logging (never to the terminal); [`process_group`]: children in their
-//!   own process group, stopped as a group (the shell runner's and the MCP stdio client's);
-//!   [`text_cut`]: a string cut to a number of bytes or characters, never inside one;
-//!   [`duration_text`]: a duration as people read it.
+//! - [`cli`]: the command line (clap), parsed by `main.rs`.
 
 pub mod agent;
 pub mod cli;

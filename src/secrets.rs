@@ -7,7 +7,7 @@
 //!   inherits them, whoever spawns it) and their bytes in the initial environment block
 //!   overwritten, and the process is made non-dumpable ([`environ`]). Whatever reads such a
 //!   variable later asks [`env_var`] (`config::ProcessEnv` does).
-//! - [`register`] adds the config's secret values; [`scrub`] replaces each exact occurrence of
+//! - [`register`] adds the config's secret values; [`scrub()`] replaces each exact occurrence of
 //!   one (at least [`MIN_SCRUB_LEN`] bytes) in a text by a marker naming it
 //!   (`[secret $OPENAI_API_KEY removed]`): tool output, instructions, anything the model, the
 //!   screen or the session file would otherwise get ([`scrub`](mod@scrub) is the pure part);
@@ -104,13 +104,13 @@ pub fn scrub_grown(text: &mut String, grown_from: usize) {
     with(|v| v.scrubber.scrub_grown(text, grown_from))
 }
 
-/// Where a text to be continued may be cut for [`scrub`] to miss no secret
+/// Where a text to be continued may be cut for [`scrub()`] to miss no secret
 /// ([`Scrubber::safe_cut`]).
 pub fn safe_cut(text: &str) -> usize {
     with(|v| v.scrubber.safe_cut(text))
 }
 
-/// [`scrub`] of an owned text, without a copy when there is nothing to remove.
+/// [`scrub()`] of an owned text, without a copy when there is nothing to remove.
 pub fn scrub_owned(text: String) -> String {
     match scrub(&text) {
         Cow::Borrowed(_) => text,
@@ -118,7 +118,7 @@ pub fn scrub_owned(text: String) -> String {
     }
 }
 
-/// `value` with [`scrub`] applied to every string in it, object keys included.
+/// `value` with [`scrub()`] applied to every string in it, object keys included.
 pub fn scrub_json(value: serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     match value {

@@ -17,7 +17,7 @@
 //! 4. `validate`: check each value (errors name the file, line and key that set it);
 //!    `windows`: the context-window keys.
 //!
-//! The types of a file as written are in [`file`]; errors and the line finder in [`error`].
+//! The types of a file as written are in [`file`](mod@file); errors and the line finder in [`error`].
 //! The process environment is read through [`Env`] so tests never mutate it.
 
 pub mod approvals;

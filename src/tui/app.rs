@@ -4,12 +4,12 @@
 //! a command, copy, ring the bell, quit) goes out as [`Effect`]s for the event loop to perform.
 //! Widgets draw from `&App` through its read-only accessors; its fields are private.
 //!
-//! - [`keys`](self::keys): keys, mouse, scrolling, the block selection and folding, sending.
-//! - [`commands`](self::commands): the slash commands, each declared once.
-//! - [`agent_events`](self::agent_events): what the agent's events do to the status, the
+//! - [`keys`]: keys, mouse, scrolling, the block selection and folding, sending.
+//! - [`commands`]: the slash commands, each declared once.
+//! - [`agent_events`]: what the agent's events do to the status, the
 //!   overlays and the transcript.
-//! - [`hints`](self::hints): hints on the flash line expire (on their time, or when untrue).
-//! - [`activity`](self::activity): what the status bar says is going on, the turn's clock,
+//! - [`hints`]: hints on the flash line expire (on their time, or when untrue).
+//! - [`activity`]: what the status bar says is going on, the turn's clock,
 //!   when to tick, and the notification of a long turn that ended unfocused.
 
 mod activity;

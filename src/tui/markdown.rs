@@ -12,7 +12,7 @@
 //!   `[x]` in place of the bullet. Wrapped lines hang under the item's text.
 //! - Block quotes: `│ ` per level in the quote style, also on blank lines inside the quote.
 //! - Rules: `─` across the width.
-//! - Code blocks (fenced and indented): highlighted by [`highlight`], framed by dim ```` ``` ````
+//! - Code blocks (fenced and indented): highlighted by [`highlight`](super::highlight), framed by dim ```` ``` ````
 //!   lines (with the language on the opening one), not indented and **not word-wrapped**: a
 //!   code line longer than the width is **hard-broken** at the width (no text is lost, copying
 //!   keeps the characters). An unclosed fence (streaming) renders the code so far, closed.
@@ -29,7 +29,7 @@
 //!
 //! Streaming: the renderer is a pure function of the text so far; unfinished constructs
 //! render as what they are so far (an unclosed fence as code, an unclosed `**` as text).
-//! [`split_blocks`] lets a caller cache the lines of finished blocks; [`code_blocks`] finds the
+//! [`split_blocks`] lets a caller cache the lines of finished blocks; [`code_blocks()`] finds the
 //! code blocks the same rendering shows (for `/copy N`).
 //!
 //! Code: this file holds the renderer's state, the event dispatch and inline text; `tags`

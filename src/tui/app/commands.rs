@@ -3,7 +3,7 @@
 //! A command that needs the agent sends it an [`Effect::Agent`] command; adding one that only
 //! changes the UI touches this file alone. Which lines are commands at all (a path or `//` is a
 //! message; an unknown or ambiguous name is a one-line error, the input kept) is decided in
-//! [`line`].
+//! [`line`](mod@line).
 
 mod line;
 

@@ -9,7 +9,7 @@ use std::ops::Range;
 ///
 /// A block followed by a blank line and more text never changes as text is appended, so a
 /// caller can cache its rendered lines and re-render only the last block while a reply
-/// streams. Rendering each block with [`render_markdown`] and joining the results with one
+/// streams. Rendering each block with [`render_markdown`](super::render_markdown) and joining the results with one
 /// blank line gives the same lines as rendering the whole text for ordinary documents:
 /// paragraphs, headings, fenced code (blank lines inside fences are handled, also when the
 /// fence is indented in a list item), tables, rules, block quotes, tight lists. It differs
