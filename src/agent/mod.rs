@@ -3,7 +3,8 @@
 //! a Cancel ends the batch, or `max_turns` round-trips are used.
 //!
 //! Everything that happens is reported as [`Event`]s into one [`EventSink`]; the TUI, the
-//! headless printer and the transcript all consume them. The loop keeps the provider history:
+//! headless printers and the session log all consume them; what the user reads of a notice
+//! or an answer is worded by each front-end (`events::Notice`, `events::Answer`). The loop keeps the provider history:
 //! every assistant tool-call message is followed by exactly one tool message per call id, in
 //! call order, before the next request.
 //!
@@ -30,7 +31,6 @@
 //! - [`context_report`]: `/context`, what fills the window.
 //! - [`mcp_sync`]: the MCP servers' tools offered as they start, change or fail.
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
-//! - [`transcript`]: the width-independent transcript, built from events in one place.
 
 mod build;
 pub use build::build;
@@ -47,7 +47,6 @@ pub mod mentions;
 pub mod resume_mode;
 pub mod saving;
 pub mod task;
-pub mod transcript;
 pub mod turn;
 pub mod window;
 

@@ -7,7 +7,7 @@ use std::io::Write;
 
 use serde_json::{Value, json};
 
-use super::Printer;
+use super::{Printer, notices};
 use crate::events::{Event, Mode, TurnEnd};
 use crate::provider::{Retry, StreamDelta};
 
@@ -124,9 +124,13 @@ impl<O: Write> JsonPrinter<O> {
                 ..
             } => json!({"type": "compacted", "before": before, "after": after, "summary": summary}),
             // What sayso says along the way: overflow recovery, a small window, a warning.
-            Event::Info(Ok(message)) => json!({"type": "notice", "message": message}),
-            Event::Info(Err(message)) => {
-                json!({"type": "notice", "message": message, "error": true})
+            Event::Notice(n) => {
+                let message = notices::message(n)?;
+                if n.is_error() {
+                    json!({"type": "notice", "message": message, "error": true})
+                } else {
+                    json!({"type": "notice", "message": message})
+                }
             }
             _ => return None,
         })

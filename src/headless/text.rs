@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use super::Printer;
+use super::{Printer, notices};
 use crate::duration_text;
 use crate::events::{CallEnd, Event, FileChange, Mode, TurnEnd, UserChoice};
 use crate::provider::{Retry, StreamDelta};
@@ -220,8 +220,11 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
             Event::Compacted { before, after, .. } => self.note(&format!(
                 "compacted the conversation to fit the model's context window (~{before} → ~{after} tokens)"
             )),
-            Event::Info(Ok(text)) => self.note(text),
-            Event::Info(Err(text)) => self.note(&format!("error: {text}")),
+            Event::Notice(n) => match notices::message(n) {
+                Some(text) if n.is_error() => self.note(&format!("error: {text}")),
+                Some(text) => self.note(&text),
+                None => {}
+            },
             _ => {}
         }
     }
