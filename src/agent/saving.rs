@@ -104,7 +104,7 @@ impl Saving {
             front.emit(Event::Notice(Notice::SkippedLines(saved.skipped)));
         }
         if let Some(notice) = &saved.notice {
-            front.emit(Event::Notice(Notice::ModeNotRestored(notice.clone())));
+            front.emit(Event::Notice(notice.clone()));
         }
         Ok(saved)
     }

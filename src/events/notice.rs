@@ -54,8 +54,9 @@ pub enum Notice {
     Banner(String),
     /// Unreadable lines of a saved session file were skipped.
     SkippedLines(usize),
-    /// The resumed chat goes on in another mode than the saved one, and why.
-    ModeNotRestored(String),
+    /// The resumed chat goes on in the mode the config starts in (`continues`), not the
+    /// looser one it was saved in: resuming never loosens.
+    ModeNotRestored { saved: Mode, continues: Mode },
     /// A mode change of a resumed session's history (the chat's mode now is the one
     /// `Event::Resumed` gave).
     ReplayedMode(Mode),

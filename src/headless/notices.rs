@@ -14,8 +14,12 @@ pub fn message(n: &Notice) -> Option<String> {
         | Notice::Instructions(t)
         | Notice::ToolsNarrowed(t)
         | Notice::McpToolMissing(t)
-        | Notice::Banner(t)
-        | Notice::ModeNotRestored(t) => t.clone(),
+        | Notice::Banner(t) => t.clone(),
+        Notice::ModeNotRestored { saved, continues } => format!(
+            "this session was saved in {s} mode, which asks less than {c}, the mode your config starts in: it continues in {c}. To continue in {s}: /mode {s} (or --approval-mode {s})",
+            s = saved.as_str(),
+            c = continues.as_str()
+        ),
         Notice::WindowFull {
             percent,
             used,
@@ -152,8 +156,13 @@ mod tests {
                 ),
             ),
             (
-                Notice::ModeNotRestored("strict mode kept".into()),
-                Some("strict mode kept"),
+                Notice::ModeNotRestored {
+                    saved: Mode::Trust,
+                    continues: Mode::Balanced,
+                },
+                Some(
+                    "this session was saved in trust mode, which asks less than balanced, the mode your config starts in: it continues in balanced. To continue in trust: /mode trust (or --approval-mode trust)",
+                ),
             ),
             (Notice::ReplayedMode(Mode::Auto), None),
             (Notice::ReplayedModel("m".into()), None),

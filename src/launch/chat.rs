@@ -341,7 +341,7 @@ async fn headless_chat(
                     );
                 }
                 notices.extend(saved.banner.into_iter().map(Notice::Banner));
-                notices.extend(saved.notice.map(Notice::ModeNotRestored));
+                notices.extend(saved.notice);
             }
             Err(e) => return fail(exit::USAGE, e),
         }

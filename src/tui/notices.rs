@@ -15,8 +15,12 @@ pub fn text(n: &Notice) -> String {
         | Notice::Instructions(t)
         | Notice::ToolsNarrowed(t)
         | Notice::McpToolMissing(t)
-        | Notice::Banner(t)
-        | Notice::ModeNotRestored(t) => t.clone(),
+        | Notice::Banner(t) => t.clone(),
+        Notice::ModeNotRestored { saved, continues } => format!(
+            "this session was saved in {s} mode, which asks less than {c}, the mode your config starts in: it continues in {c}. To continue in {s}: /mode {s} (or --approval-mode {s})",
+            s = saved.as_str(),
+            c = continues.as_str()
+        ),
         Notice::WindowFull {
             percent,
             used,
@@ -171,8 +175,11 @@ mod tests {
                 "✗ 2 unreadable line(s) of the session file were skipped (a crash while it was written)",
             ),
             (
-                Notice::ModeNotRestored("strict mode kept".into()),
-                "strict mode kept",
+                Notice::ModeNotRestored {
+                    saved: Mode::Trust,
+                    continues: Mode::Balanced,
+                },
+                "this session was saved in trust mode, which asks less than balanced, the mode your config starts in: it continues in balanced. To continue in trust: /mode trust (or --approval-mode trust)",
             ),
             (
                 Notice::ReplayedModel("qwen".into()),
