@@ -163,7 +163,27 @@ fn replayed(e: Event) -> Event {
 
 #[cfg(test)]
 mod tests {
-    use super::resume_hint;
+    use super::{Event, Notice, replayed, resume_hint};
+    use crate::events::Mode;
+
+    /// A saved mode or model change replays as history the front-end words, not as a change
+    /// of the chat's mode or model now; other events replay as they were.
+    #[test]
+    fn replayed_changes_are_notices() {
+        assert_eq!(
+            replayed(Event::ModeChanged { mode: Mode::Auto }),
+            Event::Notice(Notice::ReplayedMode(Mode::Auto))
+        );
+        assert_eq!(
+            replayed(Event::ModelChanged { model: "m".into() }),
+            Event::Notice(Notice::ReplayedModel("m".into()))
+        );
+        let user = Event::UserMessage {
+            text: "hi".into(),
+            sent: "hi".into(),
+        };
+        assert_eq!(replayed(user.clone()), user);
+    }
 
     #[test]
     fn the_hint_repeats_the_flags_quoted() {

@@ -236,3 +236,38 @@ impl<O: Write> Printer for JsonPrinter<O> {
         let _ = self.out.flush();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::Notice;
+
+    /// A notice is a `notice` event, `"error": true` only on a problem; one a headless run
+    /// does not show prints nothing.
+    #[test]
+    fn notices_are_notice_events() {
+        let mut out = Vec::new();
+        {
+            let mut p = JsonPrinter::new(&mut out);
+            for n in [
+                Notice::Overflow { window: 8192 },
+                Notice::SkippedLines(1),
+                Notice::ReplayedMode(Mode::Auto),
+            ] {
+                p.event(&Event::Notice(n));
+            }
+        }
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                json!({"type": "notice", "message": "the request did not fit the model's context window (8192 tokens): making room and trying once more"}),
+                json!({"type": "notice", "message": "1 unreadable line(s) of the session file were skipped (a crash while it was written)", "error": true}),
+            ]
+        );
+    }
+}

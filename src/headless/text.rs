@@ -286,6 +286,32 @@ mod tests {
     }
 
     #[test]
+    fn notices_go_to_stderr_an_error_marked() {
+        use crate::events::Notice;
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        {
+            let mut p = TextPrinter::new(&mut out, &mut err, false);
+            for n in [
+                Notice::NothingToCompact,
+                Notice::McpFailed {
+                    server: "fs".into(),
+                    why: "exited".into(),
+                },
+                Notice::ReplayedModel("m".into()),
+            ] {
+                p.event(&Event::Notice(n));
+            }
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), "");
+        assert_eq!(
+            String::from_utf8(err).unwrap(),
+            "sayso: nothing to compact yet: the conversation is too short\n\
+             sayso: error: MCP server `fs`: exited\n"
+        );
+    }
+
+    #[test]
     fn retried_reply_that_differs_is_flagged() {
         let (out, err) = text_run(&[Text("Hello"), Retry, Text("Goodbye")]);
         assert_eq!(out, "Hello\nGoodbye\n");
