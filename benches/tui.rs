@@ -472,8 +472,8 @@ fn rss_kib() -> usize {
 
 /// Prints the memory an `App` with 10,000 entries holds.
 fn memory_report() {
-    use sayso::agent::transcript::Entry;
     use sayso::tui::entry_lines::{Facts, entry_lines};
+    use sayso::tui::transcript::Entry;
     const N: usize = 10_000;
     let mib = |b: usize| b as f64 / (1024.0 * 1024.0);
     // The syntax highlighter's tables load once (the app loads them at startup, off the UI

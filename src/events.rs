@@ -19,11 +19,13 @@ use crate::provider::{AssistantMessage, ProviderError, Retry, StreamDelta};
 
 pub mod answer;
 pub mod file_change;
+pub mod notice;
 mod saved_form;
 
 pub use crate::config::mode::Mode;
 pub use answer::{Answer, ContextReport, Counted, ModelRow};
 pub use file_change::{ChangeKind, FileChange, MAX_DIFF_BYTES};
+pub use notice::Notice;
 
 /// A saved session, as a list shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -294,9 +296,9 @@ pub enum Event {
     #[serde(skip)]
     Answer(Answer),
     /// Something to tell the user along the way (a note on the window, the endpoint, a
-    /// server), or what went wrong.
+    /// server), or what went wrong, as data: the front-end words it.
     #[serde(skip)]
-    Info(Result<String, String>),
+    Notice(Notice),
     /// The turn is over.
     #[serde(rename = "turn_end")]
     TurnEnded(TurnEnd),

@@ -17,19 +17,20 @@
 //! - [`config`]: layered TOML configuration (defaults → user → project → env → CLI), with
 //!   file:line errors and the project-file limits; tool opts are plain data here.
 //! - [`events`]: what leaves the agent: one typed event stream and its sink, how a call and a
-//!   turn end, the answers to commands as data; the saved events' serde form is the session
-//!   record.
+//!   turn end, the answers to commands and the notices along the way as data (each front-end
+//!   words them); the saved events' serde form is the session record.
 //! - [`tools`]: the tool engine, grouped by what its parts are: the `Tool` trait and registry,
 //!   `policy` (whether a call may run: approvals, rules, the `is_safe` gate, the judge),
 //!   `lifecycle` (the call lifecycle as a pure state machine, and its driver), `exec` (running
 //!   a command), `git_guard` (git hardening), and the built-in tools.
 //! - [`session`]: sessions saved as JSON Lines while they happen, and resumed.
 //! - [`mcp`]: MCP servers as tool sources, held to the same approvals.
-//! - [`agent`]: the turn (a pure state machine) and its driver, the agent as a task (commands in, events out), the
-//!   transcript, what the model is told about where it is (`AGENTS.md`), and staying inside
+//! - [`agent`]: the turn (a pure state machine) and its driver, the agent as a task (commands
+//!   in, events out), what the model is told about where it is (`AGENTS.md`), and staying inside
 //!   the model's context window (pruning, compaction, overflow recovery, the loop guard).
 //! - [`headless`]: `sayso -p`, printing text or JSON Lines events.
-//! - [`tui`]: the terminal UI: app state and update, widgets, the event loop.
+//! - [`tui`]: the terminal UI: app state and update, the width-independent transcript (built
+//!   from events), widgets, the event loop.
 //! - [`demo`]: the scripted in-process endpoint behind `--demo`.
 //! - [`launch`]: what the binary does: a subcommand, or a chat (TUI or headless) with its
 //!   config, tools and session.

@@ -16,7 +16,6 @@ use super::in_use::{Counted, InUse};
 use super::window::WindowState;
 use crate::events::Event;
 use crate::provider::{ChatMessage, ChatRequest, ToolSpec};
-use crate::tools::policy::approval::Interaction;
 
 const PROMPT: &str = include_str!("../../assets/compact_prompt.md");
 
@@ -226,7 +225,6 @@ impl Plan {
         messages: &mut Vec<ChatMessage>,
         window: &mut WindowState,
         tools: &[ToolSpec],
-        interaction: Interaction,
     ) -> Vec<Event> {
         let summary = with_request(reply, self.request.as_deref());
         let tail: Vec<ChatMessage> = messages[self.start.min(messages.len())..].to_vec();
@@ -246,7 +244,7 @@ impl Plan {
             tokens: after,
             counted: Counted::Estimated,
         };
-        window.report_in_use(in_use, interaction, &mut out);
+        window.report_in_use(in_use, &mut out);
         out
     }
 }

@@ -10,7 +10,7 @@
 
 use super::context::{Budget, prepare, prune, request_chars, tools_chars};
 use super::window::WindowState;
-use crate::events::Event;
+use crate::events::{Event, Notice};
 use crate::provider::{ChatMessage, ProviderError, ToolSpec};
 use crate::tools::policy::approval::Interaction;
 
@@ -53,9 +53,7 @@ pub fn fit(
             Err(e) => Fit::TooLarge(e),
         },
         None => {
-            out.push(Event::Info(Ok(
-                "the conversation nearly fills the context window: summarising its older part (one request)…".into(),
-            )));
+            out.push(Event::Notice(Notice::Summarising));
             Fit::Compact
         }
     }

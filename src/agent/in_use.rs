@@ -11,9 +11,8 @@
 
 use super::context::{plausible_prompt, tokens};
 use super::window::{WARN_AT, WindowState};
-use crate::events::Event;
+use crate::events::{Event, Notice};
 use crate::provider::AssistantMessage;
-use crate::tools::policy::approval::Interaction;
 
 /// Tokens in use, and how they were counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,23 +40,19 @@ impl WindowState {
     /// reach [`WARN_AT`] % of the window (since the chat began or was compacted), says so —
     /// with the estimate before a request too, so a system prompt and tools that fill most of
     /// a small window are told at once.
-    pub fn report_in_use(&mut self, in_use: InUse, interaction: Interaction, out: &mut Vec<Event>) {
+    pub fn report_in_use(&mut self, in_use: InUse, out: &mut Vec<Event>) {
         let percent = in_use.percent(self.tokens);
         if percent >= WARN_AT && !self.warned {
             self.warned = true;
             let b = self.budget();
             let share = |t: u64| t * 100 / b.window.max(1);
-            out.push(Event::Info(Ok(format!(
-                "the context window is {percent}% full ({} of {} tokens): from {}% older tool outputs are sent as short stand-ins, from {}% the older conversation is summarised ({})",
-                in_use.tokens,
-                b.window,
-                share(b.prune_at()),
-                share(b.compact_at()),
-                match interaction {
-                    Interaction::Interactive => "/compact [focus] does it now, /context shows what fills it",
-                    Interaction::Headless => "a run without --continue or --resume starts with an empty window",
-                },
-            ))));
+            out.push(Event::Notice(Notice::WindowFull {
+                percent,
+                used: in_use.tokens,
+                window: b.window,
+                prune_at: share(b.prune_at()),
+                compact_at: share(b.compact_at()),
+            }));
         }
         self.in_use = Some(in_use);
         out.push(Event::Context {
@@ -71,12 +66,7 @@ impl WindowState {
 
     /// After a reply: the server's usage when it is plausible (calibrating the estimate on
     /// it), else the estimate; reports it (and warns once when the window is nearly full).
-    pub fn usage(
-        &mut self,
-        reply: &AssistantMessage,
-        interaction: Interaction,
-        out: &mut Vec<Event>,
-    ) {
+    pub fn usage(&mut self, reply: &AssistantMessage, out: &mut Vec<Event>) {
         let u = reply.usage.unwrap_or_default();
         let (prompt, completion) = (u.prompt_tokens, u.completion_tokens.unwrap_or(0));
         let sent = self.last_sent_chars;
@@ -120,6 +110,6 @@ impl WindowState {
                 counted: Counted::Estimated,
             },
         };
-        self.report_in_use(in_use, interaction, out);
+        self.report_in_use(in_use, out);
     }
 }

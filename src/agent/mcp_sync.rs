@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{Agent, Event, EventSink};
+use crate::events::Notice;
 use crate::mcp::servers::{Servers, Status};
 use crate::tools::mcp_selection::McpSelection;
 use crate::tools::registry::Source;
@@ -19,7 +20,7 @@ pub struct McpState {
     /// The servers' generation the engine's tools reflect.
     synced: Option<u64>,
     /// What the user was last told of each server.
-    reported: HashMap<String, String>,
+    reported: HashMap<String, Notice>,
     /// The MCP tools the tool list offers (`--tools SERVER__TOOL`).
     pub selection: McpSelection,
 }
@@ -47,23 +48,21 @@ impl Agent {
         }
         self.mcp.synced = Some(generation);
         for snap in servers.snapshots() {
-            let note = match &snap.status {
-                Status::Ready => {
-                    let mut n = format!("MCP server `{}`: {} tool(s)", snap.name, snap.tools.len());
-                    if !snap.skipped.is_empty() {
-                        n.push_str(&format!("; not offered: {}", snap.skipped.join("; ")));
-                    }
-                    Ok(n)
-                }
-                Status::Failed(why) => Err(format!("MCP server `{}`: {why}", snap.name)),
+            let notice = match &snap.status {
+                Status::Ready => Notice::McpReady {
+                    server: snap.name.clone(),
+                    tools: snap.tools.len(),
+                    skipped: snap.skipped.clone(),
+                },
+                Status::Failed(why) => Notice::McpFailed {
+                    server: snap.name.clone(),
+                    why: why.clone(),
+                },
                 Status::Disabled | Status::Starting => continue,
             };
-            let text = match &note {
-                Ok(t) | Err(t) => t.clone(),
-            };
-            if self.mcp.reported.get(&snap.name) != Some(&text) {
-                self.mcp.reported.insert(snap.name.clone(), text);
-                sink.emit(Event::Info(note));
+            if self.mcp.reported.get(&snap.name) != Some(&notice) {
+                self.mcp.reported.insert(snap.name.clone(), notice.clone());
+                sink.emit(Event::Notice(notice));
                 if snap.status == Status::Ready {
                     let offered: Vec<String> = snap
                         .tools
@@ -71,7 +70,7 @@ impl Agent {
                         .map(|t| crate::mcp::schema::offered_name(&snap.name, &t.name))
                         .collect();
                     for missing in self.mcp.selection.missing(&snap.name, &offered) {
-                        sink.emit(Event::Info(Err(missing)));
+                        sink.emit(Event::Notice(Notice::McpToolMissing(missing)));
                     }
                 }
             }

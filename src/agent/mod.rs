@@ -3,9 +3,10 @@
 //! a Cancel ends the batch, or `max_turns` round-trips are used.
 //!
 //! Everything that happens is reported as [`Event`]s into one [`EventSink`]; the TUI, the
-//! headless printer and the transcript all consume them. The loop keeps the provider history:
-//! every assistant tool-call message is followed by exactly one tool message per call id, in
-//! call order, before the next request.
+//! headless printers and the session log all consume them; what the user reads of a notice
+//! or an answer is worded by each front-end (`events::Notice`, `events::Answer`). The loop
+//! keeps the provider history: every assistant tool-call message is followed by exactly one
+//! tool message per call id, in call order, before the next request.
 //!
 //! One turn is the pure state machine [`turn::Turn`] (no IO: what each request sends, the
 //! overflow retry, the tool messages, the loop guard, resubmitting, stops); its driver
@@ -30,7 +31,6 @@
 //! - [`context_report`]: `/context`, what fills the window.
 //! - [`mcp_sync`]: the MCP servers' tools offered as they start, change or fail.
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
-//! - [`transcript`]: the width-independent transcript, built from events in one place.
 
 mod build;
 pub use build::build;
@@ -47,12 +47,12 @@ pub mod mentions;
 pub mod resume_mode;
 pub mod saving;
 pub mod task;
-pub mod transcript;
 pub mod turn;
 pub mod window;
 
 use std::collections::BTreeMap;
 
+use crate::events::Notice;
 pub use crate::events::{Event, EventSink, TurnEnd};
 use crate::provider::{ChatMessage, Client, SharedModel, ToolSpec};
 use crate::tools::configured::Group;
@@ -204,7 +204,7 @@ impl Agent {
     /// the point they were added), its remembered approvals, mode and model. The saved mode
     /// never loosens the one this run starts in ([`resume_mode`]); when it is not restored
     /// for that reason, the returned notice says so and how to switch.
-    pub fn restore(&mut self, saved: &crate::session::resume::Resumed) -> Option<String> {
+    pub fn restore(&mut self, saved: &crate::session::resume::Resumed) -> Option<Notice> {
         use crate::session::resume::Step;
         self.reset();
         for step in &saved.history {

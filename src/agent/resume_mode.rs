@@ -6,9 +6,10 @@
 //!   config starts in ([`Mode::strictness`]); a looser one does not come back silently: the
 //!   chat continues in the config's mode, and the notice says how to switch.
 //!
-//! Pure: the agent applies the answer and the front-ends show the notice.
+//! Pure: the agent applies the answer and the front-ends word the notice
+//! ([`Notice::ModeNotRestored`]).
 
-use crate::events::Mode;
+use crate::events::{Mode, Notice};
 
 /// The mode a chat starts in and whether the command line chose it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -19,7 +20,7 @@ pub struct StartMode {
 }
 
 /// The mode a resumed chat continues in, and what to tell the user when it is not the saved one.
-pub fn resumed_mode(saved: Option<Mode>, start: StartMode) -> (Mode, Option<String>) {
+pub fn resumed_mode(saved: Option<Mode>, start: StartMode) -> (Mode, Option<Notice>) {
     let Some(saved) = saved else {
         return (start.mode, None);
     };
@@ -27,12 +28,12 @@ pub fn resumed_mode(saved: Option<Mode>, start: StartMode) -> (Mode, Option<Stri
         let mode = if start.explicit { start.mode } else { saved };
         return (mode, None);
     }
-    let (s, c) = (saved.as_str(), start.mode.as_str());
     (
         start.mode,
-        Some(format!(
-            "this session was saved in {s} mode, which asks less than {c}, the mode your config starts in: it continues in {c}. To continue in {s}: /mode {s} (or --approval-mode {s})"
-        )),
+        Some(Notice::ModeNotRestored {
+            saved,
+            continues: start.mode,
+        }),
     )
 }
 
@@ -72,21 +73,22 @@ mod tests {
     }
 
     #[test]
-    fn a_looser_saved_mode_does_not_come_back_and_the_notice_says_how_to_switch() {
+    fn a_looser_saved_mode_does_not_come_back_and_the_notice_says_so() {
         for (saved, config) in [
             (Trust, Balanced),
             (Auto, Balanced),
             (Trust, Auto),
             (Balanced, Strict),
         ] {
-            let (mode, notice) = resumed_mode(Some(saved), start(config, false));
-            assert_eq!(mode, config);
-            let notice = notice.expect("a notice");
-            assert!(
-                notice.contains(&format!("saved in {} mode", saved.as_str()))
-                    && notice.contains(&format!("/mode {}", saved.as_str()))
-                    && notice.contains(&format!("--approval-mode {}", saved.as_str())),
-                "{notice}"
+            assert_eq!(
+                resumed_mode(Some(saved), start(config, false)),
+                (
+                    config,
+                    Some(Notice::ModeNotRestored {
+                        saved,
+                        continues: config
+                    })
+                )
             );
         }
     }

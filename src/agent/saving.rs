@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::Agent;
-use crate::events::{Event, EventSink};
+use crate::events::{Event, EventSink, Notice};
 use crate::session::live::{LiveSession, Start};
 use crate::session::{Saved, open_saved};
 
@@ -65,7 +65,8 @@ impl Saving {
 
     /// Continues the saved session `id` (`None`: the latest of this directory): the agent
     /// takes its history and state, and `front` gets its events to redraw it, then the
-    /// notice when the saved mode was not restored (it is also in [`Saved::notice`]).
+    /// banner, the skipped lines and the notice when the saved mode was not restored (it is
+    /// also in [`Saved::notice`]), as [`Notice`]s.
     pub async fn resume(
         &mut self,
         agent: &mut Agent,
@@ -97,13 +98,13 @@ impl Saving {
             front.emit(replayed(e));
         }
         for line in &saved.banner {
-            front.emit(Event::Info(Ok(line.clone())));
+            front.emit(Event::Notice(Notice::Banner(line.clone())));
         }
         if saved.skipped > 0 {
-            front.emit(Event::Info(Err(skipped_note(saved.skipped))));
+            front.emit(Event::Notice(Notice::SkippedLines(saved.skipped)));
         }
         if let Some(notice) = &saved.notice {
-            front.emit(Event::Info(Ok(notice.clone())));
+            front.emit(Event::Notice(notice.clone()));
         }
         Ok(saved)
     }
@@ -139,13 +140,6 @@ pub fn resume_hint(id: &str, flags: &[String]) -> String {
     )
 }
 
-/// What the user reads when a saved session had unreadable lines.
-pub fn skipped_note(n: usize) -> String {
-    format!(
-        "{n} unreadable line(s) of the session file were skipped (a crash while it was written)"
-    )
-}
-
 fn start(agent: &Agent) -> Start {
     Start {
         cwd: agent.cwd().to_path_buf(),
@@ -155,21 +149,41 @@ fn start(agent: &Agent) -> Start {
     }
 }
 
-/// A saved event as a resumed chat replays it. A mode or model change there is history: it
-/// shows its notice, but the chat's mode and model now are the ones [`Event::Resumed`] gave
-/// (a replayed change must not put the saved session's mode back on the status bar).
+/// A saved event as a resumed chat replays it. A mode or model change there is history: the
+/// front-end shows it as such, but the chat's mode and model now are the ones
+/// [`Event::Resumed`] gave (a replayed change must not put the saved session's mode back on
+/// the status bar).
 fn replayed(e: Event) -> Event {
-    use super::transcript::{mode_notice, model_notice};
     match e {
-        Event::ModeChanged { mode } => Event::Info(Ok(mode_notice(mode))),
-        Event::ModelChanged { model } => Event::Info(Ok(model_notice(&model))),
+        Event::ModeChanged { mode } => Event::Notice(Notice::ReplayedMode(mode)),
+        Event::ModelChanged { model } => Event::Notice(Notice::ReplayedModel(model)),
         e => e,
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::resume_hint;
+    use super::{Event, Notice, replayed, resume_hint};
+    use crate::events::Mode;
+
+    /// A saved mode or model change replays as history the front-end words, not as a change
+    /// of the chat's mode or model now; other events replay as they were.
+    #[test]
+    fn replayed_changes_are_notices() {
+        assert_eq!(
+            replayed(Event::ModeChanged { mode: Mode::Auto }),
+            Event::Notice(Notice::ReplayedMode(Mode::Auto))
+        );
+        assert_eq!(
+            replayed(Event::ModelChanged { model: "m".into() }),
+            Event::Notice(Notice::ReplayedModel("m".into()))
+        );
+        let user = Event::UserMessage {
+            text: "hi".into(),
+            sent: "hi".into(),
+        };
+        assert_eq!(replayed(user.clone()), user);
+    }
 
     #[test]
     fn the_hint_repeats_the_flags_quoted() {

@@ -18,6 +18,7 @@ use super::context::{
 };
 use super::in_use::{Counted, InUse};
 use super::{Agent, Event, EventSink, TurnEnd, compaction};
+use crate::events::Notice;
 use crate::provider::window::{Confidence, DEFAULT_WINDOW};
 use crate::provider::{ChatMessage, ToolSpec};
 
@@ -126,7 +127,7 @@ impl Agent {
         if !self.learning.notes_shown {
             self.learning.notes_shown = true;
             for note in &self.settings.instructions.notes {
-                sink.emit(Event::Info(Ok(note.clone())));
+                sink.emit(Event::Notice(Notice::Instructions(note.clone())));
             }
         }
         let key = (self.model.get(), self.client.base_url());
@@ -170,7 +171,7 @@ impl Agent {
             counted: Counted::Estimated,
         };
         let mut out = Vec::new();
-        w.report_in_use(in_use, self.engine.interaction(), &mut out);
+        w.report_in_use(in_use, &mut out);
         emit_all(sink, out);
     }
 
@@ -199,7 +200,7 @@ impl Agent {
                 .messages
                 .insert(0, ChatMessage::System { content: system }),
         }
-        sink.emit(Event::Info(Ok(notice)));
+        sink.emit(Event::Notice(Notice::ToolsNarrowed(notice)));
     }
 
     /// A new chat: what was learned about the window stays, the counts start over.
@@ -219,21 +220,15 @@ impl Agent {
         let end = match self.compact(focus, &tools, sink, cancel).await {
             Ok(true) => TurnEnd::Completed,
             Ok(false) => {
-                sink.emit(Event::Info(Ok(
-                    "nothing to compact yet: the conversation is too short".into(),
-                )));
+                sink.emit(Event::Notice(Notice::NothingToCompact));
                 TurnEnd::Completed
             }
             Err(_) if cancel.is_cancelled() => {
-                sink.emit(Event::Info(Ok(
-                    "compaction stopped; the history is unchanged".into(),
-                )));
+                sink.emit(Event::Notice(Notice::CompactionStopped));
                 TurnEnd::Stopped
             }
             Err(e) => {
-                sink.emit(Event::Info(Err(format!(
-                    "could not compact: {e} — the history is unchanged"
-                ))));
+                sink.emit(Event::Notice(Notice::CompactionFailed(e)));
                 TurnEnd::Completed
             }
         };
@@ -269,7 +264,6 @@ impl Agent {
             &mut self.messages,
             &mut self.window,
             tools,
-            self.engine.interaction(),
         );
         emit_all(sink, out);
         Ok(true)

@@ -7,7 +7,7 @@ use std::io::Write;
 
 use serde_json::{Value, json};
 
-use super::Printer;
+use super::{Printer, notices};
 use crate::events::{Event, Mode, TurnEnd};
 use crate::provider::{Retry, StreamDelta};
 
@@ -124,9 +124,13 @@ impl<O: Write> JsonPrinter<O> {
                 ..
             } => json!({"type": "compacted", "before": before, "after": after, "summary": summary}),
             // What sayso says along the way: overflow recovery, a small window, a warning.
-            Event::Info(Ok(message)) => json!({"type": "notice", "message": message}),
-            Event::Info(Err(message)) => {
-                json!({"type": "notice", "message": message, "error": true})
+            Event::Notice(n) => {
+                let message = notices::message(n)?;
+                if n.is_error() {
+                    json!({"type": "notice", "message": message, "error": true})
+                } else {
+                    json!({"type": "notice", "message": message})
+                }
             }
             _ => return None,
         })
@@ -230,5 +234,40 @@ impl<O: Write> Printer for JsonPrinter<O> {
 
     fn flush(&mut self) {
         let _ = self.out.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::Notice;
+
+    /// A notice is a `notice` event, `"error": true` only on a problem; one a headless run
+    /// does not show prints nothing.
+    #[test]
+    fn notices_are_notice_events() {
+        let mut out = Vec::new();
+        {
+            let mut p = JsonPrinter::new(&mut out);
+            for n in [
+                Notice::Overflow { window: 8192 },
+                Notice::SkippedLines(1),
+                Notice::ReplayedMode(Mode::Auto),
+            ] {
+                p.event(&Event::Notice(n));
+            }
+        }
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                json!({"type": "notice", "message": "the request did not fit the model's context window (8192 tokens): making room and trying once more"}),
+                json!({"type": "notice", "message": "1 unreadable line(s) of the session file were skipped (a crash while it was written)", "error": true}),
+            ]
+        );
     }
 }

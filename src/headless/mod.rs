@@ -13,6 +13,7 @@
 
 pub mod control;
 mod json;
+pub mod notices;
 mod text;
 
 use tokio_util::sync::CancellationToken;
@@ -21,7 +22,7 @@ pub use self::json::{JsonPrinter, startup_error};
 pub use self::text::TextPrinter;
 use crate::agent::Agent;
 use crate::agent::saving::Saving;
-use crate::events::{Event, EventSink, Mode, TurnEnd};
+use crate::events::{Event, EventSink, Mode, Notice, TurnEnd};
 use crate::provider::StreamDelta;
 use crate::tools::lifecycle::requests::ApprovalRequest;
 use control::Control;
@@ -50,7 +51,7 @@ pub async fn run(
     saving: &mut Saving,
     interrupt: impl std::future::Future<Output = ()>,
     controller: Option<Controller>,
-    notices: &[String],
+    notices: &[Notice],
 ) -> TurnEnd {
     printer.session_started(
         &agent.model(),
@@ -59,7 +60,7 @@ pub async fn run(
         saving.id(),
     );
     for n in notices {
-        printer.event(&Event::Info(Ok(n.clone())));
+        printer.event(&Event::Notice(n.clone()));
     }
     let (front, mut rx) = EventSink::channel();
     let sink = saving.sink(&front, agent);

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use super::Printer;
+use super::{Printer, notices};
 use crate::duration_text;
 use crate::events::{CallEnd, Event, FileChange, Mode, TurnEnd, UserChoice};
 use crate::provider::{Retry, StreamDelta};
@@ -220,8 +220,11 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
             Event::Compacted { before, after, .. } => self.note(&format!(
                 "compacted the conversation to fit the model's context window (~{before} → ~{after} tokens)"
             )),
-            Event::Info(Ok(text)) => self.note(text),
-            Event::Info(Err(text)) => self.note(&format!("error: {text}")),
+            Event::Notice(n) => match notices::message(n) {
+                Some(text) if n.is_error() => self.note(&format!("error: {text}")),
+                Some(text) => self.note(&text),
+                None => {}
+            },
             _ => {}
         }
     }
@@ -280,6 +283,32 @@ mod tests {
         let (out, err) = text_run(&[Text("Hello, wo"), Retry, Text("Hel"), Text("lo, world!")]);
         assert_eq!(out, "Hello, world!\n");
         assert!(err.contains("retrying in 2 s (1/4)"), "{err}");
+    }
+
+    #[test]
+    fn notices_go_to_stderr_an_error_marked() {
+        use crate::events::Notice;
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        {
+            let mut p = TextPrinter::new(&mut out, &mut err, false);
+            for n in [
+                Notice::NothingToCompact,
+                Notice::McpFailed {
+                    server: "fs".into(),
+                    why: "exited".into(),
+                },
+                Notice::ReplayedModel("m".into()),
+            ] {
+                p.event(&Event::Notice(n));
+            }
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), "");
+        assert_eq!(
+            String::from_utf8(err).unwrap(),
+            "sayso: nothing to compact yet: the conversation is too short\n\
+             sayso: error: MCP server `fs`: exited\n"
+        );
     }
 
     #[test]

@@ -9,12 +9,12 @@ use std::time::{Duration, SystemTime};
 
 use super::fail;
 use super::local::{self, Choice, Offer};
-use crate::agent::saving::{Saving, resume_hint, skipped_note};
+use crate::agent::saving::{Saving, resume_hint};
 use crate::agent::{Agent, Frontend};
 use crate::cli::Cli;
 use crate::config::{Config, ConfigError, Overrides, ProcessEnv, config_paths};
 use crate::demo::{DEMO_MODEL, DemoServer};
-use crate::events::EventSink;
+use crate::events::{EventSink, Notice};
 use crate::exit;
 use crate::headless::{self, JsonPrinter, Printer, TextPrinter};
 use crate::provider::Client;
@@ -335,9 +335,12 @@ async fn headless_chat(
         match saving.resume(&mut agent, Some(&id), &quiet).await {
             Ok(saved) => {
                 if saved.skipped > 0 {
-                    eprintln!("sayso: warning: {}", skipped_note(saved.skipped));
+                    eprintln!(
+                        "sayso: warning: {}",
+                        headless::notices::skipped_lines(saved.skipped)
+                    );
                 }
-                notices.extend(saved.banner);
+                notices.extend(saved.banner.into_iter().map(Notice::Banner));
                 notices.extend(saved.notice);
             }
             Err(e) => return fail(exit::USAGE, e),

@@ -29,7 +29,7 @@ pub struct Saved {
     pub resumed: resume::Resumed,
     pub skipped: usize,
     /// What the chat said on taking it up (a saved mode looser than this run's, not restored).
-    pub notice: Option<String>,
+    pub notice: Option<crate::events::Notice>,
     /// What it is (id, start, directory, messages), and a warning when it was started in
     /// another directory: [`choose::banner`].
     pub banner: Vec<String>,

@@ -165,7 +165,7 @@ impl Record {
             | Event::Resumed { .. }
             | Event::Sessions(_)
             | Event::Answer(_)
-            | Event::Info(_) => None,
+            | Event::Notice(_) => None,
         }
     }
 

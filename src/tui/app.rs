@@ -39,12 +39,12 @@ use super::strings;
 use super::theme::Theme;
 use super::welcome::Welcome;
 use crate::agent::task::Command;
-use crate::agent::transcript::{Entry, Transcript};
 use crate::duration_text;
 use crate::events::{Event, Mode};
 use crate::provider::{StreamDelta, Usage};
 use crate::tools::context::QuestionRequest;
 use crate::tools::lifecycle::requests::ApprovalRequest;
+use crate::tui::transcript::{Entry, Transcript};
 
 /// Everything the app reacts to.
 #[derive(Debug)]

@@ -182,7 +182,7 @@ fn enter_sends_and_esc_or_ctrl_c_stop_a_running_turn() {
     assert!(!a.busy());
     assert!(matches!(
         a.entries().last(),
-        Some(crate::agent::transcript::Entry::Assistant { interrupted: true, text }) if text == "partial answer"
+        Some(crate::tui::transcript::Entry::Assistant { interrupted: true, text }) if text == "partial answer"
     ));
 }
 
@@ -366,7 +366,7 @@ fn a_reply_that_comes_back_after_a_retry_says_the_retry_worked() {
     assert!(
         a.entries().iter().any(|e| matches!(
             e,
-            crate::agent::transcript::Entry::Notice { text } if text.contains("retried (attempt 1/3)")
+            crate::tui::transcript::Entry::Notice { text } if text.contains("retried (attempt 1/3)")
         )),
         "{:?}",
         a.entries()

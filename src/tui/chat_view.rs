@@ -18,7 +18,7 @@ use ratatui::text::Line;
 use super::entry_lines::{Facts, entry_lines};
 use super::markdown::{render_markdown, split_blocks};
 use super::theme::Theme;
-use crate::agent::transcript::{Entry, ToolState};
+use crate::tui::transcript::{Entry, ToolState};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pos {

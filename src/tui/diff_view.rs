@@ -11,8 +11,8 @@ use ratatui::text::{Line, Span};
 
 use super::theme::Theme;
 use super::wrap::wrap_line_indent;
-use crate::agent::transcript::{ChangedFile, Entry, ToolState, Transcript};
 use crate::events::{CallEnd, FileChange, MAX_DIFF_BYTES};
+use crate::tui::transcript::{ChangedFile, Entry, ToolState, Transcript};
 
 pub mod combine;
 

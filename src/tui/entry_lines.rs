@@ -10,8 +10,8 @@ use super::markdown::render_markdown;
 use super::strings;
 use super::theme::Theme;
 use super::wrap::{wrap_line, wrap_line_indent};
-use crate::agent::transcript::{Entry, ToolState};
 use crate::events::CallEnd;
+use crate::tui::transcript::{Entry, ToolState};
 
 /// Lines shown of a folded tool or reasoning block.
 pub const FOLDED_LINES: usize = 4;

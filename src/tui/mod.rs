@@ -14,7 +14,9 @@
 //!   [`key_gate`], which keeps keys typed ahead from answering it), the question form, the
 //!   `/sessions` picker; [`server_picker`]: the first-run choice of a server found on this
 //!   machine, a screen of its own before the chat starts.
-//! - [`answers`]: the agent's answers to commands (`/context`, `/models`…) worded as notices.
+//! - [`transcript`]: what the chat shows, width-independent, built from events in one place;
+//!   [`notices`]: its words for the agent's notices, turn ends, model and mode changes;
+//!   [`answers`]: the agent's answers to commands (`/context`, `/models`…) worded as notices.
 //! - [`theme`], [`strings`]: colours and words, each in one place; [`notify`]: the bell and
 //!   desktop notification for a long turn that ended unfocused.
 pub mod answers;
@@ -27,6 +29,7 @@ pub mod input;
 pub mod key_gate;
 pub mod markdown;
 pub mod modal;
+pub mod notices;
 pub mod notify;
 pub mod picker;
 pub mod questions;
@@ -37,6 +40,7 @@ pub mod strings;
 pub mod tabs;
 pub mod terminal;
 pub mod theme;
+pub mod transcript;
 pub mod ui;
 pub mod welcome;
 pub mod widgets;

@@ -4,7 +4,7 @@
 //! is answered once by learning its window and making room.
 
 use super::{Effect, Phase, Then, Turn};
-use crate::events::{Event, TurnEnd};
+use crate::events::{Event, Notice, TurnEnd};
 use crate::provider::{AssistantMessage, ChatMessage, ProviderError, StreamDelta, StreamEvent};
 
 impl Turn {
@@ -20,7 +20,7 @@ impl Turn {
                 partial.clear();
                 fx.push(Effect::Emit(Event::Retrying(r)));
             }
-            StreamEvent::Notice(n) => fx.push(Effect::Emit(Event::Info(Ok(n)))),
+            StreamEvent::Notice(n) => fx.push(Effect::Emit(Event::Notice(Notice::Stream(n)))),
             StreamEvent::Finished(Ok(reply)) => return self.replied(reply, fx),
             StreamEvent::Finished(Err(e)) => return self.failed(e, fx),
         }
@@ -32,9 +32,7 @@ impl Turn {
         // Before anyone sees the calls: the ids they are known by from here on are unique.
         self.chat.call_ids.assign(&mut reply.tool_calls);
         let mut out = Vec::new();
-        self.chat
-            .window
-            .usage(&reply, self.rules.interaction, &mut out);
+        self.chat.window.usage(&reply, &mut out);
         Self::emit(fx, out);
         fx.push(Effect::Emit(Event::ReplyDone(reply.clone())));
         // The text moves into the history (a long reply is not held twice).
@@ -75,10 +73,9 @@ impl Turn {
             w.set(tokens, "the server's overflow error");
             fx.push(Effect::WindowLearned);
         }
-        fx.push(Effect::Emit(Event::Info(Ok(format!(
-            "the request did not fit the model's context window ({} tokens): making room and trying once more",
-            w.tokens
-        )))));
+        fx.push(Effect::Emit(Event::Notice(Notice::Overflow {
+            window: w.tokens,
+        })));
         self.compact(Then::Retry, fx);
     }
 }

@@ -103,7 +103,6 @@ impl Turn {
             &mut self.chat.messages,
             &mut self.chat.window,
             &self.tools,
-            self.rules.interaction,
         );
         Self::emit(fx, out);
         self.compacted(then, fx);

@@ -137,8 +137,8 @@ pub fn words(effects: &[Effect]) -> Vec<String> {
                 Some(format!("interrupted '{partial}'"))
             }
             Effect::Emit(Event::Retrying(_)) => Some("retrying".into()),
-            Effect::Emit(Event::Info(Ok(_))) => Some("info".into()),
-            Effect::Emit(Event::Info(Err(_))) => Some("error".into()),
+            Effect::Emit(Event::Notice(n)) if n.is_error() => Some("error".into()),
+            Effect::Emit(Event::Notice(_)) => Some("info".into()),
             Effect::Emit(_) => None,
             Effect::Request(r) => Some(format!("request {}", r.messages.len())),
             Effect::Summarise(_) => Some("summarise".into()),
@@ -659,7 +659,12 @@ fn what_does_not_fit_says_what_to_do_and_offers_clear_only_interactively() {
 fn a_window_nearly_full_is_told_once() {
     let warnings = |fx: &[Effect]| {
         fx.iter()
-            .filter(|e| matches!(e, Effect::Emit(Event::Info(Ok(t))) if t.contains("% full")))
+            .filter(|e| {
+                matches!(
+                    e,
+                    Effect::Emit(Event::Notice(crate::events::Notice::WindowFull { .. }))
+                )
+            })
             .count()
     };
     let mut turn = turn_on(vec![system("sys")], 32_768, rules());

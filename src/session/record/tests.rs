@@ -245,5 +245,8 @@ fn a_reply_replays_its_calls_then_itself_and_deltas_are_text_records() {
         Some(Record::Text { s: "a".into() })
     );
     assert_eq!(Record::from_event(&Event::ToolsFinished), None);
-    assert_eq!(Record::from_event(&Event::Info(Ok("x".into()))), None);
+    assert_eq!(
+        Record::from_event(&Event::Notice(crate::events::Notice::Banner("x".into()))),
+        None
+    );
 }

@@ -9,9 +9,9 @@ mod line;
 
 use super::{Activity, App, Effect};
 use crate::agent::task::Command;
-use crate::agent::transcript::{Entry, Transcript};
 use crate::events::Mode;
 use crate::tui::strings;
+use crate::tui::transcript::{Entry, Transcript};
 
 pub(super) use self::line::{Line, mistake, parse};
 

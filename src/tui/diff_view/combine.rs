@@ -11,9 +11,9 @@
 
 use std::borrow::Cow;
 
-use crate::agent::transcript::ChangedFile;
 use crate::events::file_change::counts;
 use crate::events::{ChangeKind, FileChange, MAX_DIFF_BYTES};
+use crate::tui::transcript::ChangedFile;
 
 /// One `@@` hunk: where it starts on each side (1-based, as written) and its lines, each with
 /// its line end.

@@ -1,11 +1,12 @@
 //! The transcript: what the chat shows, stored width-independently, built from [`Event`]s in
-//! one place (replies, tool blocks, and the notices for turn ends, model and mode changes and
-//! command answers). Tool entries keep both the `content` the model received and the
-//! `display` text the user sees (SPEC §4.4).
+//! one place (replies, tool blocks, and the notices for the agent's notices, turn ends, model
+//! and mode changes, worded by [`super::notices`]). Tool entries keep both the `content` the
+//! model received and the `display` text the user sees (SPEC §4.4). Only the TUI has one.
 
 use serde::Serialize;
 
-use crate::events::{CallEnd, Event, FileChange, TurnEnd};
+use super::notices;
+use crate::events::{CallEnd, Event, FileChange};
 use crate::provider::StreamDelta;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -174,11 +175,9 @@ impl Transcript {
             Event::ToolFinished { call_id, end, .. } => {
                 self.tool_state(call_id, ToolState::Done(*end), None)
             }
-            Event::ModelChanged { model } => self.push_notice(model_notice(model)),
-            Event::ModeChanged { mode } => self.push_notice(mode_notice(*mode)),
-            Event::Pruned { outputs, chars } => self.push_notice(format!(
-                "⧉ {outputs} older tool output(s) ({chars} characters) are now sent as short stand-ins to fit the model's window; they stay here"
-            )),
+            Event::ModelChanged { model } => self.push_notice(notices::model_notice(model)),
+            Event::ModeChanged { mode } => self.push_notice(notices::mode_notice(*mode)),
+            Event::Pruned { outputs, chars } => self.push_notice(notices::pruned(*outputs, *chars)),
             Event::Compacted {
                 summary,
                 before,
@@ -192,9 +191,12 @@ impl Transcript {
                     after: *after,
                 });
             }
-            Event::Info(Ok(text)) => self.push_notice(text.clone()),
-            Event::Info(Err(e)) => self.push_notice(format!("✗ {e}")),
-            Event::TurnEnded(end) => self.turn_ended(end),
+            Event::Notice(n) => self.push_notice(notices::text(n)),
+            Event::TurnEnded(end) => {
+                if let Some(note) = notices::turn_end(end) {
+                    self.push_notice(note);
+                }
+            }
             Event::ToolsStarted { .. }
             | Event::ToolsAdded { .. }
             | Event::ApprovalDecided { .. }
@@ -321,23 +323,6 @@ impl Transcript {
             }
         }
     }
-
-    /// How the turn ended, when the user should read about it.
-    fn turn_ended(&mut self, end: &TurnEnd) {
-        let note = match end {
-            TurnEnd::Completed | TurnEnd::Stopped => return,
-            TurnEnd::Cancelled => "⏹ tool calls cancelled; your turn".to_owned(),
-            TurnEnd::MaxTurns(n) => {
-                format!("✗ stopped after {n} model round-trips without a final answer")
-            }
-            TurnEnd::LengthLimit => {
-                "✗ the reply was cut off: the model reached its output token limit".to_owned()
-            }
-            TurnEnd::Failed(e) => format!("✗ {e} — nothing was lost; send again to retry"),
-            TurnEnd::Repeated { .. } => format!("✗ {}", end.message().unwrap_or_default()),
-        };
-        self.push_notice(note);
-    }
 }
 
 /// `text` + `piece`, scrubbed of secret values: a secret split over pieces is whole here.
@@ -345,16 +330,6 @@ fn grow_scrubbed(text: &mut String, piece: &str) {
     let from = text.len();
     text.push_str(piece);
     crate::secrets::scrub_grown(text, from);
-}
-
-/// The notice a model change leaves in the transcript.
-pub fn model_notice(model: &str) -> String {
-    format!("model: {model} (from the next request)")
-}
-
-/// The notice a mode change leaves in the transcript.
-pub fn mode_notice(mode: crate::tools::policy::approval::Mode) -> String {
-    format!("{} mode: {}", mode.as_str().to_uppercase(), mode.describe())
 }
 
 #[cfg(test)]

@@ -1,0 +1,78 @@
+//! What the agent tells the user along the way, as data ([`Notice`], in `Event::Notice`): a
+//! note on the window, on the endpoint, on a server, on a resumed session. Each front-end
+//! words it (`tui::notices`, `headless::notices`); an error is one whose [`Notice::is_error`]
+//! says so (the TUI marks it `✗`, the text printer `error:`, `--json` `"error": true`).
+//!
+//! The few variants that carry a `String` carry words another layer already chose: the
+//! provider's own stream note, the instruction files' notes (also in `/context`), the tool
+//! offer's note, the resumed session's banner. Nothing here is saved in a session file.
+
+use crate::config::mode::Mode;
+use crate::provider::ProviderError;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// The provider's free-form note during a stream.
+    Stream(String),
+    /// A note on the instruction files (an `AGENTS.md` cut at the cap…), as they were read.
+    Instructions(String),
+    /// A small window narrowed the default tools: the tool offer's note.
+    ToolsNarrowed(String),
+    /// The tokens in use first reached the warning share of the window.
+    WindowFull {
+        /// Of the window, rounded down.
+        percent: u64,
+        used: u64,
+        window: u64,
+        /// From these shares of the window (percent), older tool outputs are sent as
+        /// stand-ins, and the older conversation is summarised.
+        prune_at: u64,
+        compact_at: u64,
+    },
+    /// Pruning is not enough: the older conversation is being summarised (one request).
+    Summarising,
+    /// The server said the request did not fit its window (`window` tokens, as now known):
+    /// room is made and the request tried once more.
+    Overflow { window: u64 },
+    /// `/compact` found nothing older to summarise.
+    NothingToCompact,
+    /// `/compact` was stopped; the history is unchanged.
+    CompactionStopped,
+    /// `/compact` failed; the history is unchanged.
+    CompactionFailed(ProviderError),
+    /// An MCP server is ready with `tools` tools; `skipped` says which were not offered, and why.
+    McpReady {
+        server: String,
+        tools: usize,
+        skipped: Vec<String>,
+    },
+    /// An MCP server failed to start or answer.
+    McpFailed { server: String, why: String },
+    /// The tool list names a tool a ready MCP server does not offer (worded by the selection).
+    McpToolMissing(String),
+    /// One line of the banner a resumed chat opens with.
+    Banner(String),
+    /// Unreadable lines of a saved session file were skipped.
+    SkippedLines(usize),
+    /// The resumed chat goes on in the mode the config starts in (`continues`), not the
+    /// looser one it was saved in: resuming never loosens.
+    ModeNotRestored { saved: Mode, continues: Mode },
+    /// A mode change of a resumed session's history (the chat's mode now is the one
+    /// `Event::Resumed` gave).
+    ReplayedMode(Mode),
+    /// A model change of a resumed session's history.
+    ReplayedModel(String),
+}
+
+impl Notice {
+    /// Something went wrong (rather than a note along the way).
+    pub fn is_error(&self) -> bool {
+        matches!(
+            self,
+            Notice::CompactionFailed(_)
+                | Notice::McpFailed { .. }
+                | Notice::McpToolMissing(_)
+                | Notice::SkippedLines(_)
+        )
+    }
+}
