@@ -78,7 +78,7 @@ pub fn build(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::HashMap;
 
     use super::*;
@@ -86,7 +86,7 @@ mod tests {
     use crate::tools::policy::approval::{Interaction, Mode};
 
     /// A fresh machine's config (no file), in `home`.
-    fn config(home: &std::path::Path) -> Config {
+    pub(crate) fn config(home: &std::path::Path) -> Config {
         let env: HashMap<String, String> =
             ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"]
                 .iter()
@@ -99,7 +99,7 @@ mod tests {
         Config::load(&overrides, &env).expect("the config loads")
     }
 
-    fn agent(config: &Config, home: &std::path::Path) -> Agent {
+    pub(crate) fn agent(config: &Config, home: &std::path::Path) -> Agent {
         let setup = crate::tools::configured::build(config).expect("the tools set up");
         let client = Client::new(config.provider.clone()).expect("the client");
         let frontend = Frontend {
