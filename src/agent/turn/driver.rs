@@ -213,7 +213,7 @@ mod tests {
             m.sent,
             format!("use the {off} tool and the {on} tool, not @{{nope}}")
         );
-        assert_eq!(m.tools_added, [off.clone()]);
+        assert_eq!(m.tools_added, std::slice::from_ref(&off));
         let prompt = registry.get(&off).and_then(|e| e.tool.system_prompt());
         assert_eq!(m.prompts, Vec::from_iter(prompt));
         assert!(a.engine.active().contains(&off), "offered from now on");
