@@ -3,7 +3,8 @@
 //! changed are fetched again, and the engine offers exactly the tools of the servers that are
 //! ready — those the tool list names, when it names any (`--tools SERVER__TOOL`). Each server's
 //! status is reported once per change (ready with N tools, tools skipped, failed and why), with
-//! the named tools it does not have.
+//! the named tools it does not have. What a sync reports and offers is decided by the pure
+//! [`McpState::sync`]; [`Agent::sync_mcp`] waits for the servers and applies it.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;

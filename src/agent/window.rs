@@ -5,7 +5,8 @@
 //! Checked before every request, tool-result follow-ups included; an unknown window is a
 //! conservative default, never "no limit". Every change is reported: `Event::Context` for the
 //! gauge (the tokens in use: `in_use.rs`), `Event::Pruned` and `Event::Compacted` for the
-//! transcript and the session.
+//! transcript and the session. What to do is decided by pure parts ([`Learning`]'s methods;
+//! `compact_request` and `compact_end` for `/compact`); the agent's methods do the IO.
 //!
 //! Not here: what each request of a turn sends (pruned, compacted, or refused: the pure
 //! [`super::fit`], decided by the turn's state machine, [`super::turn`]); the summary itself
