@@ -76,3 +76,73 @@ pub fn build(
     };
     agent
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::config::{Config, Overrides};
+    use crate::tools::policy::approval::{Interaction, Mode};
+
+    /// A fresh machine's config (no file), in `home`.
+    pub(crate) fn config(home: &std::path::Path) -> Config {
+        let env: HashMap<String, String> =
+            ["HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"]
+                .iter()
+                .map(|v| (v.to_string(), home.join(v).display().to_string()))
+                .collect();
+        let overrides = Overrides {
+            cwd: home.to_path_buf(),
+            ..Overrides::default()
+        };
+        Config::load(&overrides, &env).expect("the config loads")
+    }
+
+    pub(crate) fn agent(config: &Config, home: &std::path::Path) -> Agent {
+        let setup = crate::tools::configured::build(config).expect("the tools set up");
+        let client = Client::new(config.provider.clone()).expect("the client");
+        let frontend = Frontend {
+            interaction: Interaction::Headless,
+            approver: None,
+            questions: None,
+        };
+        build(config, client, setup, home.to_path_buf(), frontend)
+    }
+
+    #[test]
+    fn an_empty_judge_model_follows_the_chat_model_and_a_set_one_stays() {
+        let home = tempfile::tempdir().expect("a temp dir");
+        let mut c = config(home.path());
+        c.judge.enabled = true;
+        c.model = "chat-a".into();
+        // (the `[judge] model`, the judge's model after `/model chat-b`)
+        for (judge, want) in [(None, "chat-b"), (Some("judge-j"), "judge-j")] {
+            c.judge.model = judge.map(str::to_owned);
+            let a = agent(&c, home.path());
+            a.model_handle().set("chat-b");
+            let judge_model = a.engine().judge().map(|j| j.model());
+            assert_eq!(judge_model.as_deref(), Some(want), "{judge:?}");
+        }
+        c.judge.enabled = false;
+        assert!(agent(&c, home.path()).engine().judge().is_none());
+    }
+
+    #[test]
+    fn the_settings_and_the_start_mode_come_from_the_config() {
+        let home = tempfile::tempdir().expect("a temp dir");
+        let mut c = config(home.path());
+        (c.tools.max_turns, c.tools.auto_submit_errors) = (7, false);
+        (c.tools.approval_mode, c.tools.approval_mode_explicit) = (Mode::Auto, true);
+        let a = agent(&c, home.path());
+        assert_eq!(a.settings.max_turns, 7);
+        assert!(!a.settings.auto_submit_errors);
+        assert_eq!(a.settings.user_config, c.user_file);
+        assert_eq!(a.mode().get(), Mode::Auto);
+        assert_eq!(
+            (a.start_mode.mode, a.start_mode.explicit),
+            (Mode::Auto, true)
+        );
+        assert_eq!(a.model(), c.model);
+    }
+}

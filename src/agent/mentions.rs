@@ -115,4 +115,115 @@ mod tests {
         );
         assert_eq!(e.added, ["read_file"]);
     }
+
+    /// `files` as above; `quiet` with no prompt and a member no registry has; `read_file` is
+    /// both a tool and a group.
+    fn more_groups() -> BTreeMap<String, Group> {
+        let mut g = groups();
+        g.insert(
+            "quiet".into(),
+            Group {
+                tools: vec!["run_command".into(), "no_such_tool".into()],
+                prompt: None,
+            },
+        );
+        g.insert(
+            "read_file".into(),
+            Group {
+                tools: vec!["create_file".into()],
+                prompt: Some("never used".into()),
+            },
+        );
+        g
+    }
+
+    #[test]
+    fn mentions_table() {
+        // (what the user typed, the tools already active, the text sent, the tools added)
+        let rows: &[(&str, &[&str], &str, &[&str])] = &[
+            ("no mentions at all", &[], "no mentions at all", &[]),
+            (
+                "@{nope} and @{ also nope }",
+                &[],
+                "@{nope} and @{ also nope }",
+                &[],
+            ),
+            (
+                "an active tool: @{run_command}",
+                &["run_command"],
+                "an active tool: the run_command tool",
+                &[],
+            ),
+            (
+                "@{ run_command } trimmed",
+                &[],
+                "the run_command tool trimmed",
+                &["run_command"],
+            ),
+            (
+                "a group whose tools are active: @{files}",
+                &["read_file", "create_file"],
+                "a group whose tools are active: I'm giving you access to read_file, create_file tools to help me out",
+                &[],
+            ),
+            (
+                "no prompt: [@{quiet}]",
+                &[],
+                "no prompt: []",
+                &["run_command"],
+            ),
+            (
+                "both: @{read_file}",
+                &[],
+                "both: the read_file tool",
+                &["create_file", "read_file"],
+            ),
+            (
+                "@{files} then @{create_file}",
+                &[],
+                "I'm giving you access to read_file, create_file tools to help me out then the create_file tool",
+                &["read_file", "create_file"],
+            ),
+            // Braces in code are text.
+            ("fn f() { g(@{x}) }", &[], "fn f() { g(@{x}) }", &[]),
+            (
+                "let s = \"${tools}\"; {@{read_file}}",
+                &[],
+                "let s = \"${tools}\"; {the read_file tool}",
+                &["create_file", "read_file"],
+            ),
+            (
+                "unclosed @{read_file and more",
+                &[],
+                "unclosed @{read_file and more",
+                &[],
+            ),
+            (
+                "@{@{run_command}}",
+                &[],
+                "@{the run_command tool}",
+                &["run_command"],
+            ),
+            ("@{} @{ }", &[], "@{} @{ }", &[]),
+            (
+                "a@{run_command}@{run_command}b",
+                &[],
+                "athe run_command toolthe run_command toolb",
+                &["run_command"],
+            ),
+            (
+                "non-ASCII: é@{run_command}ü",
+                &[],
+                "non-ASCII: éthe run_command toolü",
+                &["run_command"],
+            ),
+        ];
+        let reg = builtin::registry();
+        for (typed, active, text, added) in rows {
+            let active: BTreeSet<String> = active.iter().map(|s| (*s).to_owned()).collect();
+            let e = expand(typed, &reg, &more_groups(), &active);
+            assert_eq!(e.text, *text, "{typed}");
+            assert_eq!(e.added, *added, "{typed}");
+        }
+    }
 }

@@ -293,3 +293,49 @@ impl Agent {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_equal_when_they_ask_for_the_same_thing_whatever_their_token() {
+        let send = |t: &str| Command::Send {
+            text: t.into(),
+            cancel: CancellationToken::new(),
+        };
+        let compact = |f: Option<&str>| Command::Compact {
+            focus: f.map(str::to_owned),
+            cancel: CancellationToken::new(),
+        };
+        // (a, b, equal)
+        let rows = [
+            (send("hi"), send("hi"), true),
+            (send("hi"), send("ho"), false),
+            (compact(Some("tests")), compact(Some("tests")), true),
+            (compact(Some("tests")), compact(None), false),
+            (
+                Command::SetModel("a".into()),
+                Command::SetModel("a".into()),
+                true,
+            ),
+            (
+                Command::SetModel("a".into()),
+                Command::SetModel("b".into()),
+                false,
+            ),
+            (Command::Resume(None), Command::Resume(None), true),
+            (
+                Command::Resume(None),
+                Command::Resume(Some("x".into())),
+                false,
+            ),
+            (Command::ListTools, Command::ListTools, true),
+            (Command::Context, Command::ListMcp, false),
+            (Command::NewChat, send("hi"), false),
+        ];
+        for (a, b, equal) in rows {
+            assert_eq!(a == b, equal, "{a:?} == {b:?}");
+        }
+    }
+}

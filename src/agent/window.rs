@@ -5,11 +5,15 @@
 //! Checked before every request, tool-result follow-ups included; an unknown window is a
 //! conservative default, never "no limit". Every change is reported: `Event::Context` for the
 //! gauge (the tokens in use: `in_use.rs`), `Event::Pruned` and `Event::Compacted` for the
-//! transcript and the session.
+//! transcript and the session. What to do is decided by pure parts ([`Learning`]'s methods;
+//! `compact_request` and `compact_end` for `/compact`); the agent's methods do the IO.
 //!
 //! Not here: what each request of a turn sends (pruned, compacted, or refused: the pure
 //! [`super::fit`], decided by the turn's state machine, [`super::turn`]); the summary itself
 //! ([`super::compaction`]).
+
+#[cfg(test)]
+mod tests;
 
 use tokio_util::sync::CancellationToken;
 
@@ -19,8 +23,8 @@ use super::context::{
 use super::in_use::{Counted, InUse};
 use super::{Agent, Event, EventSink, TurnEnd, compaction};
 use crate::events::Notice;
-use crate::provider::window::{Confidence, DEFAULT_WINDOW};
-use crate::provider::{ChatMessage, ToolSpec};
+use crate::provider::window::{Confidence, ContextWindow, DEFAULT_WINDOW};
+use crate::provider::{ChatMessage, ChatRequest, ProviderError, ToolSpec};
 
 /// What the agent knows about the window and the requests it sent: what a turn works with
 /// (it moves into the turn's state machine and back).
@@ -75,6 +79,46 @@ pub struct Learning {
     pub tools_fitted: bool,
 }
 
+/// What to do with a window the client gave ([`Learning::learned`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Learned {
+    /// The window to budget with, and where it came from.
+    pub tokens: u64,
+    pub source: String,
+    /// Fit the default tools to it (`fit_tools_to_window`): the first window that says
+    /// something about the model, unless the user chose the tools.
+    pub fit_tools: bool,
+}
+
+impl Learning {
+    /// Whether the instruction notes are to be shown now: the first time only.
+    pub fn notes_due(&mut self) -> bool {
+        !std::mem::replace(&mut self.notes_shown, true)
+    }
+
+    /// Whether the window of `key` (model, base URL) is to be asked for: not when it was
+    /// learned for that key already.
+    pub fn must_ask(&self, key: &(String, String)) -> bool {
+        self.learned_for.as_ref() != Some(key)
+    }
+
+    /// The client said `w` for `key`: it is learned unless the server may still change it
+    /// once it loads the model; an assumed window says nothing about the model, so the tools
+    /// stay; the tools are fitted once per chat, never when the user chose them.
+    pub fn learned(&mut self, key: (String, String), w: &ContextWindow, chosen: bool) -> Learned {
+        if !w.awaits_loading() {
+            self.learned_for = Some(key);
+        }
+        let fit_tools = w.confidence != Confidence::Assumed && !self.tools_fitted && !chosen;
+        self.tools_fitted |= fit_tools;
+        Learned {
+            tokens: w.tokens,
+            source: w.origin(),
+            fit_tools,
+        }
+    }
+}
+
 /// The gauge's share from which the user is told the window is filling up.
 pub const WARN_AT: u64 = 70;
 
@@ -124,24 +168,22 @@ impl Agent {
     /// first time, also shows the instruction notes (an `AGENTS.md` cut at the cap…), and a
     /// small window narrows the default tools (`fit_tools_to_window`).
     pub async fn learn_window(&mut self, sink: &EventSink) {
-        if !self.learning.notes_shown {
-            self.learning.notes_shown = true;
+        if self.learning.notes_due() {
             for note in &self.settings.instructions.notes {
                 sink.emit(Event::Notice(Notice::Instructions(note.clone())));
             }
         }
         let key = (self.model.get(), self.client.base_url());
-        if self.learning.learned_for.as_ref() == Some(&key) {
+        if !self.learning.must_ask(&key) {
             return;
         }
         let w = self.client.context_window(&key.0).await;
-        if !w.awaits_loading() {
-            self.learning.learned_for = Some(key);
-        }
-        self.set_window(w.tokens, w.origin());
-        // An assumed window says nothing about the model: the tools stay.
-        if w.confidence != Confidence::Assumed {
-            self.fit_tools_to_window(w.tokens, sink);
+        let learned = self
+            .learning
+            .learned(key, &w, self.settings.default_tools_chosen);
+        self.set_window(learned.tokens, learned.source);
+        if learned.fit_tools {
+            self.fit_tools_to_window(learned.tokens, sink);
         }
         self.report_estimate(sink);
     }
@@ -180,10 +222,6 @@ impl Agent {
     /// chat added stay), unless the user chose the tools. A later model switch changes no
     /// tools under the conversation.
     fn fit_tools_to_window(&mut self, tokens: u64, sink: &EventSink) {
-        if self.learning.tools_fitted || self.settings.default_tools_chosen {
-            return;
-        }
-        self.learning.tools_fitted = true;
         let defaults = self.engine.defaults().clone();
         let offer = crate::tools::offer::offer_for(tokens, &defaults, &self.groups, false);
         let Some(notice) = offer.notice else {
@@ -217,55 +255,89 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> TurnEnd {
         let tools = self.tool_specs();
-        let end = match self.compact(focus, &tools, sink, cancel).await {
-            Ok(true) => TurnEnd::Completed,
-            Ok(false) => {
-                sink.emit(Event::Notice(Notice::NothingToCompact));
-                TurnEnd::Completed
-            }
-            Err(_) if cancel.is_cancelled() => {
-                sink.emit(Event::Notice(Notice::CompactionStopped));
-                TurnEnd::Stopped
-            }
-            Err(e) => {
-                sink.emit(Event::Notice(Notice::CompactionFailed(e)));
-                TurnEnd::Completed
-            }
-        };
-        sink.emit(Event::TurnEnded(end.clone()));
-        end
-    }
-
-    /// Replaces the older history with a summary the model writes (one request; see
-    /// [`compaction::plan`]). `Ok(false)`: there was nothing older to summarise.
-    async fn compact(
-        &mut self,
-        focus: Option<&str>,
-        tools: &[ToolSpec],
-        sink: &EventSink,
-        cancel: &CancellationToken,
-    ) -> Result<bool, crate::provider::ProviderError> {
-        let Some(plan) = compaction::plan(&self.messages, tools, &self.window) else {
-            return Ok(false);
-        };
-        let req = plan.request(&self.model.get(), &self.messages, focus, &self.window);
-        let reply = tokio::select! {
-            r = self.client.complete(&req) => r?,
-            () = cancel.cancelled() => {
-                return Err(crate::provider::ProviderError::Dropped("stopped".into()))
+        let asked = match compact_request(
+            &self.messages,
+            &tools,
+            &self.window,
+            &self.model.get(),
+            focus,
+        ) {
+            None => None,
+            Some((plan, req)) => {
+                let reply = tokio::select! {
+                    r = self.client.complete(&req) => r.map(|reply| reply.content),
+                    () = cancel.cancelled() => {
+                        Err(crate::provider::ProviderError::Dropped("stopped".into()))
+                    }
+                };
+                Some((plan, reply))
             }
         };
         let system = ChatMessage::System {
             content: self.system_message(),
         };
-        let out = plan.apply(
-            &reply.content,
+        let chat = Compacting {
             system,
-            &mut self.messages,
-            &mut self.window,
-            tools,
-        );
-        emit_all(sink, out);
-        Ok(true)
+            messages: &mut self.messages,
+            window: &mut self.window,
+            tools: &tools,
+        };
+        let (events, end) = compact_end(asked, cancel.is_cancelled(), chat);
+        emit_all(sink, events);
+        end
     }
+}
+
+/// `/compact`'s request for the summary of the older history (see [`compaction::plan`]), to
+/// `model`, with the `focus` to keep; `None`: there is nothing older to summarise.
+fn compact_request(
+    messages: &[ChatMessage],
+    tools: &[ToolSpec],
+    window: &WindowState,
+    model: &str,
+    focus: Option<&str>,
+) -> Option<(compaction::Plan, ChatRequest)> {
+    let plan = compaction::plan(messages, tools, window)?;
+    let req = plan.request(model, messages, focus, window);
+    Some((plan, req))
+}
+
+/// The chat a `/compact` ends in: the history and window it changes when it succeeds.
+struct Compacting<'a> {
+    /// The system message the compacted history starts with.
+    system: ChatMessage,
+    messages: &'a mut Vec<ChatMessage>,
+    window: &'a mut WindowState,
+    tools: &'a [ToolSpec],
+}
+
+/// How `/compact` ends, given its summary's plan and reply (`asked`; `None`: nothing was
+/// older) and whether the user stopped it: the history compacted when the summary came, else
+/// unchanged and a note says why; the last event is `TurnEnded`.
+fn compact_end(
+    asked: Option<(compaction::Plan, Result<String, ProviderError>)>,
+    cancelled: bool,
+    chat: Compacting<'_>,
+) -> (Vec<Event>, TurnEnd) {
+    let mut out = Vec::new();
+    let end = match asked {
+        Some((plan, Ok(reply))) => {
+            out = plan.apply(&reply, chat.system, chat.messages, chat.window, chat.tools);
+            TurnEnd::Completed
+        }
+        None => {
+            out.push(Event::Notice(Notice::NothingToCompact));
+            TurnEnd::Completed
+        }
+        Some((_, Err(_))) if cancelled => {
+            out.push(Event::Notice(Notice::CompactionStopped));
+            TurnEnd::Stopped
+        }
+        Some((_, Err(e))) => {
+            out.push(Event::Notice(Notice::CompactionFailed(e)));
+            TurnEnd::Completed
+        }
+    };
+    out.push(Event::TurnEnded(end.clone()));
+    (out, end)
 }

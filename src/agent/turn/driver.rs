@@ -189,3 +189,35 @@ async fn next_event(events: &mut Events, cancel: &CancellationToken) -> Input {
 fn is_last(e: &StreamEvent) -> bool {
     matches!(e, StreamEvent::Finished(_))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::agent::build::tests::{agent, config};
+
+    #[test]
+    fn mentions_offer_their_tools_once_with_their_prompts() {
+        let home = tempfile::tempdir().expect("a temp dir");
+        let mut a = agent(&config(home.path()), home.path());
+        let active = a.engine.active().clone();
+        let registry = a.engine.registry().clone();
+        let off = registry
+            .entries()
+            .map(|(n, _)| n.to_owned())
+            .find(|n| !active.contains(n))
+            .expect("a tool that is not offered by default");
+        let on = active.first().expect("a default tool").clone();
+        let typed = format!("use @{{{off}}} and @{{{on}}}, not @{{nope}}");
+        let m = a.user_message(&typed);
+        assert_eq!(m.text, typed);
+        assert_eq!(
+            m.sent,
+            format!("use the {off} tool and the {on} tool, not @{{nope}}")
+        );
+        assert_eq!(m.tools_added, std::slice::from_ref(&off));
+        let prompt = registry.get(&off).and_then(|e| e.tool.system_prompt());
+        assert_eq!(m.prompts, Vec::from_iter(prompt));
+        assert!(a.engine.active().contains(&off), "offered from now on");
+        let again = a.user_message(&typed);
+        assert!(again.tools_added.is_empty() && again.prompts.is_empty());
+    }
+}
