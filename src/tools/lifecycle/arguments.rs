@@ -247,7 +247,9 @@ fn same(member: &Value, value: &Value) -> bool {
     }
     match (member, value) {
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
-        (Value::String(m), Value::Number(_) | Value::Bool(_)) => m.as_str() == value.to_string().as_str(),
+        (Value::String(m), Value::Number(_) | Value::Bool(_)) => {
+            m.as_str() == value.to_string().as_str()
+        }
         (_, Value::String(s)) => serde_json::from_str::<Value>(s.trim())
             .is_ok_and(|v| !v.is_string() && same(member, &v)),
         _ => false,
