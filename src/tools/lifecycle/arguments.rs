@@ -77,6 +77,8 @@ pub fn check(schema: &Value, args: &Value) -> Vec<Problem> {
 
 /// The most problems a message lists.
 const MAX_LISTED: usize = 5;
+/// The most property names an unknown-field problem lists.
+const MAX_NAMES: usize = 20;
 
 /// What the model is told about a call of `tool` whose arguments have `problems` (not empty).
 pub fn message(tool: &str, schema: &Value, problems: &[Problem]) -> String {
@@ -118,14 +120,20 @@ fn sentence(tool: &str, p: &Problem) -> String {
         Fault::Unknown { known } if known.is_empty() => {
             format!("{at} is not an argument of {tool}, which takes none here.")
         }
-        Fault::Unknown { known } => format!(
-            "{at} is not an argument of {tool} here; the ones it takes are {}.",
-            known
+        Fault::Unknown { known } => {
+            let mut names: Vec<String> = known
                 .iter()
+                .take(MAX_NAMES)
                 .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+                .collect();
+            if known.len() > MAX_NAMES {
+                names.push("…".into());
+            }
+            format!(
+                "{at} is not an argument of {tool} here; the ones it takes are {}.",
+                names.join(", ")
+            )
+        }
     }
 }
 

@@ -13,6 +13,8 @@ const MAX_MEMBERS: usize = 12;
 const MAX_SHAPE_CHARS: usize = 600;
 /// How deep a whole-schema shape goes at most.
 const MAX_DEPTH: usize = 4;
+/// The longest shape inside a noun (`a list of {…}`).
+const MAX_NOUN_SHAPE_CHARS: usize = 300;
 /// How much of a given string is quoted.
 const MAX_GIVEN_CHARS: usize = 40;
 
@@ -69,7 +71,7 @@ pub fn fitting(schema: &Value) -> String {
     loop {
         let s = shape(schema, depth);
         if s.chars().count() <= MAX_SHAPE_CHARS || depth == 0 {
-            return crate::text_cut::head_chars(&s, MAX_SHAPE_CHARS).to_owned();
+            return cut(&s, MAX_SHAPE_CHARS);
         }
         depth -= 1;
     }
@@ -116,11 +118,13 @@ pub fn noun(schema: &Value) -> String {
             "boolean" => "true or false".to_owned(),
             "null" => "null".to_owned(),
             "array" => match obj.get("items").filter(|i| i.is_object()) {
-                Some(items) => format!("a list of {}", shape(items, 2)),
+                Some(items) => format!("a list of {}", short(|d| shape(items, d))),
                 None => "a list".to_owned(),
             },
             "object" => match obj.get("properties").and_then(Value::as_object) {
-                Some(p) if !p.is_empty() => format!("an object {}", object_shape(obj, 2)),
+                Some(p) if !p.is_empty() => {
+                    format!("an object {}", short(|d| object_shape(obj, d)))
+                }
                 _ => "an object".to_owned(),
             },
             other => format!("a {other}"),
@@ -136,13 +140,7 @@ pub fn given(v: &Value) -> String {
         Value::Bool(b) => format!("the boolean {b}"),
         Value::Number(n) => format!("the number {n}"),
         Value::String(s) => {
-            let head = crate::text_cut::head_chars(s, MAX_GIVEN_CHARS);
-            let shown = if head.len() < s.len() {
-                format!("{head}…")
-            } else {
-                head.to_owned()
-            };
-            format!("the string {}", Value::String(shown))
+            format!("the string {}", Value::String(cut(s, MAX_GIVEN_CHARS)))
         }
         Value::Array(a) if a.is_empty() => "an empty list".into(),
         Value::Array(a) if a.len() == 1 => "a list of 1 item".into(),
@@ -154,6 +152,25 @@ pub fn given(v: &Value) -> String {
             format!("an object with {}{more}", keys.join(", "))
         }
     }
+}
+
+/// `s`, or its first `max` characters and `…`.
+fn cut(s: &str, max: usize) -> String {
+    let head = crate::text_cut::head_chars(s, max);
+    if head.len() < s.len() {
+        format!("{head}…")
+    } else {
+        s.to_owned()
+    }
+}
+
+/// A shape two levels deep, or one when that is too long, cut to fit a sentence.
+fn short(render: impl Fn(usize) -> String) -> String {
+    let two = render(2);
+    if two.chars().count() <= MAX_NOUN_SHAPE_CHARS {
+        return two;
+    }
+    cut(&render(1), MAX_NOUN_SHAPE_CHARS)
 }
 
 fn members_text(members: &[Value], sep: &str) -> String {

@@ -653,6 +653,32 @@ fn a_long_list_of_problems_is_cut_and_a_huge_schema_fits() {
     assert!(text.contains("- and 35 more problem(s)"), "{text}");
     assert!(text.lines().count() == 8, "{text}");
     assert!(text.chars().count() < 1200, "{}", text.chars().count());
+
+    // Wide nested objects, long enums and many names: every part of the message stays short.
+    let wide: serde_json::Map<String, Value> = (0..60)
+        .map(|i| {
+            (
+                format!("property_{i}"),
+                json!({"enum": (0..40).map(|n| format!("value-{n}")).collect::<Vec<_>>()}),
+            )
+        })
+        .collect();
+    let item = json!({"type": "object", "properties": wide, "additionalProperties": false});
+    let schema = json!({"type": "object", "properties": {"list": {"type": "array", "items": item}, "one": item}, "additionalProperties": false});
+    let args = json!({"list": 5, "one": {"x": 1, "property_1": "value-99"}, "two": 2});
+    let problems = check(&schema, &args);
+    assert_eq!(problems.len(), 4, "{problems:?}");
+    let text = message("wide", &schema, &problems);
+    assert!(
+        text.contains("the ones it takes are `property_0`"),
+        "{text}"
+    );
+    assert!(
+        text.chars().count() < 2500,
+        "{}: {text}",
+        text.chars().count()
+    );
+    assert!(text.lines().all(|l| l.chars().count() < 800), "{text}");
 }
 
 fn json_value() -> impl Strategy<Value = Value> {
