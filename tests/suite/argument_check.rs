@@ -124,3 +124,42 @@ schema = { properties = { env = { type = "string", enum = ["staging", "prod"] },
          {\"env\": \"staging\"|\"prod\", \"dry\"?: boolean}"
     );
 }
+
+/// An MCP server's own schema is checked too: the misnamed call never reaches the user or the
+/// server, the right one does.
+#[tokio::test]
+async fn an_mcp_call_off_the_servers_schema_asks_nobody_and_names_the_field() {
+    let Some(dir) = crate::support::mcp_dir("an_mcp_call_off_the_servers_schema_asks_nobody")
+    else {
+        return;
+    };
+    let fx = model(&[
+        ("c1", "everything__echo", json!({"text": "hi"})),
+        ("c2", "everything__echo", json!({"message": "hi"})),
+    ])
+    .await;
+    let server = format!(
+        "\n[mcp_servers.everything]\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\nstartup_timeout = 30\n",
+        dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+            .display()
+            .to_string()
+    );
+    let h = home_with(&fx.base_url(), &server);
+    let run = drive_allowing(h.path()).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(asked(&run), ["c2"]);
+    let messages = tool_messages(&fx.requests()[1].body);
+    assert!(
+        messages[0]
+            .1
+            .contains("- `message` is missing: give a string."),
+        "{messages:?}"
+    );
+    assert!(
+        messages[0]
+            .1
+            .contains("Call everything__echo again with arguments of this shape"),
+        "{messages:?}"
+    );
+    assert_eq!(messages[1].1, "Echo: hi");
+}
