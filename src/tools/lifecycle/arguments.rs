@@ -68,7 +68,8 @@ pub struct Problem {
     pub expected: String,
 }
 
-/// Every problem of `args` against `schema`, in the order found (properties by name).
+/// Every problem of `args` against `schema`: per object, its missing required fields first,
+/// then the given fields by name, depth first.
 pub fn check(schema: &Value, args: &Value) -> Vec<Problem> {
     let mut out = Vec::new();
     node(schema, args, "", &mut out);
