@@ -5,6 +5,7 @@ mod support;
 mod agent_e2e;
 mod agent_task;
 mod approval_policy;
+mod argument_check;
 mod builtin_tools;
 mod config_errors;
 mod context_window;
