@@ -2,15 +2,23 @@
 //! models list (`models.rs`) and the context-window probes (`window.rs`) use its client too.
 //!
 //! A streamed reply is a [`Stream`] of [`StreamEvent`]s. Failures that a retry may fix (connect
-//! errors, 408/429/5xx, idle or overall timeouts, streams cut off or failing mid-way) are
-//! retried with backoff; before each retry the stream yields [`StreamEvent::Retrying`], which
-//! tells the caller to discard what the failed attempt showed. Dropping the stream cancels the
-//! request and closes the connection. The last item is always [`StreamEvent::Finished`].
+//! errors, 408/409/425/429/5xx, an idle stream, streams cut off or failing mid-way) are retried
+//! with backoff while nothing of the reply's text has arrived (`retry.rs`); before each retry
+//! the stream yields [`StreamEvent::Retrying`], which tells the caller to discard what the
+//! failed attempt showed. Dropping the stream cancels the request and closes the connection.
+//! The last item is always [`StreamEvent::Finished`].
+//!
+//! Time limits fit local hardware: connecting is bounded by `connect_timeout`; the wait for the
+//! answer and its first token (a CPU's prompt processing can take many minutes) by
+//! `first_token_timeout`, counted again from any bytes the server sends meanwhile; after the
+//! first token, the gap between two chunks by `idle_timeout`. A reply that keeps streaming has
+//! no limit: a slow model writing a long answer is never cut off by a clock.
 //!
 //! Every request goes through the same retry loop (`retry::with_retries`): a streamed completion
-//! passes its attempts' deltas and `Retrying` events on; the plain completion (the judge) and
-//! the models list wait for the `Finished` outcome, their retries only logged. Each attempt
-//! gets `request_timeout` from its start; every wait inside it is bounded by that deadline.
+//! passes its attempts' deltas and `Retrying` events on; the plain completion (the judge, a
+//! summary) and the models list wait for the `Finished` outcome, their retries only logged.
+//! Each attempt of those gets `request_timeout` from its start; every wait inside it is bounded
+//! by that deadline.
 //!
 //! Requests go to the base URL in use ([`Client::base_url`]): the configured one, or the one
 //! `base_url.rs` corrected it to after a 404 (said once, as [`StreamEvent::Notice`]). A refused
@@ -35,6 +43,13 @@ use super::request::ChatRequest;
 use super::retry::{Attempt, Retry, RetryPolicy, outcome, parse_retry_after, with_retries};
 use super::window::{WindowCache, WindowCaps};
 
+/// The default of `first_token_timeout_s`: half an hour. A CPU's prompt processing runs at
+/// tens of tokens a second (a Raspberry Pi 5 took 2 minutes for 20–25k tokens, magnusoverli/opencode#77; llama.cpp at
+/// 130 tokens/s needed over 20 minutes for a 150k-token prompt, which Unsloth Studio's
+/// 20-minute first-token limit cancelled at 93 %: unslothai/unsloth#9037). A server that is
+/// really stuck is rare, and the user sees the wait counting and can stop it.
+pub const DEFAULT_FIRST_TOKEN_TIMEOUT_S: u64 = 1800;
+
 /// Everything the client needs to reach one endpoint.
 #[derive(Clone, PartialEq)]
 pub struct ProviderSettings {
@@ -50,8 +65,16 @@ pub struct ProviderSettings {
     /// configured.
     pub api_key_env: Option<String>,
     pub headers: Vec<(String, String)>,
+    /// Each attempt of a request that is not streamed (the judge, a summary, the models list,
+    /// the window probes), from its start to the whole answer. Never a streamed reply's.
     pub request_timeout: Duration,
+    /// A streamed reply: the longest gap between two chunks once its first token came.
     pub idle_timeout: Duration,
+    /// A streamed reply: the longest wait for the answer and its first token after the request
+    /// went out (the prompt processing), counted again from any bytes the server sends.
+    pub first_token_timeout: Duration,
+    /// Opening the connection.
+    pub connect_timeout: Duration,
     pub retry: RetryPolicy,
     /// The provider's `context_window` from the config: beats what the server reports.
     pub context_window: Option<u64>,
@@ -75,6 +98,8 @@ impl std::fmt::Debug for ProviderSettings {
             )
             .field("request_timeout", &self.request_timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("first_token_timeout", &self.first_token_timeout)
+            .field("connect_timeout", &self.connect_timeout)
             .field("retry", &self.retry)
             .field("context_window", &self.context_window)
             .field("model_windows", &self.model_windows)
@@ -139,7 +164,7 @@ impl Client {
             headers.insert(name, value);
         }
         let mut builder = crate::provider::http::client_builder()
-            .connect_timeout(Duration::from_secs(10).min(settings.request_timeout))
+            .connect_timeout(settings.connect_timeout)
             .user_agent(concat!("sayso/", env!("CARGO_PKG_VERSION")));
         if settings.base_url.starts_with("http://") {
             // No TLS can happen on this client: skip loading the system's root certificates
@@ -295,9 +320,8 @@ impl Client {
         let body = Bytes::from(req.body_bytes(true));
         tracing::debug!(url = %self.url("chat/completions"), model = %req.model, bytes = body.len(), "streaming request");
         let settings = self.settings.clone();
-        with_retries(settings, move |deadline| {
-            this.clone().stream_attempt(body.clone(), deadline)
-        })
+        // A streamed attempt keeps its own clocks (see the module docs), not the deadline.
+        with_retries(settings, move |_| this.clone().stream_attempt(body.clone()))
         .map(StreamEvent::from)
     }
 
@@ -305,13 +329,17 @@ impl Client {
     fn stream_attempt(
         self,
         body: Bytes,
-        deadline: Instant,
     ) -> impl Stream<Item = Attempt<AssistantMessage>> + Send + 'static {
         async_stream::stream! {
             let mut out = Vec::new();
+            let limits = StreamLimits::of(&self.settings);
             let result: Result<AssistantMessage, ProviderError> = 'attempt: {
-                let resp = match self.send(Method::POST, "chat/completions", Some(body), deadline).await {
+                let answered_by = Instant::now() + limits.first_token;
+                let resp = match self.send(Method::POST, "chat/completions", Some(body), answered_by).await {
                     Ok(r) => r,
+                    Err(ProviderError::RequestTimeout(_)) => {
+                        break 'attempt Err(ProviderError::FirstTokenTimeout(limits.first_token))
+                    }
                     Err(e) => break 'attempt Err(e),
                 };
                 if let Some(notice) = self.endpoint.take_notice() {
@@ -319,20 +347,18 @@ impl Client {
                 }
                 let mut decoder = ReplyDecoder::new();
                 let mut bytes = resp.bytes_stream();
+                let mut token_seen = false;
                 loop {
-                    let idle_end = Instant::now() + self.settings.idle_timeout;
-                    let next = timeout_at(idle_end.min(deadline), bytes.next()).await;
-                    match next {
-                        Err(_) if Instant::now() >= deadline => {
-                            break 'attempt Err(ProviderError::RequestTimeout(self.settings.request_timeout));
-                        }
-                        Err(_) => break 'attempt Err(ProviderError::IdleTimeout(self.settings.idle_timeout)),
+                    let wait = limits.gap(token_seen);
+                    match tokio::time::timeout(wait, bytes.next()).await {
+                        Err(_) => break 'attempt Err(limits.timed_out(token_seen)),
                         Ok(None) => break 'attempt decoder.finish(&mut out),
                         Ok(Some(Err(e))) => break 'attempt Err(ProviderError::dropped(&e)),
                         Ok(Some(Ok(chunk))) => {
                             if let Err(e) = decoder.feed(&chunk, &mut out) {
                                 break 'attempt Err(e);
                             }
+                            token_seen |= out.iter().any(is_token);
                             for d in out.drain(..) {
                                 yield Attempt::Delta(d);
                             }
@@ -376,6 +402,43 @@ impl Client {
     }
 }
 
+/// The clocks of one streamed attempt: before the reply's first token, the server may be
+/// silent for `first_token` (its prompt processing); after it, for `idle` between chunks. No
+/// clock bounds the whole reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct StreamLimits {
+    pub first_token: Duration,
+    pub idle: Duration,
+}
+
+impl StreamLimits {
+    fn of(settings: &ProviderSettings) -> Self {
+        Self {
+            first_token: settings.first_token_timeout,
+            idle: settings.idle_timeout,
+        }
+    }
+
+    /// How long the next chunk may take.
+    pub fn gap(&self, token_seen: bool) -> Duration {
+        if token_seen { self.idle } else { self.first_token }
+    }
+
+    /// The error when it took longer.
+    pub fn timed_out(&self, token_seen: bool) -> ProviderError {
+        if token_seen {
+            ProviderError::IdleTimeout(self.idle)
+        } else {
+            ProviderError::FirstTokenTimeout(self.first_token)
+        }
+    }
+}
+
+/// Whether a delta is a token of the reply (usage is not: it comes with the last chunk).
+fn is_token(d: &StreamDelta) -> bool {
+    !matches!(d, StreamDelta::Usage(_))
+}
+
 /// A non-streamed completion body, read with the same lenient types as stream chunks.
 pub fn parse_completion(text: &str) -> Result<AssistantMessage, ProviderError> {
     let chunk: super::chunk::Chunk =
@@ -390,4 +453,39 @@ pub fn parse_completion(text: &str) -> Result<AssistantMessage, ProviderError> {
     let mut sink = Vec::new();
     assembler.push(chunk, &mut sink);
     Ok(assembler.finish(&mut sink))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_token_may_take_long_then_chunks_may_not() {
+        let l = StreamLimits {
+            first_token: Duration::from_secs(1800),
+            idle: Duration::from_secs(120),
+        };
+        assert_eq!(l.gap(false), Duration::from_secs(1800));
+        assert_eq!(l.gap(true), Duration::from_secs(120));
+        assert_eq!(
+            l.timed_out(false),
+            ProviderError::FirstTokenTimeout(Duration::from_secs(1800))
+        );
+        assert_eq!(
+            l.timed_out(true),
+            ProviderError::IdleTimeout(Duration::from_secs(120))
+        );
+    }
+
+    #[test]
+    fn usage_is_not_a_token() {
+        assert!(is_token(&StreamDelta::Text("a".into())));
+        assert!(is_token(&StreamDelta::Reasoning("r".into())));
+        assert!(is_token(&StreamDelta::ToolCallStarted {
+            index: 0,
+            id: "c".into(),
+            name: "n".into(),
+        }));
+        assert!(!is_token(&StreamDelta::Usage(Default::default())));
+    }
 }
