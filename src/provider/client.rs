@@ -322,7 +322,7 @@ impl Client {
         let settings = self.settings.clone();
         // A streamed attempt keeps its own clocks (see the module docs), not the deadline.
         with_retries(settings, move |_| this.clone().stream_attempt(body.clone()))
-        .map(StreamEvent::from)
+            .map(StreamEvent::from)
     }
 
     /// One streamed attempt: its deltas as they are decoded, then its outcome.
@@ -421,7 +421,11 @@ impl StreamLimits {
 
     /// How long the next chunk may take.
     pub fn gap(&self, token_seen: bool) -> Duration {
-        if token_seen { self.idle } else { self.first_token }
+        if token_seen {
+            self.idle
+        } else {
+            self.first_token
+        }
     }
 
     /// The error when it took longer.
