@@ -53,7 +53,7 @@ pub(super) fn provider_settings(
     let first_token = positive(
         pf.first_token_timeout_s,
         "first_token_timeout_s",
-        crate::provider::client::DEFAULT_FIRST_TOKEN_TIMEOUT_S,
+        crate::provider::stream_limits::DEFAULT_FIRST_TOKEN_TIMEOUT_S,
     )?;
     let connect_timeout = positive(pf.connect_timeout_s, "connect_timeout_s", 10)?;
     let initial = positive(pf.retry_initial_delay_ms, "retry_initial_delay_ms", 1000)?;
