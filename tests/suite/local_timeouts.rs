@@ -220,3 +220,19 @@ async fn headless_a_slow_prefill_and_a_long_reply_complete_with_the_configured_l
     assert_eq!(out.stderr, "");
     assert_eq!(fx.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_zero_first_token_timeout_is_a_config_error_naming_its_line() {
+    let home = home_with("http://127.0.0.1:1/v1", "first_token_timeout_s = 0\n");
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--no-session", "hi"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "config.toml:5: key `provider.first_token_timeout_s`: must be greater than 0"
+        ),
+        "{}",
+        out.stderr
+    );
+}
