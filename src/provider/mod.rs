@@ -21,6 +21,7 @@ pub mod overflow;
 pub mod request;
 pub mod retry;
 pub mod sse;
+pub mod stream_limits;
 pub mod think;
 pub mod window;
 

@@ -72,6 +72,8 @@ pub fn settings(base_url: &str, idle_timeout: Duration) -> ProviderSettings {
         headers: Vec::new(),
         request_timeout: Duration::from_secs(30),
         idle_timeout,
+        first_token_timeout: Duration::from_secs(30),
+        connect_timeout: Duration::from_secs(10),
         retry: RetryPolicy {
             max_retries: 3,
             initial_delay: Duration::from_millis(50),

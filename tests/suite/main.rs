@@ -31,6 +31,7 @@ mod hostile;
 mod json_events_doc;
 mod judge;
 mod local_servers;
+mod local_timeouts;
 mod long_sessions;
 mod mcp_e2e;
 mod readme_examples;

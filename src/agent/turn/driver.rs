@@ -97,6 +97,7 @@ impl Agent {
                     Effect::WindowLearned => self.window_learned(),
                     Effect::Request(mut request) => {
                         request.model = self.model.get();
+                        sink.emit(Event::RequestSent);
                         stream = Some(Box::pin(self.client.stream_chat(&request)));
                     }
                     Effect::Summarise(mut request) => {
