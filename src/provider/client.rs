@@ -33,6 +33,7 @@ use super::error::{ProviderError, error_body_message, with_reason};
 use super::failure::{is_auth_failure, key_hint};
 use super::request::ChatRequest;
 use super::retry::{Attempt, Retry, RetryPolicy, outcome, parse_retry_after, with_retries};
+use super::pacing::Pacing;
 use super::window::{WindowCache, WindowCaps};
 
 /// Everything the client needs to reach one endpoint.
@@ -105,6 +106,8 @@ pub struct Client {
     pub(super) windows: WindowCache,
     /// The base URL in use (see `base_url`).
     pub(super) endpoint: Endpoint,
+    /// After a 429, the next request to that server waits (see `pacing`).
+    pub(super) pacing: Pacing,
 }
 
 /// A header name or value from the config that HTTP cannot carry.
@@ -156,6 +159,7 @@ impl Client {
             settings: Arc::new(settings),
             headers,
             windows: WindowCache::default(),
+            pacing: Pacing::default(),
         })
     }
 
@@ -219,10 +223,16 @@ impl Client {
         if let Some(body) = body {
             req = req.body(body);
         }
-        timeout_at(deadline, req.send())
+        let _ = timeout_at(deadline, self.pacing.wait(url)).await;
+        let resp = timeout_at(deadline, req.send())
             .await
             .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
-            .map_err(|e| ProviderError::from_reqwest(url, &e, &self.settings.base_url_from))
+            .map_err(|e| ProviderError::from_reqwest(url, &e, &self.settings.base_url_from))?;
+        if resp.status() == StatusCode::TOO_MANY_REQUESTS {
+            self.pacing
+                .note_429(url, parse_retry_after(resp.headers()));
+        }
+        Ok(resp)
     }
 
     /// `resp` when it is a success, else the error it says (`tried`: a corrected URL that
