@@ -111,10 +111,11 @@ pub(crate) fn next_probe(
         // What the Modelfile says first; once that awaited loading, what the runner got.
         Server::Ollama if got.ollama_show.is_some() => Route::OllamaPs,
         Server::Ollama => Route::OllamaShow,
-        Server::LmStudio if missing(Route::LmStudioV1) || got.lmstudio_v1.is_some() => {
-            Route::LmStudioV0
+        // /api/v0 is in every LM Studio since 0.3.6; /api/v1 (0.4) where v0 is gone.
+        Server::LmStudio if missing(Route::LmStudioV0) || got.lmstudio_v0.is_some() => {
+            Route::LmStudioV1
         }
-        Server::LmStudio => Route::LmStudioV1,
+        Server::LmStudio => Route::LmStudioV0,
     };
     (!missing(route)).then_some(route)
 }
@@ -185,12 +186,12 @@ mod tests {
             (LLAMA_OLD, "tiny", &[], Some(Route::Props)),
             (LLAMA_OLD, "tiny", &[Route::Props], None),
             (OLLAMA, "qwen3:8b", &[], Some(Route::OllamaShow)),
-            (LM_STUDIO, "liquid/lfm2-1.2b", &[], Some(Route::LmStudioV1)),
+            (LM_STUDIO, "liquid/lfm2-1.2b", &[], Some(Route::LmStudioV0)),
             (
                 LM_STUDIO,
                 "liquid/lfm2-1.2b",
-                &[Route::LmStudioV1],
-                Some(Route::LmStudioV0),
+                &[Route::LmStudioV0],
+                Some(Route::LmStudioV1),
             ),
             // Catalog numbers only, and no route that says more.
             (OPENROUTER, "openai/gpt-4", &[], None),
@@ -217,12 +218,12 @@ mod tests {
         );
         let got = Probes {
             models: Some(v(LM_STUDIO)),
-            lmstudio_v1: Some(json!({"models": []})),
+            lmstudio_v0: Some(json!({"data": []})),
             ..Probes::default()
         };
         assert_eq!(
             next_probe(Server::LmStudio, &got, "liquid/lfm2-1.2b", |_| false),
-            Some(Route::LmStudioV0)
+            Some(Route::LmStudioV1)
         );
     }
 }
