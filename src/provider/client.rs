@@ -31,9 +31,9 @@ use super::base_url::{BaseUrlFrom, Endpoint, about_the_model, correction, not_fo
 use super::decode::ReplyDecoder;
 use super::error::{ProviderError, error_body_message, with_reason};
 use super::failure::{is_auth_failure, key_hint};
+use super::pacing::Pacing;
 use super::request::ChatRequest;
 use super::retry::{Attempt, Retry, RetryPolicy, outcome, parse_retry_after, with_retries};
-use super::pacing::Pacing;
 use super::window::{WindowCache, WindowCaps};
 
 /// Everything the client needs to reach one endpoint.
@@ -229,8 +229,7 @@ impl Client {
             .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
             .map_err(|e| ProviderError::from_reqwest(url, &e, &self.settings.base_url_from))?;
         if resp.status() == StatusCode::TOO_MANY_REQUESTS {
-            self.pacing
-                .note_429(url, parse_retry_after(resp.headers()));
+            self.pacing.note_429(url, parse_retry_after(resp.headers()));
         }
         Ok(resp)
     }

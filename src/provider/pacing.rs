@@ -92,7 +92,11 @@ mod tests {
             Some(Duration::from_millis(600))
         );
         assert_eq!(g.until("http://h:1", t0 + Duration::from_secs(1)), None);
-        assert_eq!(g.until("http://h:2", t0), None, "another server is not held");
+        assert_eq!(
+            g.until("http://h:2", t0),
+            None,
+            "another server is not held"
+        );
     }
 
     #[test]
@@ -108,7 +112,10 @@ mod tests {
 
     #[test]
     fn probes_at_the_root_and_chat_under_v1_share_one_origin() {
-        assert_eq!(origin("http://127.0.0.1:8080/props?model=m"), "http://127.0.0.1:8080");
+        assert_eq!(
+            origin("http://127.0.0.1:8080/props?model=m"),
+            "http://127.0.0.1:8080"
+        );
         assert_eq!(
             origin("http://127.0.0.1:8080/v1/chat/completions"),
             "http://127.0.0.1:8080"

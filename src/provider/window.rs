@@ -420,7 +420,10 @@ impl Client {
             return found;
         }
         let key = (base, model.to_owned());
-        let earlier = self.windows.with(|k| k.answers.get(&key).cloned()).flatten();
+        let earlier = self
+            .windows
+            .with(|k| k.answers.get(&key).cloned())
+            .flatten();
         let probed = self.probe_window(model, earlier, &mut file).await;
         let found = parse::choose(&probed.probes, model);
         if probed.settled && !found.is_some_and(|w| w.awaits_loading()) {

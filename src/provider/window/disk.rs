@@ -222,9 +222,17 @@ mod tests {
         assert_eq!(f.fresh("tiny", t0), Some(Some(llama())));
         assert_eq!(f.fresh("tiny", t0 + day - 1), Some(Some(llama())));
         assert_eq!(f.fresh("tiny", t0 + day), None, "a day old: ask again");
-        assert_eq!(f.fresh("other", t0 + 10), Some(None), "nothing found is kept too");
+        assert_eq!(
+            f.fresh("other", t0 + 10),
+            Some(None),
+            "nothing found is kept too"
+        );
         assert_eq!(f.fresh("third", t0), None, "per model");
-        assert_eq!(f.fresh("tiny", t0 - 5), None, "a clock gone back asks again");
+        assert_eq!(
+            f.fresh("tiny", t0 - 5),
+            None,
+            "a clock gone back asks again"
+        );
         // Expired entries go when another is written.
         f.record("third", None, t0 + day + 1);
         assert_eq!(f.models.keys().collect::<Vec<_>>(), ["third"]);

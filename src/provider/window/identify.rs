@@ -58,10 +58,7 @@ pub(crate) const MODELS_ROUTE: &str = "/models";
 
 /// The server a `/v1/models` body comes from (`None`: the list did not answer).
 pub(crate) fn identify(models: Option<&Value>) -> Server {
-    let Some(list) = models
-        .and_then(|v| v.get("data"))
-        .and_then(Value::as_array)
-    else {
+    let Some(list) = models.and_then(|v| v.get("data")).and_then(Value::as_array) else {
         return Server::Unknown;
     };
     let owned_by = |who: &str| {
@@ -72,7 +69,11 @@ pub(crate) fn identify(models: Option<&Value>) -> Server {
         list.iter()
             .any(|e| e.get(key).is_some_and(|v| !v.is_null()))
     };
-    if owned_by("llamacpp") || list.iter().any(|e| e.get("meta").is_some_and(Value::is_object)) {
+    if owned_by("llamacpp")
+        || list
+            .iter()
+            .any(|e| e.get("meta").is_some_and(Value::is_object))
+    {
         Server::LlamaCpp
     } else if owned_by("vllm") || has("max_model_len") {
         Server::Vllm
@@ -209,7 +210,9 @@ mod tests {
     fn asking_again_once_ollama_loaded_the_model_asks_its_runner() {
         let got = Probes {
             models: Some(v(OLLAMA)),
-            ollama_show: Some(json!({"model_info": {"general.architecture": "qwen3", "qwen3.context_length": 40960}})),
+            ollama_show: Some(
+                json!({"model_info": {"general.architecture": "qwen3", "qwen3.context_length": 40960}}),
+            ),
             ..Probes::default()
         };
         assert_eq!(
