@@ -49,6 +49,7 @@ use serde::{Deserialize, Serialize};
 
 use super::client::{Client, ProviderSettings};
 pub use disk::{MAX_AGE, default_dir as default_cache_dir};
+pub(crate) use identify::{Server, identify};
 pub(crate) use parse::listed_window;
 
 /// OpenAI's model ids (by prefix, most specific first) and the windows OpenAI publishes for

@@ -151,3 +151,23 @@ async fn a_429_on_the_models_probe_holds_the_next_request_for_its_retry_after() 
     one_run(&fx, home.path()).await;
     assert_eq!(paths(&fx)[2], "/v1/models");
 }
+
+#[tokio::test]
+async fn the_models_list_asks_lm_studio_s_own_route_only_of_lm_studio() {
+    let fx = Fixture::start().await;
+    fx.route(
+        "GET",
+        "/v1/models",
+        json(r#"{"object":"list","data":[{"id":"m","object":"model","owned_by":"llmock"}]}"#),
+    );
+    let list = crate::support::client(&fx.base_url())
+        .list_models_detailed()
+        .await
+        .unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(
+        paths(&fx),
+        ["/v1/models"],
+        "no /api/v0/models of a server that is not LM Studio"
+    );
+}
