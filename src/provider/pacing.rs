@@ -110,6 +110,25 @@ mod tests {
         assert_eq!(g.until("p", t0), Some(MAX_WAIT));
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn the_next_request_waits_out_the_retry_after_and_others_do_not() {
+        let p = Pacing::default();
+        p.note_429("http://h:1/v1/models", Some(Duration::from_secs(1)));
+        p.note_429("http://h:2/v1/models", None);
+        let t0 = Instant::now();
+        p.wait("http://h:2/v1/chat/completions").await;
+        assert_eq!(t0.elapsed(), Duration::ZERO, "no Retry-After: no pause");
+        p.wait("http://h:1/v1/chat/completions").await;
+        assert_eq!(t0.elapsed(), Duration::from_secs(1));
+        p.wait("http://h:1/props").await;
+        assert_eq!(t0.elapsed(), Duration::from_secs(1), "the pause is over");
+        // Clones share the gate.
+        p.clone()
+            .note_429("http://h:1/v1", Some(Duration::from_millis(500)));
+        p.wait("http://h:1/api/ps").await;
+        assert_eq!(t0.elapsed(), Duration::from_millis(1500));
+    }
+
     #[test]
     fn probes_at_the_root_and_chat_under_v1_share_one_origin() {
         assert_eq!(
