@@ -362,16 +362,22 @@ async fn a_server_that_says_nothing_gives_the_default() {
 
 #[tokio::test]
 async fn a_route_that_never_answers_is_given_up_on() {
-    let vllm = r#"{"data":[{"id":"m","owned_by":"vllm","max_model_len":2048}]}"#;
-    let (w, _) = probed(
+    // An older llama.cpp whose list has only the trained length, and a /props that stalls:
+    // the catalog number, once the probe's time is up.
+    let old = r#"{"data":[{"id":"m","owned_by":"llamacpp","meta":{"n_ctx_train":2048}}]}"#;
+    let (w, paths) = probed(
         &[
             ("GET", "/props", Reply::Stream(vec![Step::Stall])),
-            ("GET", "/v1/models", json(vllm)),
+            ("GET", "/v1/models", json(old)),
         ],
         "m",
     )
     .await;
-    assert_eq!((w.tokens, w.source), (2048, WindowSource::Vllm));
+    assert_eq!(
+        (w.tokens, w.source, w.confidence),
+        (2048, WindowSource::LlamaCpp, Confidence::Catalog)
+    );
+    assert_eq!(paths, ["GET /props?model=m", "GET /v1/models"]);
 }
 
 #[tokio::test]
