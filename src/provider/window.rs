@@ -374,13 +374,19 @@ impl Client {
 
     /// Forgets what is known of `model`'s window (also on disk) and finds it out again.
     pub async fn refresh_context_window(&self, model: &str) -> ContextWindow {
+        self.forget_window(model);
+        self.context_window(model).await
+    }
+
+    /// Forgets what is known of `model`'s window, in memory and on disk (the server's own
+    /// error said otherwise, say): the next run asks again. The routes known missing stay.
+    pub fn forget_window(&self, model: &str) {
         self.windows.forget(&(self.base_url(), model.to_owned()));
         let endpoint = disk::endpoint_key(api_base(&self.base_url()));
         let mut file = self.windows.file(&endpoint);
         if file.models.remove(model).is_some() {
             self.windows.store(file);
         }
-        self.context_window(model).await
     }
 
     /// Keeps what the probes find in `dir` between runs (see `disk.rs`): the launcher's

@@ -171,3 +171,19 @@ async fn the_models_list_asks_lm_studio_s_own_route_only_of_lm_studio() {
         "no /api/v0/models of a server that is not LM Studio"
     );
 }
+
+#[tokio::test]
+async fn a_forgotten_window_leaves_the_disk_and_is_asked_again() {
+    let fx = Fixture::start().await;
+    fx.route("GET", "/v1/models", json(LLAMA_MODELS));
+    let dir = tempfile::tempdir().unwrap();
+    let client =
+        || crate::support::client(&fx.base_url()).with_window_cache(dir.path().to_path_buf());
+    assert_eq!(client().context_window("tiny").await.tokens, 4096);
+    // Another client (another run) reads the disk: no request.
+    assert_eq!(client().context_window("tiny").await.tokens, 4096);
+    assert_eq!(paths(&fx), ["/v1/models"]);
+    client().forget_window("tiny");
+    assert_eq!(client().context_window("tiny").await.tokens, 4096);
+    assert_eq!(paths(&fx), ["/v1/models", "/v1/models"]);
+}
