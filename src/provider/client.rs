@@ -39,6 +39,7 @@ use super::base_url::{BaseUrlFrom, Endpoint, about_the_model, correction, not_fo
 use super::decode::ReplyDecoder;
 use super::error::{ProviderError, error_body_message, with_reason};
 use super::failure::{is_auth_failure, key_hint};
+use super::pacing::Pacing;
 use super::request::ChatRequest;
 use super::retry::{Attempt, Retry, RetryPolicy, outcome, parse_retry_after, with_retries};
 use super::stream_limits::{StreamLimits, is_token};
@@ -124,6 +125,8 @@ pub struct Client {
     pub(super) windows: WindowCache,
     /// The base URL in use (see `base_url`).
     pub(super) endpoint: Endpoint,
+    /// After a 429, the next request to that server waits (see `pacing`).
+    pub(super) pacing: Pacing,
 }
 
 /// A header name or value from the config that HTTP cannot carry.
@@ -175,6 +178,7 @@ impl Client {
             settings: Arc::new(settings),
             headers,
             windows: WindowCache::default(),
+            pacing: Pacing::default(),
         })
     }
 
@@ -238,10 +242,15 @@ impl Client {
         if let Some(body) = body {
             req = req.body(body);
         }
-        timeout_at(deadline, req.send())
+        let _ = timeout_at(deadline, self.pacing.wait(url)).await;
+        let resp = timeout_at(deadline, req.send())
             .await
             .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
-            .map_err(|e| ProviderError::from_reqwest(url, &e, &self.settings.base_url_from))
+            .map_err(|e| ProviderError::from_reqwest(url, &e, &self.settings.base_url_from))?;
+        if resp.status() == StatusCode::TOO_MANY_REQUESTS {
+            self.pacing.note_429(url, parse_retry_after(resp.headers()));
+        }
+        Ok(resp)
     }
 
     /// `resp` when it is a success, else the error it says (`tried`: a corrected URL that

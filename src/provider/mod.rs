@@ -18,6 +18,7 @@ pub mod http;
 pub mod model;
 pub mod models;
 pub mod overflow;
+pub mod pacing;
 pub mod request;
 pub mod retry;
 pub mod sse;

@@ -292,6 +292,7 @@ pub async fn run_sayso_in(
         p
     };
     let (config_home, state_home, data_home) = (dir("config"), dir("state"), dir("data"));
+    let cache_home = dir("cache");
     if let Some(text) = config {
         write_file(&config_home.join("sayso").join("config.toml"), text);
     }
@@ -303,6 +304,7 @@ pub async fn run_sayso_in(
         .env("XDG_CONFIG_HOME", &config_home)
         .env("XDG_STATE_HOME", &state_home)
         .env("XDG_DATA_HOME", &data_home)
+        .env("XDG_CACHE_HOME", &cache_home)
         .env("HOME", home)
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
