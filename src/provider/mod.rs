@@ -21,6 +21,7 @@ pub mod overflow;
 pub mod request;
 pub mod retry;
 pub mod sse;
+pub mod text_calls;
 pub mod think;
 pub mod window;
 
