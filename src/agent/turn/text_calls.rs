@@ -98,3 +98,6 @@ pub(super) fn tools_in_text(request: &mut ChatRequest) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
