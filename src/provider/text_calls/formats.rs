@@ -97,6 +97,17 @@ fn skip_end(mut s: &str) -> &str {
     }
 }
 
+/// `s` split at the first `pat` that begins within its first `limit` bytes (a marker that
+/// must follow soon is not looked for through the whole reply).
+fn split_near<'a>(s: &'a str, pat: &str, limit: usize) -> Option<(&'a str, &'a str)> {
+    let mut end = (limit + pat.len()).min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let i = s[..end].find(pat)?;
+    Some((&s[..i], &s[i + pat.len()..]))
+}
+
 /// One JSON value at the start of `s`, and what follows it.
 fn json_prefix(s: &str) -> Option<(Value, &str)> {
     let mut values = serde_json::Deserializer::from_str(s).into_iter::<Value>();
@@ -155,16 +166,22 @@ fn hermes(mut s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
     loop {
         s = skip_end(s);
         if let Some(r) = s.strip_prefix("<tool_call>") {
-            let (body, rest, closed) = match r.find("</tool_call>") {
+            // The body ends at its closing tag, which comes before the next opener; a call
+            // never closed must be the last thing in the reply.
+            let next = r.find("<tool_call>").unwrap_or(r.len());
+            let (body, rest, closed) = match r[..next].find("</tool_call>") {
                 Some(i) => (&r[..i], &r[i + "</tool_call>".len()..], true),
-                None => (r, "", false),
+                None if next == r.len() => (r, "", false),
+                None => return None,
             };
             calls.push(hermes_body(body, closed, offered)?);
             s = rest;
         } else if s.starts_with("<function=") {
-            let (body, rest) = match s.find("</function>") {
+            let next = s[1..].find("<function=").map_or(s.len(), |i| i + 1);
+            let (body, rest) = match s[..next].find("</function>") {
                 Some(i) => s.split_at(i + "</function>".len()),
-                None => (s, ""),
+                None if next == s.len() => (s, ""),
+                None => return None,
             };
             calls.push(qwen_xml(body, offered)?);
             s = rest;
@@ -247,7 +264,7 @@ fn mistral(mut s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
             s = rest;
             continue;
         }
-        let (head, after) = r.split_once("[ARGS]")?;
+        let (head, after) = split_near(r, "[ARGS]", 256)?;
         let name = head.split_once("[CALL_ID]").map_or(head, |(n, _)| n).trim();
         if !offered.has(name) {
             return None;
@@ -315,8 +332,10 @@ fn harmony(mut s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
             return Some(calls);
         }
         // The header of the next message, up to its recipient.
-        let at = s.find("to=functions.").filter(|i| is_header(&s[..*i]))?;
-        let r = &s[at + "to=functions.".len()..];
+        let (before, r) = split_near(s, "to=functions.", 80)?;
+        if !is_header(before) {
+            return None;
+        }
         let end = r
             .find(|c: char| c.is_whitespace() || c == '<')
             .unwrap_or(r.len());
@@ -324,7 +343,7 @@ fn harmony(mut s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
         if !offered.has(name) {
             return None;
         }
-        let (header, body) = r[end..].split_once("<|message|>")?;
+        let (header, body) = split_near(&r[end..], "<|message|>", 80)?;
         if !is_header(header) {
             return None;
         }
@@ -376,8 +395,13 @@ fn deepseek(s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
         if s.is_empty() && !calls.is_empty() {
             return Some(calls);
         }
-        let (head, r) = s.strip_prefix(BEGIN)?.split_once(SEP)?;
-        let (body, rest) = r.split_once(END).unwrap_or((r, ""));
+        let (head, r) = split_near(s.strip_prefix(BEGIN)?, SEP, 256)?;
+        let next = r.find(BEGIN).unwrap_or(r.len());
+        let (body, rest) = match r[..next].find(END) {
+            Some(i) => (&r[..i], &r[i + END.len()..]),
+            None if next == r.len() => (r, ""),
+            None => return None,
+        };
         let (name, json) = if head.trim() == "function" {
             let (name, json) = body.split_once('\n')?;
             let json = json.trim().strip_prefix("```json").unwrap_or(json.trim());

@@ -256,6 +256,21 @@ fn a_quoted_example_then_a_real_call_takes_only_the_call() {
 }
 
 #[test]
+fn a_tag_mentioned_in_prose_does_not_swallow_the_call_after_it() {
+    let reply = "Models write <tool_call> tags around their calls.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Rome\"}}\n</tool_call>";
+    let (calls, text) = found(reply).expect("recognised");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].broken, None);
+    assert_eq!(text, "Models write <tool_call> tags around their calls.");
+    let broken_then_prose = "<tool_call>{\"name\": \"get_weather\", oops <tool_call> is the tag.";
+    assert_eq!(
+        found(broken_then_prose),
+        None,
+        "an unclosed call must end the reply"
+    );
+}
+
+#[test]
 fn a_broken_call_is_a_call_with_its_text_and_why() {
     let rows: &[(&str, &str, &str)] = &[
         // What a tiny model writes without llama.cpp's grammar (issue 21): the opener, then no JSON.
