@@ -43,7 +43,9 @@ const END_TOKENS: &[&str] = &[
     "<｜tool▁calls▁end｜>",
 ];
 
-type Parse = fn(&str, &Offered) -> Option<Vec<TextCall>>;
+/// A format's reader: the text from its opener, the tools, and whether the opener starts its
+/// line (a `<tool_call>` never closed counts as a call only there, or when JSON follows it).
+type Parse = fn(&str, &Offered, bool) -> Option<Vec<TextCall>>;
 
 /// Each format's openers and the reader of its calls from there to the end.
 const FORMATS: &[(&str, Parse)] = &[
@@ -65,7 +67,9 @@ pub(super) fn tail(text: &str, offered: &Offered) -> Option<(usize, Vec<TextCall
             if best.as_ref().is_some_and(|(b, _)| *b <= at) {
                 break;
             }
-            if let Some(calls) = parse(&text[at..], offered) {
+            let before = text[..at].trim_end_matches([' ', '\t']);
+            let line_start = before.is_empty() || before.ends_with('\n');
+            if let Some(calls) = parse(&text[at..], offered, line_start) {
                 let start = if *opener == "to=functions." {
                     harmony_start(&text[..at])
                 } else {
@@ -142,7 +146,8 @@ fn named_object(v: &Value, offered: &Offered) -> Option<TextCall> {
 }
 
 /// A call that opened with its marker but cannot be read: the offered tool it seems to name
-/// (or none), its text as the arguments.
+/// (else `tool_call`, the marker the model wrote, so the engine's "not found" error lists the
+/// tools there are), its text as the arguments.
 fn broken(raw: &str, offered: &Offered, why: String) -> TextCall {
     let name = raw
         .split("\"name\"")
@@ -151,7 +156,7 @@ fn broken(raw: &str, offered: &Offered, why: String) -> TextCall {
         .and_then(|r| r.trim_start().strip_prefix('"'))
         .and_then(|r| r.split('"').next())
         .filter(|n| offered.has(n))
-        .unwrap_or_default();
+        .unwrap_or("tool_call");
     TextCall {
         name: name.to_owned(),
         arguments: raw.trim().to_owned(),
@@ -161,7 +166,7 @@ fn broken(raw: &str, offered: &Offered, why: String) -> TextCall {
 
 /// Hermes/Qwen `<tool_call>{json}</tool_call>`, and Qwen3-Coder's
 /// `<tool_call><function=NAME><parameter=P>v</parameter></function></tool_call>`.
-fn hermes(mut s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
+fn hermes(mut s: &str, offered: &Offered, line_start: bool) -> Option<Vec<TextCall>> {
     let mut calls = Vec::new();
     loop {
         s = skip_end(s);
@@ -174,7 +179,7 @@ fn hermes(mut s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
                 None if next == r.len() => (r, "", false),
                 None => return None,
             };
-            calls.push(hermes_body(body, closed, offered)?);
+            calls.push(hermes_body(body, closed || line_start, offered)?);
             s = rest;
         } else if s.starts_with("<function=") {
             let next = s[1..].find("<function=").map_or(s.len(), |i| i + 1);
@@ -193,15 +198,17 @@ fn hermes(mut s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
     }
 }
 
-fn hermes_body(body: &str, closed: bool, offered: &Offered) -> Option<TextCall> {
+/// `marked`: closed, or opened at the start of a line — a call even when what follows is not
+/// JSON (a tiny model without the server's grammar writes `<tool_call>` and then anything).
+fn hermes_body(body: &str, marked: bool, offered: &Offered) -> Option<TextCall> {
     let t = body.trim();
     if t.starts_with("<function=") {
         return qwen_xml(t, offered);
     }
     match serde_json::from_str::<Value>(t) {
         Ok(v) => named_object(&v, offered),
-        // Never closed and not even JSON-looking: prose that mentions the tag.
-        Err(_) if !closed && !t.starts_with('{') => None,
+        // Never closed, inside a line, and not even JSON-looking: prose that mentions the tag.
+        Err(_) if !marked && !t.starts_with('{') => None,
         Err(e) => Some(broken(
             t,
             offered,
@@ -248,7 +255,7 @@ fn qwen_xml(body: &str, offered: &Offered) -> Option<TextCall> {
 
 /// Mistral `[TOOL_CALLS][{"name":…,"arguments":…}]` (tokenizer v3) and
 /// `[TOOL_CALLS]NAME[ARGS]{…}` (v11; `[CALL_ID]id` before `[ARGS]` in some versions).
-fn mistral(mut s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
+fn mistral(mut s: &str, offered: &Offered, _: bool) -> Option<Vec<TextCall>> {
     let mut calls = Vec::new();
     loop {
         s = skip_end(s);
@@ -289,7 +296,7 @@ fn mistral(mut s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
 }
 
 /// Llama 3.x `<|python_tag|>{"name":…,"parameters":…}` (several separated by `;`).
-fn llama(s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
+fn llama(s: &str, offered: &Offered, _: bool) -> Option<Vec<TextCall>> {
     let mut calls = Vec::new();
     let mut s = s.strip_prefix("<|python_tag|>")?;
     loop {
@@ -324,7 +331,7 @@ fn bare(text: &str, offered: &Offered) -> Option<Vec<TextCall>> {
 }
 
 /// gpt-oss harmony leaking into the text: `to=functions.NAME … <|message|>{…}<|call|>`.
-fn harmony(mut s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
+fn harmony(mut s: &str, offered: &Offered, _: bool) -> Option<Vec<TextCall>> {
     let mut calls = Vec::new();
     loop {
         s = skip_end(s);
@@ -384,7 +391,7 @@ fn harmony_start(before: &str) -> usize {
 
 /// DeepSeek V3 `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{…}\n```<｜tool▁call▁end｜>`
 /// and V3.1 `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜>`.
-fn deepseek(s: &str, offered: &Offered) -> Option<Vec<TextCall>> {
+fn deepseek(s: &str, offered: &Offered, _: bool) -> Option<Vec<TextCall>> {
     const BEGIN: &str = "<｜tool▁call▁begin｜>";
     const SEP: &str = "<｜tool▁sep｜>";
     const END: &str = "<｜tool▁call▁end｜>";

@@ -282,7 +282,14 @@ fn a_broken_call_is_a_call_with_its_text_and_why() {
         (
             "closed, bad json, no name",
             "<tool_call>\n{get the weather}\n</tool_call>",
-            "",
+            "tool_call",
+        ),
+        // What the tiny model behind llama-server without --jinja really wrote (issue 21's
+        // real-server run, by hand): the opener on its own line, then quotes to the length limit.
+        (
+            "unclosed at a line start, not json",
+            "<tool_call>\n\"\"\"\"\"\"he\"\"\"b\"\"",
+            "tool_call",
         ),
         (
             "mistral bad args",
