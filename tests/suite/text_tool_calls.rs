@@ -130,3 +130,21 @@ async fn a_refused_tools_parameter_is_retried_once_with_the_tools_described() {
     assert_eq!(out.stderr.matches(notice).count(), 1, "{}", out.stderr);
     assert!(out.stdout.ends_with("Done.\n"), "{}", out.stdout);
 }
+
+#[tokio::test]
+async fn a_wrong_text_tool_calls_value_names_file_line_and_key() {
+    let fx = Fixture::start().await;
+    let h = home(&fx.base_url(), "text_tool_calls = \"maybe\"\n");
+    let mut cmd = sayso(h.path());
+    cmd.args(["-p", "hi"]);
+    let out = run(cmd).await;
+    assert_ne!(out.code, 0);
+    assert!(
+        out.stderr.contains(
+            "config.toml:5: key `provider.text_tool_calls`: `maybe` is not one of `auto`, `off`"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(fx.requests().is_empty());
+}
