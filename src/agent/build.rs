@@ -66,6 +66,7 @@ pub fn build(
         auto_submit_success: config.tools.auto_submit_success,
         auto_submit_errors: config.tools.auto_submit_errors,
         default_tools_chosen: config.tools.default_tools_chosen,
+        text_tool_calls: config.text_tool_calls,
         user_config: config.user_file.clone(),
     };
     let mut agent = Agent::new(client, engine, model, settings, setup.groups);

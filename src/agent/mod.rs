@@ -73,6 +73,8 @@ pub struct AgentSettings {
     pub auto_submit_errors: bool,
     /// The user chose the tools (`--tools`, `chat.default_tools`): a small window keeps them.
     pub default_tools_chosen: bool,
+    /// `[provider] text_tool_calls`: read tool calls a model writes as text.
+    pub text_tool_calls: bool,
     /// The user's config file, where a rule saved from the approval modal goes.
     pub user_config: std::path::PathBuf,
 }
@@ -103,6 +105,9 @@ pub struct Agent {
     mcp: mcp_sync::McpState,
     /// Every call id of the chat so far: a new call never gets one of them.
     call_ids: call_ids::CallIds,
+    /// The server refused the `tools` parameter: they go in the system message (kept for
+    /// the chat, and past `/new`: it is the server's).
+    tools_in_text: bool,
     /// The mode the chat started in and whether the command line chose it (for resume).
     start_mode: resume_mode::StartMode,
 }
@@ -131,6 +136,7 @@ impl Agent {
             learning: Default::default(),
             mcp: Default::default(),
             call_ids: Default::default(),
+            tools_in_text: false,
         };
         agent.reset();
         agent

@@ -50,6 +50,7 @@ mod answering;
 pub mod driver;
 mod replying;
 mod sending;
+mod text_calls;
 
 #[cfg(test)]
 mod props;
@@ -63,6 +64,9 @@ pub struct Chat {
     pub messages: Vec<ChatMessage>,
     pub window: WindowState,
     pub call_ids: CallIds,
+    /// The server refused the `tools` parameter: they are described in the system message
+    /// and calls read from the replies' text (`text_calls`).
+    pub tools_in_text: bool,
 }
 
 /// The loop settings a turn follows.
@@ -74,6 +78,8 @@ pub struct Rules {
     pub auto_submit_errors: bool,
     /// Whether someone can answer (what the messages suggest doing).
     pub interaction: Interaction,
+    /// `[provider] text_tool_calls = "auto"`: read tool calls written as text.
+    pub text_tool_calls: bool,
 }
 
 /// Everything a turn starts with.

@@ -71,6 +71,8 @@ pub struct ProviderFile {
     pub retry_max_delay_ms: Option<u64>,
     /// The model's context window in tokens, when the server does not say (or says wrong).
     pub context_window: Option<u64>,
+    /// `auto` | `off`: read tool calls a model writes as text (`provider::text_calls`).
+    pub text_tool_calls: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -152,6 +154,7 @@ impl ProviderFile {
             retry_initial_delay_ms: pick(self.retry_initial_delay_ms, high.retry_initial_delay_ms),
             retry_max_delay_ms: pick(self.retry_max_delay_ms, high.retry_max_delay_ms),
             context_window: pick(self.context_window, high.context_window),
+            text_tool_calls: pick(self.text_tool_calls, high.text_tool_calls),
         }
     }
 

@@ -170,6 +170,9 @@ pub struct Config {
     pub judge: JudgeSettings,
     pub ui: UiSettings,
     pub sessions: sessions::SessionSettings,
+    /// `[provider] text_tool_calls`: read tool calls written in a reply's text (`auto`, the
+    /// default), or never (`off`).
+    pub text_tool_calls: bool,
     /// Each file's path and text, lowest layer first, to point errors at lines.
     pub sources: Vec<(PathBuf, String)>,
 }
@@ -249,6 +252,7 @@ impl Config {
         let api_key_env = resolved.file.api_key_env.clone();
         let (table, name) = (resolved.table.clone(), resolved.name.clone());
         let context_window = resolved.file.context_window;
+        let text_tool_calls = validate::text_tool_calls(&resolved.file, &table, origins)?;
         let (mut provider, endpoint_is_default) =
             validate::provider_settings(o, resolved, origins)?;
         windows::apply(
@@ -293,6 +297,7 @@ impl Config {
             judge,
             ui,
             sessions,
+            text_tool_calls,
             sources: layers.into_iter().map(|l| (l.path, l.source)).collect(),
         })
     }

@@ -110,6 +110,7 @@ fn named_provider(
         max_retries: base.max_retries,
         retry_initial_delay_ms: base.retry_initial_delay_ms,
         retry_max_delay_ms: base.retry_max_delay_ms,
+        text_tool_calls: base.text_tool_calls,
         ..ProviderFile::default()
     };
     Ok(inherited.merge(named))

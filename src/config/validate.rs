@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::error::ConfigError;
-use super::file::FileConfig;
+use super::file::{FileConfig, ProviderFile};
 use super::layers::Origins;
 use super::mode::Mode;
 use super::resolve::ResolvedProvider;
@@ -81,6 +81,23 @@ pub(super) fn provider_settings(
         window_caps: Default::default(),
     };
     Ok((settings, endpoint_is_default))
+}
+
+/// `text_tool_calls`: `auto` (the default) or `off`.
+pub(super) fn text_tool_calls(
+    pf: &ProviderFile,
+    table: &str,
+    origins: Origins<'_>,
+) -> Result<bool, ConfigError> {
+    match pf.text_tool_calls.as_deref() {
+        None | Some("auto") => Ok(true),
+        Some("off") => Ok(false),
+        Some(other) => Err(origins.invalid(
+            table,
+            "text_tool_calls",
+            format!("`{other}` is not one of `auto`, `off`"),
+        )),
+    }
 }
 
 /// `v`, or `default` when unset; 0 is an error.

@@ -34,6 +34,9 @@ pub enum Notice {
     /// The server said the request did not fit its window (`window` tokens, as now known):
     /// room is made and the request tried once more.
     Overflow { window: u64 },
+    /// The server refused the `tools` parameter (`why`, its words): from now on the chat's
+    /// tools are described in the system message and calls read from the reply's text.
+    ToolsInText { why: String },
     /// `/compact` found nothing older to summarise.
     NothingToCompact,
     /// `/compact` was stopped; the history is unchanged.

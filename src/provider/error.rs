@@ -74,6 +74,7 @@ impl ProviderError {
             Self::Connect { cause, .. } => cause.may_pass(),
             Self::IdleTimeout(_) | Self::Dropped(_) => true,
             Self::RequestTimeout(_) => true,
+            Self::Status { .. } if self.refuses_tools() => false,
             Self::Status { status, .. } => status_may_pass(*status),
             Self::InStream { retryable, .. } => *retryable,
             Self::Unreadable(_)
@@ -84,6 +85,16 @@ impl ProviderError {
             | Self::Redirect(_) => false,
             Self::FirstTokenTimeout(_) => false,
         }
+    }
+
+    /// The server refuses the `tools` parameter (llama-server without `--jinja` answers 500
+    /// `tools param requires --jinja flag`; Ollama 400 `… does not support tools`): the same
+    /// request will fail again, but one without `tools`, describing them in the system
+    /// message, may not.
+    pub fn refuses_tools(&self) -> bool {
+        const WORDINGS: &[&str] = &["tools param requires --jinja", "does not support tools"];
+        matches!(self, Self::Status { message, .. }
+            if WORDINGS.iter().any(|w| message.contains(w)))
     }
 
     /// How many retries it is worth at most, of the policy's `max_retries`.
@@ -235,6 +246,28 @@ mod tests {
             "Not Found: no such route"
         );
         assert_eq!(with_reason(None, "teapot"), "teapot");
+    }
+
+    #[test]
+    fn a_refused_tools_parameter_is_recognised_and_not_retried() {
+        let status = |status, message: &str| ProviderError::Status {
+            status,
+            message: message.into(),
+            retry_after: None,
+        };
+        // llama-server (tools/server/utils.hpp) without --jinja; Ollama for a model without tools.
+        let jinja = status(
+            500,
+            "Internal Server Error: tools param requires --jinja flag",
+        );
+        let ollama = status(
+            400,
+            "registry.ollama.ai/library/gemma:2b does not support tools",
+        );
+        let other = status(500, "Internal Server Error: out of memory");
+        assert!(jinja.refuses_tools() && !jinja.is_retryable());
+        assert!(ollama.refuses_tools());
+        assert!(!other.refuses_tools() && other.is_retryable());
     }
 
     #[test]

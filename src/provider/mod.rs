@@ -1,6 +1,7 @@
 //! The OpenAI-compatible client: request building, SSE framing, lenient chunk decoding, delta
 //! assembly, retries, the models list, each model's context window ([`window`]), and finding
-//! servers on this machine when none is configured ([`discover`]).
+//! servers on this machine when none is configured ([`discover`]), and tool calls a model
+//! writes as text instead of sending them structured ([`text_calls`]).
 //!
 //! Flow: [`ChatRequest`] → [`Client::stream_chat`] → bytes → [`sse`] events → [`chunk`] types →
 //! [`assembly`] → [`StreamEvent`]s. The decoding half ([`decode::ReplyDecoder`]) is pure and
@@ -23,6 +24,7 @@ pub mod request;
 pub mod retry;
 pub mod sse;
 pub mod stream_limits;
+pub mod text_calls;
 pub mod think;
 pub mod window;
 

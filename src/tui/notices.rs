@@ -34,6 +34,9 @@ pub fn text(n: &Notice) -> String {
         Notice::Overflow { window } => format!(
             "the request did not fit the model's context window ({window} tokens): making room and trying once more"
         ),
+        Notice::ToolsInText { why } => format!(
+            "the server refused the tools parameter ({why}): describing the tools in the system message and reading tool calls from the replies' text for this chat"
+        ),
         Notice::NothingToCompact => "nothing to compact yet: the conversation is too short".into(),
         Notice::CompactionStopped => "compaction stopped; the history is unchanged".into(),
         Notice::CompactionFailed(e) => format!("could not compact: {e} — the history is unchanged"),
@@ -132,6 +135,12 @@ mod tests {
             (
                 Notice::Overflow { window: 8192 },
                 "the request did not fit the model's context window (8192 tokens): making room and trying once more",
+            ),
+            (
+                Notice::ToolsInText {
+                    why: "tools param requires --jinja flag".into(),
+                },
+                "the server refused the tools parameter (tools param requires --jinja flag): describing the tools in the system message and reading tool calls from the replies' text for this chat",
             ),
             (
                 Notice::NothingToCompact,

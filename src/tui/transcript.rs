@@ -237,6 +237,10 @@ impl Transcript {
                         *call_id = c.id.clone();
                     }
                 }
+                if !m.tool_calls.is_empty() {
+                    let rest: Vec<_> = calls.collect();
+                    self.calls_from_text(start, &m.content, &rest);
+                }
             }
             Event::ReplyInterrupted { .. } => {
                 let start = self.attempt_start.take().unwrap_or(self.entries.len());
@@ -253,6 +257,41 @@ impl Transcript {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A reply whose calls were written in its text (`provider::text_calls`): the text shown
+    /// becomes the reply's text without them, and each call not streamed as one gets its tool
+    /// block.
+    fn calls_from_text(
+        &mut self,
+        start: usize,
+        content: &str,
+        rest: &[&crate::provider::ToolCall],
+    ) {
+        let start = start.min(self.entries.len());
+        let shown = crate::secrets::scrub_owned(content.to_owned());
+        if let Some(i) = self.entries[start..]
+            .iter()
+            .rposition(|e| matches!(e, Entry::Assistant { text, .. } if *text != shown))
+        {
+            if shown.is_empty() {
+                self.entries.remove(start + i);
+            } else if let Some(Entry::Assistant { text, .. }) = self.entries.get_mut(start + i) {
+                *text = shown;
+            }
+        }
+        for c in rest {
+            self.entries.push(Entry::Tool {
+                call_id: c.id.clone(),
+                name: c.name.clone(),
+                cmd_string: c.name.clone(),
+                state: ToolState::Queued,
+                content: String::new(),
+                display: None,
+                judge: None,
+                changes: Vec::new(),
+            });
         }
     }
 
@@ -366,6 +405,51 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn a_call_written_as_text_is_shown_as_its_tool_block() {
+        let mut t = Transcript::default();
+        t.push_user("weather?");
+        t.apply(&text(
+            "Checking.\n<tool_call>\n{\"name\": \"get_weather\", ",
+        ));
+        t.apply(&text("\"arguments\": {}}\n</tool_call>"));
+        t.apply(&Event::ReplyDone(AssistantMessage {
+            content: "Checking.".into(),
+            tool_calls: vec![ToolCall {
+                id: "call_0".into(),
+                name: "get_weather".into(),
+                arguments: "{}".into(),
+            }],
+            ..AssistantMessage::default()
+        }));
+        assert!(
+            matches!(
+                &t.entries[1..],
+                [Entry::Assistant { text, .. }, Entry::Tool { call_id, name, .. }]
+                    if text == "Checking." && call_id == "call_0" && name == "get_weather"
+            ),
+            "{:?}",
+            t.entries
+        );
+        // A reply that is only the call leaves no text behind.
+        t.apply(&text(
+            "<tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call>",
+        ));
+        t.apply(&Event::ReplyDone(AssistantMessage {
+            tool_calls: vec![ToolCall {
+                id: "call_1".into(),
+                name: "get_weather".into(),
+                arguments: "{}".into(),
+            }],
+            ..AssistantMessage::default()
+        }));
+        assert!(matches!(
+            t.entries.last(),
+            Some(Entry::Tool { call_id, .. }) if call_id == "call_1"
+        ));
+        assert_eq!(t.entries.len(), 4, "{:?}", t.entries);
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! - llama.cpp's `llama-server` with a tiny generated model (`SAYSO_TEST_LLAMA_URL`, e.g.
 //!   `http://127.0.0.1:8080/v1`): real streamed text, real grammar-constrained tool calls, real
 //!   error bodies;
+//! - the same llama-server started with `--no-jinja` (`SAYSO_TEST_LLAMA_NOJINJA_URL`): it
+//!   refuses `tools`, so sayso describes them in the system message (`no_jinja`);
 //! - LLMock (`SAYSO_TEST_LLMOCK_URL`, e.g. `http://127.0.0.1:8010/v1`): scripted faults (429,
 //!   5xx, disconnects, truncated and malformed streams, stalls) and a verdict grading how the
 //!   client coped.
@@ -32,4 +34,5 @@ mod llmock_control;
 mod llmock_probing;
 mod long_session;
 mod mcp;
+mod no_jinja;
 mod window;

@@ -140,6 +140,7 @@ async fn harness_with(
             auto_submit_success: true,
             auto_submit_errors: true,
             default_tools_chosen: true,
+            text_tool_calls: true,
             user_config: Default::default(),
         },
         Default::default(),

@@ -44,6 +44,7 @@ mod search_tools;
 mod sessions_e2e;
 mod sse_property;
 mod stream_quirks;
+mod text_tool_calls;
 mod trust_approvals;
 mod trust_git;
 mod trust_modal;

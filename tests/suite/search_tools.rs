@@ -93,6 +93,7 @@ async fn harness() -> Harness {
             auto_submit_success: true,
             auto_submit_errors: true,
             default_tools_chosen: true,
+            text_tool_calls: true,
             user_config: Default::default(),
         },
         Default::default(),

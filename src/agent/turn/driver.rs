@@ -42,11 +42,13 @@ impl Agent {
                 auto_submit_success: self.settings.auto_submit_success,
                 auto_submit_errors: self.settings.auto_submit_errors,
                 interaction: self.engine.interaction(),
+                text_tool_calls: self.settings.text_tool_calls,
             },
             chat: Chat {
                 messages: std::mem::take(&mut self.messages),
                 window: std::mem::take(&mut self.window),
                 call_ids: std::mem::take(&mut self.call_ids),
+                tools_in_text: self.tools_in_text,
             },
         };
         let mut turn = Turn::new(setup);
@@ -55,6 +57,7 @@ impl Agent {
             .await;
         let chat = turn.into_chat();
         (self.messages, self.window, self.call_ids) = (chat.messages, chat.window, chat.call_ids);
+        self.tools_in_text = chat.tools_in_text;
         // Nothing is queued during a turn yet (no front end feeds `Input::Queued`), so
         // `finished.queued` is empty: a front end that queues will send it next.
         finished.end

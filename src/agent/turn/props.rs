@@ -218,6 +218,7 @@ proptest! {
             auto_submit_success: c.auto_success,
             auto_submit_errors: c.auto_errors,
             interaction: if c.headless { Interaction::Headless } else { rules().interaction },
+            text_tool_calls: true,
         });
         let mut ch = Choices { bytes: &c.choices, at: 0 };
         let mut ids: HashSet<String> = HashSet::new();

@@ -29,6 +29,8 @@ impl Turn {
 
     /// The reply is complete.
     fn replied(&mut self, mut reply: AssistantMessage, fx: &mut Vec<Effect>) {
+        // Calls written as text are the reply's calls from here on (`text_calls`).
+        self.read_text_calls(&mut reply);
         // Before anyone sees the calls: the ids they are known by from here on are unique.
         self.chat.call_ids.assign(&mut reply.tool_calls);
         let mut out = Vec::new();
@@ -60,6 +62,7 @@ impl Turn {
             ProviderError::ContextOverflow { window, .. } if !self.overflow_retried => {
                 self.overflowed(window, fx)
             }
+            e if self.answers_tools_refusal(&e) => self.tools_refused(e, fx),
             e => self.finish(TurnEnd::Failed(e), fx),
         }
     }

@@ -65,6 +65,9 @@ impl Turn {
     fn request(&mut self, messages: Vec<ChatMessage>, fx: &mut Vec<Effect>) {
         let mut request = ChatRequest::new(String::new(), messages);
         request.tools = self.tools.clone();
+        if self.chat.tools_in_text {
+            super::text_calls::tools_in_text(&mut request);
+        }
         fx.push(Effect::Request(request));
         self.phase = Phase::Streaming {
             partial: String::new(),

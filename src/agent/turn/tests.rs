@@ -20,6 +20,7 @@ pub fn rules() -> Rules {
         auto_submit_success: true,
         auto_submit_errors: true,
         interaction: Interaction::Interactive,
+        text_tool_calls: true,
     }
 }
 
