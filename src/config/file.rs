@@ -68,6 +68,10 @@ pub struct ProviderFile {
     pub retry_max_delay_ms: Option<u64>,
     /// The model's context window in tokens, when the server does not say (or says wrong).
     pub context_window: Option<u64>,
+    /// Which assistant messages get their reasoning sent back: `auto` | `always` | `never`.
+    pub send_reasoning: Option<String>,
+    /// `reasoning_effort` sent with every request (`--reasoning-effort`).
+    pub reasoning_effort: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -147,6 +151,8 @@ impl ProviderFile {
             retry_initial_delay_ms: pick(self.retry_initial_delay_ms, high.retry_initial_delay_ms),
             retry_max_delay_ms: pick(self.retry_max_delay_ms, high.retry_max_delay_ms),
             context_window: pick(self.context_window, high.context_window),
+            send_reasoning: pick(self.send_reasoning, high.send_reasoning),
+            reasoning_effort: pick(self.reasoning_effort, high.reasoning_effort),
         }
     }
 

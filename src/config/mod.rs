@@ -92,6 +92,8 @@ pub struct Overrides {
     /// `--allowed-tools`: added to `chat.allowed_tools`.
     pub allowed_tools: Vec<String>,
     pub max_turns: Option<u32>,
+    /// `--reasoning-effort`: beats the provider's `reasoning_effort`.
+    pub reasoning_effort: Option<String>,
 }
 
 /// Tool-related settings, validated against the registry by `tools::configured`.

@@ -31,6 +31,7 @@ use super::base_url::{BaseUrlFrom, Endpoint, about_the_model, correction, not_fo
 use super::decode::ReplyDecoder;
 use super::error::{ProviderError, error_body_message, with_reason};
 use super::failure::{is_auth_failure, key_hint};
+use super::reasoning::ReasoningSettings;
 use super::request::ChatRequest;
 use super::retry::{Attempt, Retry, RetryPolicy, outcome, parse_retry_after, with_retries};
 use super::window::{WindowCache, WindowCaps};
@@ -59,6 +60,8 @@ pub struct ProviderSettings {
     pub model_windows: BTreeMap<String, u64>,
     /// What a project file set: these only ever lower the window.
     pub window_caps: WindowCaps,
+    /// `send_reasoning` and `reasoning_effort`, applied to every request body.
+    pub reasoning: ReasoningSettings,
 }
 
 impl std::fmt::Debug for ProviderSettings {
@@ -79,6 +82,7 @@ impl std::fmt::Debug for ProviderSettings {
             .field("context_window", &self.context_window)
             .field("model_windows", &self.model_windows)
             .field("window_caps", &self.window_caps)
+            .field("reasoning", &self.reasoning)
             .finish()
     }
 }
@@ -292,7 +296,7 @@ impl Client {
         req: &ChatRequest,
     ) -> impl Stream<Item = StreamEvent> + Send + 'static {
         let this = self.clone();
-        let body = Bytes::from(req.body_bytes(true));
+        let body = Bytes::from(req.body_bytes(true, &self.settings.reasoning));
         tracing::debug!(url = %self.url("chat/completions"), model = %req.model, bytes = body.len(), "streaming request");
         let settings = self.settings.clone();
         with_retries(settings, move |deadline| {
@@ -352,7 +356,7 @@ impl Client {
 
     /// A non-streaming completion (used by the judge), retried like a stream but silently.
     pub async fn complete(&self, req: &ChatRequest) -> Result<AssistantMessage, ProviderError> {
-        let body = Bytes::from(req.body_bytes(false));
+        let body = Bytes::from(req.body_bytes(false, &self.settings.reasoning));
         let attempts = with_retries(self.settings.clone(), |deadline| {
             let attempt = self.complete_attempt(body.clone(), deadline);
             stream::once(attempt.map(Attempt::Done))

@@ -34,6 +34,7 @@ pub fn settings(base_url: &str) -> ProviderSettings {
         context_window: None,
         model_windows: Default::default(),
         window_caps: Default::default(),
+        reasoning: Default::default(),
     }
 }
 
