@@ -33,6 +33,7 @@ mod local_servers;
 mod long_sessions;
 mod mcp_e2e;
 mod readme_examples;
+mod reasoning_round_trip;
 mod requests;
 mod resume_endings;
 mod retries;
