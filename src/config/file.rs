@@ -51,6 +51,8 @@ pub struct UiFile {
     pub notify: Option<String>,
     /// From how many seconds a turn counts as long.
     pub notify_after_s: Option<u64>,
+    /// Show the model's reasoning in the transcript (Ctrl+T toggles it).
+    pub show_reasoning: Option<bool>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -230,6 +232,7 @@ impl FileConfig {
                     bell: pick(a.bell, b.bell),
                     notify: pick(a.notify, b.notify),
                     notify_after_s: pick(a.notify_after_s, b.notify_after_s),
+                    show_reasoning: pick(a.show_reasoning, b.show_reasoning),
                 }),
                 (a, b) => b.or(a),
             },

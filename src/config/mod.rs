@@ -132,6 +132,8 @@ pub struct UiSettings {
     pub notify: String,
     /// A turn at least this long that ends while the terminal is unfocused is notified.
     pub notify_after: Duration,
+    /// Reasoning blocks shown (else one line each; Ctrl+T toggles).
+    pub show_reasoning: bool,
 }
 
 #[derive(Debug, Clone)]

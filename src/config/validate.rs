@@ -349,6 +349,7 @@ pub(super) fn ui(merged: &FileConfig, origins: Origins<'_>) -> Result<UiSettings
         bell: ui_file.bell.unwrap_or(true),
         notify,
         notify_after: Duration::from_secs(ui_file.notify_after_s.unwrap_or(10)),
+        show_reasoning: ui_file.show_reasoning.unwrap_or(true),
     })
 }
 

@@ -30,7 +30,13 @@ impl App {
     /// caches it.
     pub fn scroll(&mut self, up: bool, n: usize) {
         let h = self.chat_height();
-        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded, self.selected);
+        let ctx = still_ctx(
+            &self.theme,
+            self.size.0,
+            &self.expanded,
+            self.selected,
+            self.show_reasoning,
+        );
         if up {
             self.chat.scroll_up(n, &self.transcript.entries, h, &ctx);
         } else {
@@ -111,6 +117,14 @@ impl App {
             KeyCode::Esc if self.busy => return Some(vec![Effect::Stop]),
             KeyCode::Esc if self.selected.is_some() => self.select(None),
             KeyCode::Char('c') if ctrl => return Some(self.ctrl_c(now)),
+            KeyCode::Char('t') if ctrl => {
+                self.set_show_reasoning(!self.show_reasoning);
+                self.show_hint(if self.show_reasoning {
+                    strings::REASONING_SHOWN
+                } else {
+                    strings::REASONING_HIDDEN
+                });
+            }
             KeyCode::Char('d') if ctrl && empty => {
                 self.quit = true;
                 return Some(vec![Effect::Quit]);
@@ -166,7 +180,13 @@ impl App {
     /// one below. Wraps around.
     fn move_selection(&mut self, up: bool) {
         let h = self.chat_height();
-        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded, self.selected);
+        let ctx = still_ctx(
+            &self.theme,
+            self.size.0,
+            &self.expanded,
+            self.selected,
+            self.show_reasoning,
+        );
         let Some((first, last)) = self.chat.visible_entries(&self.transcript.entries, h, &ctx)
         else {
             return;
