@@ -1,6 +1,7 @@
 //! The OpenAI-compatible client: request building, SSE framing, lenient chunk decoding, delta
-//! assembly, retries, the models list, each model's context window ([`window`]), and finding
-//! servers on this machine when none is configured ([`discover`]).
+//! assembly, retries, the models list, each model's context window ([`window`]), finding
+//! servers on this machine when none is configured ([`discover`]), and the reasoning sent back
+//! with a request ([`reasoning`]).
 //!
 //! Flow: [`ChatRequest`] → [`Client::stream_chat`] → bytes → [`sse`] events → [`chunk`] types →
 //! [`assembly`] → [`StreamEvent`]s. The decoding half ([`decode::ReplyDecoder`]) is pure and
