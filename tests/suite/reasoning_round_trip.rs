@@ -183,3 +183,34 @@ async fn bad_reasoning_settings_name_the_key() {
         assert!(fx.requests().is_empty(), "{names}");
     }
 }
+
+/// In the terminal, Ctrl+T hides the reasoning (one line says so) and shows it again; the
+/// answer stays either way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_t_hides_and_shows_the_reasoning_in_the_terminal() {
+    use crate::support::tui::Tui;
+
+    let fx = Fixture::start().await;
+    fx.push(thinking_answer(
+        "reasoning_content",
+        "Weigh the options first.\nThen pick the short one.",
+        "Take the short one.",
+    ));
+    let tui = Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    tui.send("which one?").await;
+    let screen = tui.wait_for("Take the short one.").await;
+    assert!(screen.contains("Then pick the short one."), "{screen}");
+    tui.keys(&["C-t"]);
+    let screen = tui
+        .wait_until("the reasoning hidden", |s| {
+            s.contains("2 lines hidden (Ctrl+T shows)") && !s.contains("Then pick the short one.")
+        })
+        .await;
+    assert!(screen.contains("Take the short one."), "{screen}");
+    tui.keys(&["C-t"]);
+    tui.wait_until("the reasoning shown again", |s| {
+        s.contains("Then pick the short one.") && !s.contains("lines hidden")
+    })
+    .await;
+}
