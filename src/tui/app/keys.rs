@@ -16,6 +16,7 @@ use crate::tui::input::InputOutcome;
 use crate::tui::modal::ApprovalModal;
 use crate::tui::picker::Picked;
 use crate::tui::strings;
+use crate::tui::transcript::Entry;
 
 impl App {
     pub(super) fn on_mouse(&mut self, m: MouseEvent) {
@@ -191,8 +192,12 @@ impl App {
         else {
             return;
         };
+        // A hidden reasoning block has nothing to unfold.
+        let shown = |e: &Entry| self.show_reasoning || !matches!(e, Entry::Reasoning { .. });
         let blocks: Vec<usize> = (first..=last)
-            .filter(|&i| foldable(&self.transcript.entries[i]))
+            .filter(|&i| {
+                foldable(&self.transcript.entries[i]) && shown(&self.transcript.entries[i])
+            })
             .collect();
         if blocks.is_empty() {
             self.show_hint(strings::NO_BLOCKS);

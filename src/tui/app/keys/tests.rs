@@ -111,5 +111,12 @@ fn ctrl_t_hides_and_shows_the_reasoning() {
             };
             assert_eq!(a.flash(), Some(said));
         }
+        // Tab selects the reasoning block only while it is shown.
+        a.set_show_reasoning(false);
+        a.update(key(KeyCode::Tab));
+        assert_eq!(a.flash(), Some(strings::NO_BLOCKS));
+        a.set_show_reasoning(true);
+        a.update(key(KeyCode::Tab));
+        assert!(a.has_selection());
     }
 }
