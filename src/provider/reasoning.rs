@@ -88,33 +88,59 @@ pub fn valid_effort(effort: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
 }
 
-/// The indexes of `messages` whose reasoning is sent back under `send`.
-pub fn sent_back(messages: &[ChatMessage], send: SendReasoning) -> Vec<usize> {
+/// What an assistant message gets back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SentBack<'a> {
+    Reasoning(&'a Reasoning),
+    /// An empty string under this key: a current-turn tool call that came without reasoning,
+    /// from a server that uses the key (DeepSeek refuses the message without it).
+    Empty(&'static str),
+}
+
+/// The assistant messages of `messages` that get reasoning back under `send`, by index.
+pub fn sent_back(messages: &[ChatMessage], send: SendReasoning) -> Vec<(usize, SentBack<'_>)> {
+    if send == SendReasoning::Never {
+        return Vec::new();
+    }
     let current = messages
         .iter()
         .rposition(|m| matches!(m, ChatMessage::User { .. }))
         .map_or(0, |i| i + 1);
-    messages
-        .iter()
-        .enumerate()
-        .filter(|(i, m)| match m {
-            ChatMessage::Assistant {
-                reasoning: Some(r),
-                tool_calls,
-                ..
-            } if !r.text.is_empty() => match send {
-                SendReasoning::Auto => *i >= current && !tool_calls.is_empty(),
-                SendReasoning::Always => true,
-                SendReasoning::Never => false,
-            },
-            _ => false,
-        })
-        .map(|(i, _)| i)
-        .collect()
+    // The key this server streams reasoning in, as its latest reply with reasoning shows.
+    let key = messages.iter().rev().find_map(|m| match m {
+        ChatMessage::Assistant {
+            reasoning: Some(r), ..
+        } if !r.text.is_empty() => r.field.key(),
+        _ => None,
+    });
+    let mut out = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        let ChatMessage::Assistant {
+            reasoning,
+            tool_calls,
+            ..
+        } = m
+        else {
+            continue;
+        };
+        let this_turns_call = i >= current && !tool_calls.is_empty();
+        match reasoning.as_ref().filter(|r| !r.text.is_empty()) {
+            Some(r) if this_turns_call || send == SendReasoning::Always => {
+                out.push((i, SentBack::Reasoning(r)));
+            }
+            None if this_turns_call => {
+                if let Some(key) = key {
+                    out.push((i, SentBack::Empty(key)));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
-/// Adds the reasoning of the messages [`sent_back`] picks and the effort to `body` (the
-/// request's JSON, its `messages` one for one with `messages`).
+/// Adds the reasoning [`sent_back`] picks and the effort to `body` (the request's JSON, its
+/// `messages` one for one with `messages`).
 pub fn apply(body: &mut Value, messages: &[ChatMessage], settings: &ReasoningSettings) {
     if let Some(effort) = &settings.effort {
         body["reasoning_effort"] = Value::String(effort.clone());
@@ -123,25 +149,24 @@ pub fn apply(body: &mut Value, messages: &[ChatMessage], settings: &ReasoningSet
     let Some(wire) = body.get_mut("messages").and_then(Value::as_array_mut) else {
         return;
     };
-    for i in picked {
-        let (
-            Some(ChatMessage::Assistant {
-                reasoning: Some(r), ..
-            }),
-            Some(Value::Object(m)),
-        ) = (messages.get(i), wire.get_mut(i))
-        else {
+    for (i, sent) in picked {
+        let Some(Value::Object(m)) = wire.get_mut(i) else {
             continue;
         };
-        match r.field.key() {
-            Some(key) => {
-                m.insert(key.to_owned(), Value::String(r.text.clone()));
+        match sent {
+            SentBack::Empty(key) => {
+                m.insert(key.to_owned(), Value::String(String::new()));
             }
-            None => {
-                let content = m.get("content").and_then(Value::as_str).unwrap_or("");
-                let with_block = format!("<think>\n{}\n</think>\n\n{content}", r.text);
-                m.insert("content".to_owned(), Value::String(with_block));
-            }
+            SentBack::Reasoning(r) => match r.field.key() {
+                Some(key) => {
+                    m.insert(key.to_owned(), Value::String(r.text.clone()));
+                }
+                None => {
+                    let content = m.get("content").and_then(Value::as_str).unwrap_or("");
+                    let with_block = format!("<think>\n{}\n</think>\n\n{content}", r.text);
+                    m.insert("content".to_owned(), Value::String(with_block));
+                }
+            },
         }
     }
 }

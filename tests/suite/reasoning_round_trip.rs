@@ -78,6 +78,36 @@ async fn a_deepseek_tool_round_completes_with_the_reasoning_sent_back_in_its_fie
     }
 }
 
+/// A call that came without reasoning, in a turn whose other replies had it: DeepSeek still
+/// gets a `reasoning_content` for it (empty), and the round completes.
+#[tokio::test]
+async fn a_call_made_without_reasoning_gets_an_empty_one_for_deepseek() {
+    let fx = Fixture::start().await;
+    fx.guard(deepseek);
+    fx.push(thinking_call(
+        "reasoning_content",
+        THOUGHT,
+        "c1",
+        "run_command",
+        json!({"cmd": "echo hi", "flag": null}),
+    ));
+    fx.push(sse::tool_call_reply(&[(
+        "c2",
+        "run_command",
+        json!({"cmd": "echo again", "flag": null}),
+    )]));
+    fx.push(thinking_answer("reasoning_content", "Both ran.", "Done."));
+    let h = home(&fx.base_url(), "");
+    let out = say_hi(&h, &[]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "Done.\n");
+    let reqs = fx.requests();
+    assert_eq!(reqs.len(), 3);
+    let sent = assistants(&reqs[2].body);
+    let got: Vec<&Value> = sent.iter().map(|m| &m["reasoning_content"]).collect();
+    assert_eq!(got, [&json!(THOUGHT), &json!("")], "{sent:?}");
+}
+
 #[tokio::test]
 async fn send_reasoning_never_sends_none_and_deepseek_refuses_it() {
     let fx = Fixture::start().await;

@@ -57,16 +57,54 @@ fn history(field: ReasoningField) -> Vec<ChatMessage> {
     ]
 }
 
+/// (index, the text sent back) of what [`sent_back`] picks.
+fn picked(h: &[ChatMessage], send: SendReasoning) -> Vec<(usize, String)> {
+    sent_back(h, send)
+        .into_iter()
+        .map(|(i, s)| match s {
+            SentBack::Reasoning(r) => (i, r.text.clone()),
+            SentBack::Empty(key) => (i, format!("empty {key}")),
+        })
+        .collect()
+}
+
+fn rows(list: &[(usize, &str)]) -> Vec<(usize, String)> {
+    list.iter().map(|(i, s)| (*i, s.to_string())).collect()
+}
+
 #[test]
 fn which_messages_get_their_reasoning_back() {
-    let h = history(ReasoningField::ReasoningContent);
-    let rows = [
-        (SendReasoning::Auto, vec![6]),
-        (SendReasoning::Always, vec![2, 4, 6, 10]),
-        (SendReasoning::Never, vec![]),
+    let table = [
+        (
+            ReasoningField::ReasoningContent,
+            SendReasoning::Auto,
+            rows(&[(6, "plan"), (8, "empty reasoning_content")]),
+        ),
+        (
+            ReasoningField::Reasoning,
+            SendReasoning::Always,
+            rows(&[
+                (2, "old plan"),
+                (4, "old answer"),
+                (6, "plan"),
+                (8, "empty reasoning"),
+                (10, "why"),
+            ]),
+        ),
+        (
+            ReasoningField::ReasoningContent,
+            SendReasoning::Never,
+            rows(&[]),
+        ),
+        // A <think> block has no key to send an empty one under.
+        (
+            ReasoningField::ThinkTags,
+            SendReasoning::Auto,
+            rows(&[(6, "plan")]),
+        ),
     ];
-    for (send, want) in rows {
-        assert_eq!(sent_back(&h, send), want, "{send:?}");
+    for (field, send, want) in table {
+        assert_eq!(picked(&history(field), send), want, "{field:?} {send:?}");
     }
     // Nothing before the first user message counts as a past turn.
     let no_user = vec![assistant(
@@ -74,16 +112,13 @@ fn which_messages_get_their_reasoning_back() {
         &["c"],
         Some(("r", ReasoningField::Reasoning)),
     )];
-    assert_eq!(sent_back(&no_user, SendReasoning::Auto), vec![0]);
-    // Empty reasoning is never sent.
+    assert_eq!(picked(&no_user, SendReasoning::Auto), rows(&[(0, "r")]));
+    // Empty reasoning is never sent, and with no reasoning anywhere the key is unknown.
     let empty = vec![
         user("u"),
         assistant("", &["c"], Some(("", ReasoningField::Reasoning))),
     ];
-    assert_eq!(
-        sent_back(&empty, SendReasoning::Always),
-        Vec::<usize>::new()
-    );
+    assert_eq!(picked(&empty, SendReasoning::Always), rows(&[]));
 }
 
 fn messages(field: ReasoningField, send: SendReasoning, effort: Option<&str>) -> Vec<Value> {
@@ -114,7 +149,9 @@ fn reasoning_goes_back_in_the_field_the_server_used() {
                 {"type": "function", "id": "c1", "function": {"name": "f", "arguments": "{}"}}
             ]})
         );
-        for (i, msg) in m.iter().enumerate().filter(|(i, _)| *i != 6) {
+        // The current turn's call that came without reasoning: an empty one, in that field.
+        assert_eq!(m[8][key], json!(""), "{}", m[8]);
+        for (i, msg) in m.iter().enumerate().filter(|(i, _)| *i != 6 && *i != 8) {
             let o = msg.as_object().unwrap();
             assert!(
                 !o.contains_key("reasoning_content") && !o.contains_key("reasoning"),
