@@ -43,6 +43,7 @@ fn history(messages: usize) -> Vec<ChatMessage> {
                 name: "run_command".into(),
                 arguments: format!(r#"{{"cmd":"cargo test -p crate{i}"}}"#),
             }],
+            reasoning: None,
         });
         out.push(ChatMessage::Tool {
             tool_call_id: format!("call_{i}"),
@@ -51,6 +52,7 @@ fn history(messages: usize) -> Vec<ChatMessage> {
         out.push(ChatMessage::Assistant {
             content: "All tests pass; the change is done. ".repeat(8),
             tool_calls: vec![],
+            reasoning: None,
         });
     }
     out

@@ -519,6 +519,7 @@ fn memory_report() {
         expanded: false,
         selected: false,
         elapsed: None,
+        show_reasoning: true,
     };
     let copy: Vec<_> = app
         .entries()

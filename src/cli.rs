@@ -80,6 +80,10 @@ pub struct Cli {
     #[arg(short = 'm', long, value_name = "NAME", global = true)]
     pub model: Option<String>,
 
+    /// `reasoning_effort` to ask the model for (low, medium, high, …) where the server takes it
+    #[arg(long, value_name = "LEVEL", global = true)]
+    pub reasoning_effort: Option<String>,
+
     /// Endpoint base URL, e.g. http://127.0.0.1:8080/v1
     #[arg(long, value_name = "URL", global = true)]
     pub base_url: Option<String>,

@@ -41,6 +41,7 @@ fn render(m: &ChatMessage) -> Option<String> {
         ChatMessage::Assistant {
             content,
             tool_calls,
+            ..
         } => {
             let mut s = format!("ASSISTANT:\n{content}");
             for c in tool_calls {

@@ -81,6 +81,7 @@ pub fn message_chars(m: &ChatMessage) -> usize {
         ChatMessage::Assistant {
             content,
             tool_calls,
+            ..
         } => {
             content.len()
                 + 8
@@ -349,6 +350,7 @@ mod tests {
                     name: "run_command".into(),
                     arguments: format!("{{\"cmd\":\"cargo test {i}\"}}"),
                 }],
+                reasoning: None,
             },
             ChatMessage::Tool {
                 tool_call_id: format!("c{i}"),
@@ -357,6 +359,7 @@ mod tests {
             ChatMessage::Assistant {
                 content: format!("answer {i}"),
                 tool_calls: vec![],
+                reasoning: None,
             },
         ]
     }

@@ -295,6 +295,7 @@ impl Turn {
                 self.chat.messages.push(ChatMessage::Assistant {
                     content: partial,
                     tool_calls: Vec::new(),
+                    reasoning: None,
                 });
             }
         }

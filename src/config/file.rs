@@ -51,6 +51,8 @@ pub struct UiFile {
     pub notify: Option<String>,
     /// From how many seconds a turn counts as long.
     pub notify_after_s: Option<u64>,
+    /// Show the model's reasoning in the transcript (Ctrl+T toggles it).
+    pub show_reasoning: Option<bool>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -73,6 +75,10 @@ pub struct ProviderFile {
     pub context_window: Option<u64>,
     /// `auto` | `off`: read tool calls a model writes as text (`provider::text_calls`).
     pub text_tool_calls: Option<String>,
+    /// Which assistant messages get their reasoning sent back: `auto` | `always` | `never`.
+    pub send_reasoning: Option<String>,
+    /// `reasoning_effort` sent with every request (`--reasoning-effort`).
+    pub reasoning_effort: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -155,6 +161,8 @@ impl ProviderFile {
             retry_max_delay_ms: pick(self.retry_max_delay_ms, high.retry_max_delay_ms),
             context_window: pick(self.context_window, high.context_window),
             text_tool_calls: pick(self.text_tool_calls, high.text_tool_calls),
+            send_reasoning: pick(self.send_reasoning, high.send_reasoning),
+            reasoning_effort: pick(self.reasoning_effort, high.reasoning_effort),
         }
     }
 
@@ -232,6 +240,7 @@ impl FileConfig {
                     bell: pick(a.bell, b.bell),
                     notify: pick(a.notify, b.notify),
                     notify_after_s: pick(a.notify_after_s, b.notify_after_s),
+                    show_reasoning: pick(a.show_reasoning, b.show_reasoning),
                 }),
                 (a, b) => b.or(a),
             },

@@ -92,6 +92,8 @@ pub struct Overrides {
     /// `--allowed-tools`: added to `chat.allowed_tools`.
     pub allowed_tools: Vec<String>,
     pub max_turns: Option<u32>,
+    /// `--reasoning-effort`: beats the provider's `reasoning_effort`.
+    pub reasoning_effort: Option<String>,
 }
 
 /// Tool-related settings, validated against the registry by `tools::configured`.
@@ -130,6 +132,8 @@ pub struct UiSettings {
     pub notify: String,
     /// A turn at least this long that ends while the terminal is unfocused is notified.
     pub notify_after: Duration,
+    /// Reasoning blocks shown (else one line each; Ctrl+T toggles).
+    pub show_reasoning: bool,
 }
 
 #[derive(Debug, Clone)]

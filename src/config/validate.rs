@@ -22,7 +22,8 @@ use super::{
     DEFAULT_BASE_URL, DEFAULT_KEY_ENV, DEFAULT_MODEL, DEFAULT_SYSTEM_PROMPT, Env, JudgeSettings,
     Overrides, ToolSettings, UiSettings,
 };
-use crate::provider::{ProviderSettings, RetryPolicy};
+use crate::provider::reasoning::valid_effort;
+use crate::provider::{ProviderSettings, ReasoningSettings, RetryPolicy, SendReasoning};
 
 /// The client's settings, and whether the endpoint is the built-in default (nothing set one).
 pub(super) fn provider_settings(
@@ -59,6 +60,7 @@ pub(super) fn provider_settings(
     let initial = positive(pf.retry_initial_delay_ms, "retry_initial_delay_ms", 1000)?;
     let max_delay = positive(pf.retry_max_delay_ms, "retry_max_delay_ms", 30_000)?;
     let headers = headers(&resolved, origins)?;
+    let reasoning = reasoning_settings(o, &resolved, origins)?;
     let settings = ProviderSettings {
         name: resolved.name.unwrap_or_else(|| "default".into()),
         base_url,
@@ -79,6 +81,7 @@ pub(super) fn provider_settings(
         context_window: None,
         model_windows: Default::default(),
         window_caps: Default::default(),
+        reasoning,
     };
     Ok((settings, endpoint_is_default))
 }
@@ -98,6 +101,47 @@ pub(super) fn text_tool_calls(
             format!("`{other}` is not one of `auto`, `off`"),
         )),
     }
+}
+
+/// `send_reasoning` and `reasoning_effort` (the flag beating the file), checked.
+fn reasoning_settings(
+    o: &Overrides,
+    resolved: &ResolvedProvider,
+    origins: Origins<'_>,
+) -> Result<ReasoningSettings, ConfigError> {
+    let table = resolved.table.as_str();
+    let send = match resolved.file.send_reasoning.as_deref() {
+        None => SendReasoning::default(),
+        Some(s) => SendReasoning::parse(s).ok_or_else(|| {
+            origins.invalid(
+                table,
+                "send_reasoning",
+                format!(
+                    "`{s}` is not one of {}",
+                    SendReasoning::NAMES.map(|n| format!("`{n}`")).join(", ")
+                ),
+            )
+        })?,
+    };
+    let bad_effort = |e: &str| {
+        format!("`{e}` is not a reasoning effort (a word such as `low`, `medium`, `high`)")
+    };
+    let effort = match (&o.reasoning_effort, &resolved.file.reasoning_effort) {
+        (Some(e), _) if !valid_effort(e) => {
+            return Err(ConfigError::Invalid {
+                origin: PathBuf::from("--reasoning-effort"),
+                line: None,
+                key: "reasoning_effort".into(),
+                message: bad_effort(e),
+            });
+        }
+        (Some(e), _) => Some(e.clone()),
+        (None, Some(e)) if !valid_effort(e) => {
+            return Err(origins.invalid(table, "reasoning_effort", bad_effort(e)));
+        }
+        (None, e) => e.clone(),
+    };
+    Ok(ReasoningSettings { send, effort })
 }
 
 /// `v`, or `default` when unset; 0 is an error.
@@ -330,6 +374,7 @@ pub(super) fn ui(merged: &FileConfig, origins: Origins<'_>) -> Result<UiSettings
         bell: ui_file.bell.unwrap_or(true),
         notify,
         notify_after: Duration::from_secs(ui_file.notify_after_s.unwrap_or(10)),
+        show_reasoning: ui_file.show_reasoning.unwrap_or(true),
     })
 }
 

@@ -63,6 +63,7 @@ fn overrides(cli: &Cli, cwd: PathBuf) -> Overrides {
         tools: cli.tools.as_deref().map(names),
         allowed_tools: names(&cli.allowed_tools),
         max_turns: cli.max_turns,
+        reasoning_effort: cli.reasoning_effort.clone(),
     }
 }
 

@@ -9,11 +9,13 @@
 //! that never got a name are dropped; calls without an id get `call_<n>`.
 //!
 //! Reasoning comes from `reasoning_content`, `reasoning`, or a leading `<think>` block in
-//! `content` (see `think.rs`).
+//! `content` (see `think.rs`); the first of these it came in is kept with it, to send it back
+//! there (`reasoning.rs`).
 
 use serde::{Deserialize, Serialize};
 
 use super::chunk::{Chunk, Delta, ToolCallDelta, Usage};
+use super::reasoning::{Reasoning, ReasoningField};
 use super::think::ThinkSplitter;
 
 /// A complete tool call as the model made it.
@@ -30,6 +32,9 @@ pub struct ToolCall {
 pub struct AssistantMessage {
     pub content: String,
     pub reasoning: String,
+    /// Where the server put `reasoning` (the first field it came in), to send it back there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_field: Option<ReasoningField>,
     pub tool_calls: Vec<ToolCall>,
     pub finish_reason: Option<String>,
     pub usage: Option<Usage>,
@@ -39,6 +44,15 @@ impl AssistantMessage {
     /// The server stopped because it hit its output token limit.
     pub fn hit_length_limit(&self) -> bool {
         self.finish_reason.as_deref() == Some("length")
+    }
+
+    /// The reasoning as the history keeps it: `None` when there was none.
+    pub fn kept_reasoning(&self) -> Option<Reasoning> {
+        let field = self.reasoning_field?;
+        (!self.reasoning.is_empty()).then(|| Reasoning {
+            text: self.reasoning.clone(),
+            field,
+        })
     }
 }
 
@@ -74,6 +88,7 @@ struct PartialCall {
 pub struct Assembler {
     content: String,
     reasoning: String,
+    reasoning_field: Option<ReasoningField>,
     think: ThinkSplitter,
     calls: Vec<PartialCall>,
     started: usize,
@@ -120,6 +135,7 @@ impl Assembler {
         AssistantMessage {
             content: self.content,
             reasoning: self.reasoning,
+            reasoning_field: self.reasoning_field,
             tool_calls,
             finish_reason: self.finish_reason,
             usage: self.usage,
@@ -127,11 +143,18 @@ impl Assembler {
     }
 
     fn push_delta(&mut self, delta: Delta, out: &mut Vec<StreamDelta>) {
-        for r in [delta.reasoning_content, delta.reasoning]
-            .into_iter()
-            .flatten()
-        {
-            if !r.is_empty() {
+        let mut fields = [
+            (ReasoningField::ReasoningContent, delta.reasoning_content),
+            (ReasoningField::Reasoning, delta.reasoning),
+        ];
+        // A server sending both fields with the same text (an alias kept for old clients)
+        // means it once.
+        if fields[0].1.is_some() && fields[0].1 == fields[1].1 {
+            fields[1].1 = None;
+        }
+        for (field, r) in fields {
+            if let Some(r) = r.filter(|r| !r.is_empty()) {
+                self.reasoning_field.get_or_insert(field);
                 self.reasoning.push_str(&r);
                 out.push(StreamDelta::Reasoning(r));
             }
@@ -147,6 +170,8 @@ impl Assembler {
 
     fn emit_split(&mut self, split: super::think::Split, out: &mut Vec<StreamDelta>) {
         if !split.reasoning.is_empty() {
+            self.reasoning_field
+                .get_or_insert(ReasoningField::ThinkTags);
             self.reasoning.push_str(&split.reasoning);
             out.push(StreamDelta::Reasoning(split.reasoning));
         }
@@ -315,9 +340,52 @@ mod tests {
             r#"{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}"#,
         ]);
         assert_eq!(m.reasoning, "abc");
+        assert_eq!(m.reasoning_field, Some(ReasoningField::ReasoningContent));
         assert_eq!(m.content, "done");
         assert_eq!(m.finish_reason.as_deref(), Some("stop"));
         assert_eq!(m.usage.unwrap().total_tokens, Some(3));
+    }
+
+    /// The field the server used is the first one reasoning came in; the same text under
+    /// both names is taken once.
+    #[test]
+    fn reasoning_field_is_the_one_the_server_used() {
+        let rows: [(&[&str], Option<ReasoningField>, &str); 5] = [
+            (
+                &[r#"{"choices":[{"delta":{"reasoning_content":"a"}}]}"#],
+                Some(ReasoningField::ReasoningContent),
+                "a",
+            ),
+            (
+                &[
+                    r#"{"choices":[{"delta":{"reasoning":"a"}}]}"#,
+                    r#"{"choices":[{"delta":{"reasoning":"b"}}]}"#,
+                ],
+                Some(ReasoningField::Reasoning),
+                "ab",
+            ),
+            (
+                &[r#"{"choices":[{"delta":{"content":"<think>a</think>b"}}]}"#],
+                Some(ReasoningField::ThinkTags),
+                "a",
+            ),
+            (
+                &[r#"{"choices":[{"delta":{"reasoning_content":"a","reasoning":"a"}}]}"#],
+                Some(ReasoningField::ReasoningContent),
+                "a",
+            ),
+            (
+                &[r#"{"choices":[{"delta":{"content":"no thoughts"}}]}"#],
+                None,
+                "",
+            ),
+        ];
+        for (chunks, field, text) in rows {
+            let m = assemble(chunks);
+            assert_eq!(m.reasoning_field, field, "{chunks:?}");
+            assert_eq!(m.reasoning, text, "{chunks:?}");
+            assert_eq!(m.kept_reasoning().is_some(), field.is_some(), "{chunks:?}");
+        }
     }
 
     #[test]

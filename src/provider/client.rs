@@ -40,6 +40,7 @@ use super::decode::ReplyDecoder;
 use super::error::{ProviderError, error_body_message, with_reason};
 use super::failure::{is_auth_failure, key_hint};
 use super::pacing::Pacing;
+use super::reasoning::ReasoningSettings;
 use super::request::ChatRequest;
 use super::retry::{Attempt, Retry, RetryPolicy, outcome, parse_retry_after, with_retries};
 use super::stream_limits::{StreamLimits, is_token};
@@ -77,6 +78,8 @@ pub struct ProviderSettings {
     pub model_windows: BTreeMap<String, u64>,
     /// What a project file set: these only ever lower the window.
     pub window_caps: WindowCaps,
+    /// `send_reasoning` and `reasoning_effort`, applied to every request body.
+    pub reasoning: ReasoningSettings,
 }
 
 impl std::fmt::Debug for ProviderSettings {
@@ -99,6 +102,7 @@ impl std::fmt::Debug for ProviderSettings {
             .field("context_window", &self.context_window)
             .field("model_windows", &self.model_windows)
             .field("window_caps", &self.window_caps)
+            .field("reasoning", &self.reasoning)
             .finish()
     }
 }
@@ -320,7 +324,7 @@ impl Client {
         req: &ChatRequest,
     ) -> impl Stream<Item = StreamEvent> + Send + 'static {
         let this = self.clone();
-        let body = Bytes::from(req.body_bytes(true));
+        let body = Bytes::from(req.body_bytes(true, &self.settings.reasoning));
         tracing::debug!(url = %self.url("chat/completions"), model = %req.model, bytes = body.len(), "streaming request");
         let settings = self.settings.clone();
         // A streamed attempt keeps its own clocks (see the module docs), not the deadline.
@@ -381,7 +385,7 @@ impl Client {
 
     /// A non-streaming completion (used by the judge), retried like a stream but silently.
     pub async fn complete(&self, req: &ChatRequest) -> Result<AssistantMessage, ProviderError> {
-        let body = Bytes::from(req.body_bytes(false));
+        let body = Bytes::from(req.body_bytes(false, &self.settings.reasoning));
         let attempts = with_retries(self.settings.clone(), |deadline| {
             let attempt = self.complete_attempt(body.clone(), deadline);
             stream::once(attempt.map(Attempt::Done))

@@ -329,6 +329,7 @@ mod tests {
             context_window: None,
             model_windows: Default::default(),
             window_caps: Default::default(),
+            reasoning: Default::default(),
         }
     }
 

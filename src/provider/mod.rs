@@ -1,7 +1,8 @@
 //! The OpenAI-compatible client: request building, SSE framing, lenient chunk decoding, delta
-//! assembly, retries, the models list, each model's context window ([`window`]), and finding
-//! servers on this machine when none is configured ([`discover`]), and tool calls a model
-//! writes as text instead of sending them structured ([`text_calls`]).
+//! assembly, retries, the models list, each model's context window ([`window`]), finding
+//! servers on this machine when none is configured ([`discover`]), tool calls a model writes as
+//! text instead of sending them structured ([`text_calls`]), and the reasoning sent back with a
+//! request ([`reasoning`]).
 //!
 //! Flow: [`ChatRequest`] → [`Client::stream_chat`] → bytes → [`sse`] events → [`chunk`] types →
 //! [`assembly`] → [`StreamEvent`]s. The decoding half ([`decode::ReplyDecoder`]) is pure and
@@ -20,6 +21,7 @@ pub mod model;
 pub mod models;
 pub mod overflow;
 pub mod pacing;
+pub mod reasoning;
 pub mod request;
 pub mod retry;
 pub mod sse;
@@ -35,6 +37,7 @@ pub use client::{Client, ProviderSettings, StreamEvent};
 pub use error::ProviderError;
 pub use model::SharedModel;
 pub use models::ModelInfo;
+pub use reasoning::{Reasoning, ReasoningField, ReasoningSettings, SendReasoning};
 pub use request::{ChatMessage, ChatRequest, ToolSpec};
 pub use retry::{Retry, RetryPolicy};
 pub use window::{Confidence, ContextWindow, WindowCaps, WindowSource};

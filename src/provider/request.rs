@@ -18,6 +18,7 @@ pub use async_openai::types::chat::{ResponseFormat, ResponseFormatJsonSchema};
 use serde::{Deserialize, Serialize};
 
 use super::assembly::ToolCall;
+use super::reasoning::{self, Reasoning, ReasoningSettings};
 
 /// One message of the conversation, as the model sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,6 +34,9 @@ pub enum ChatMessage {
         content: String,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// The reply's reasoning and the field it came in; sent back as `send_reasoning` says.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reasoning: Option<Reasoning>,
     },
     Tool {
         tool_call_id: String,
@@ -107,9 +111,17 @@ impl ChatRequest {
         }
     }
 
-    pub fn body_bytes(&self, stream: bool) -> Vec<u8> {
-        // Serialising plain data types into a Vec cannot fail.
-        serde_json::to_vec(&self.body(stream)).unwrap_or_default()
+    /// The body as sent: [`ChatRequest::body`] with the reasoning sent back and the
+    /// `reasoning_effort` that `reasoning` asks for (`reasoning.rs`).
+    pub fn body_value(&self, stream: bool, reasoning: &ReasoningSettings) -> serde_json::Value {
+        // Serialising plain data types cannot fail.
+        let mut body = serde_json::to_value(self.body(stream)).unwrap_or_default();
+        reasoning::apply(&mut body, &self.messages, reasoning);
+        body
+    }
+
+    pub fn body_bytes(&self, stream: bool, reasoning: &ReasoningSettings) -> Vec<u8> {
+        serde_json::to_vec(&self.body_value(stream, reasoning)).unwrap_or_default()
     }
 }
 
@@ -131,6 +143,7 @@ fn to_wire(m: &ChatMessage) -> ChatCompletionRequestMessage {
         ChatMessage::Assistant {
             content,
             tool_calls,
+            ..
         } => ChatCompletionRequestMessage::Assistant(ChatCompletionRequestAssistantMessage {
             content: (!content.is_empty() || tool_calls.is_empty())
                 .then(|| ChatCompletionRequestAssistantMessageContent::Text(content.clone())),
@@ -186,6 +199,7 @@ mod tests {
                         name: "f".into(),
                         arguments: "{}".into(),
                     }],
+                    reasoning: None,
                 },
                 ChatMessage::Tool {
                     tool_call_id: "c1".into(),

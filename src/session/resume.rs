@@ -153,6 +153,7 @@ impl Builder {
                 self.out.history.push(Step::Message(ChatMessage::Assistant {
                     content: message.content.clone(),
                     tool_calls: message.tool_calls.clone(),
+                    reasoning: message.kept_reasoning(),
                 }));
                 self.open = message.tool_calls.clone();
             }
@@ -162,6 +163,7 @@ impl Builder {
                     self.out.history.push(Step::Message(ChatMessage::Assistant {
                         content: partial.clone(),
                         tool_calls: Vec::new(),
+                        reasoning: None,
                     }));
                 }
             }
@@ -203,6 +205,7 @@ impl Builder {
             self.out.history.push(Step::Message(ChatMessage::Assistant {
                 content: partial,
                 tool_calls: Vec::new(),
+                reasoning: None,
             }));
         }
         self.close_calls(true);
@@ -296,7 +299,8 @@ mod tests {
             messages(&r)[1],
             ChatMessage::Assistant {
                 content: "Hello, wo".into(),
-                tool_calls: vec![]
+                tool_calls: vec![],
+                reasoning: None,
             }
         );
         assert!(matches!(

@@ -159,6 +159,8 @@ pub struct App {
     focused: bool,
     /// A turn at least this long that ends unfocused is notified (`None`: never).
     notify_after: Option<Duration>,
+    /// Reasoning blocks drawn in full (`[ui] show_reasoning`; Ctrl+T toggles).
+    show_reasoning: bool,
     /// Shown atop a new chat's pane until the first message.
     welcome: Option<Welcome>,
     /// What `/clear` shows again: a new chat opens with the welcome.
@@ -176,6 +178,7 @@ fn still_ctx<'a>(
     width: u16,
     expanded: &'a HashSet<usize>,
     selected: Option<usize>,
+    show_reasoning: bool,
 ) -> ViewCtx<'a> {
     ViewCtx {
         theme,
@@ -183,6 +186,7 @@ fn still_ctx<'a>(
         expanded,
         selected,
         elapsed: &no_clock,
+        show_reasoning,
     }
 }
 
@@ -219,6 +223,7 @@ impl App {
             turn_started: None,
             focused: true,
             notify_after: None,
+            show_reasoning: true,
             welcome: None,
             new_chat_welcome: None,
         }
@@ -419,6 +424,25 @@ impl App {
             expanded: &self.expanded,
             selected: self.selected,
             elapsed,
+            show_reasoning: self.show_reasoning,
+        }
+    }
+
+    /// Whether reasoning blocks are drawn in full.
+    pub fn show_reasoning(&self) -> bool {
+        self.show_reasoning
+    }
+
+    /// Shows or hides the reasoning blocks, redrawing them.
+    pub fn set_show_reasoning(&mut self, show: bool) {
+        if self.show_reasoning == show {
+            return;
+        }
+        self.show_reasoning = show;
+        for (i, e) in self.transcript.entries.iter().enumerate() {
+            if matches!(e, Entry::Reasoning { .. }) {
+                self.chat.invalidate(i);
+            }
         }
     }
 

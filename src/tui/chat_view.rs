@@ -41,6 +41,8 @@ pub struct ViewCtx<'a> {
     /// The block Tab selected, drawn highlighted.
     pub selected: Option<usize>,
     pub elapsed: &'a dyn Fn(&str) -> Option<Duration>,
+    /// Reasoning blocks drawn in full (else one line each).
+    pub show_reasoning: bool,
 }
 
 /// The render cache keeps about this many screens of lines (at least [`CACHE_MIN_LINES`]).
@@ -188,6 +190,7 @@ impl ChatView {
             width: ctx.width,
             expanded: ctx.expanded.contains(&i),
             selected: ctx.selected == Some(i),
+            show_reasoning: ctx.show_reasoning,
             elapsed: match e {
                 Entry::Tool { call_id, .. } => (ctx.elapsed)(call_id),
                 _ => None,

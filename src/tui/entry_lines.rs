@@ -24,6 +24,8 @@ pub struct Facts<'a> {
     pub selected: bool,
     /// How long the tool has been running, when it is.
     pub elapsed: Option<Duration>,
+    /// Reasoning drawn in full; else its one header line says it is hidden.
+    pub show_reasoning: bool,
 }
 
 fn plain_wrapped(
@@ -117,6 +119,10 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
             out.extend(plain_wrapped(summary.trim(), t.dim, "  ", w));
             fold(out, f.expanded, t, "summary")
         }
+        Entry::Reasoning { text } if !f.show_reasoning => vec![Line::from(Span::styled(
+            strings::reasoning_hidden(text.trim().lines().count()),
+            t.reasoning,
+        ))],
         Entry::Reasoning { text } => {
             let mut out = vec![Line::from(Span::styled("thinking", t.reasoning))];
             out.extend(plain_wrapped(text.trim(), t.reasoning, "  ", w));

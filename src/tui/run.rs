@@ -44,6 +44,8 @@ pub struct TuiOptions {
     pub notify: Notifier,
     /// From how long a turn counts as long.
     pub notify_after: Duration,
+    /// Reasoning shown at the start (`[ui] show_reasoning`; Ctrl+T toggles).
+    pub show_reasoning: bool,
     /// Sent as the first message.
     pub prompt: Option<String>,
     pub cwd_label: String,
@@ -109,6 +111,7 @@ pub async fn run(
     };
     let mut app = App::new(opts.theme, status, opts.bell, agent.mention_names());
     app.set_notify_after(opts.notify.enabled().then_some(opts.notify_after));
+    app.set_show_reasoning(opts.show_reasoning);
     let notifier = opts.notify;
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     app.set_welcome(

@@ -5,6 +5,7 @@
 pub const HELP_KEYS: &str = "\
 Keys: Enter send · Alt+Enter / Shift+Enter / Ctrl+J newline · Esc or Ctrl+C stop a running turn · \
 Ctrl+C twice quit · Ctrl+D quit on an empty input · PgUp/PgDn/Home/End/wheel scroll · \
+Ctrl+T show or hide reasoning · \
 Up/Down (empty input) history · Tab / Shift+Tab (empty input) select a block, Enter fold or \
 unfold it, Esc let go
 Editing (on the cursor's line; also in the modal's reject reason and a question's free-text \
@@ -63,6 +64,13 @@ pub const INTERRUPTED: &str = "⏹ interrupted";
 pub const SELECTED_BLOCK: &str =
     "Enter folds or unfolds the selected block · Tab next · Esc let go";
 pub const NO_BLOCKS: &str = "no tool or reasoning block on screen to select";
+/// A reasoning block while `[ui] show_reasoning` is off (or Ctrl+T hid it).
+pub fn reasoning_hidden(lines: usize) -> String {
+    let s = if lines == 1 { "" } else { "s" };
+    format!("thinking · {lines} line{s} hidden (Ctrl+T shows)")
+}
+pub const REASONING_SHOWN: &str = "reasoning shown (Ctrl+T hides it)";
+pub const REASONING_HIDDEN: &str = "reasoning hidden (Ctrl+T shows it)";
 pub const NO_SESSIONS: &str = "no other saved sessions yet";
 pub const PRESS_AGAIN_TO_QUIT: &str = "Press Ctrl+C again to quit";
 pub const PLACEHOLDER: &str = "Ask anything — Enter to send, Alt+Enter for a newline, /help";

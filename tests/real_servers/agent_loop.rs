@@ -380,6 +380,7 @@ async fn library_read_file_run(url: &str, work: &Path) -> Outcome {
     let ChatMessage::Assistant {
         content,
         tool_calls: calls,
+        ..
     } = &history[2]
     else {
         panic!("the third message is the assistant's reply: {context}");
@@ -460,6 +461,7 @@ async fn library_read_file_run(url: &str, work: &Path) -> Outcome {
     let ChatMessage::Assistant {
         content: answer,
         tool_calls,
+        ..
     } = history.last().unwrap()
     else {
         panic!("the history ends with the assistant's answer: {context}");

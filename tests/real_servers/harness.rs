@@ -82,6 +82,7 @@ pub fn settings(base_url: &str, idle_timeout: Duration) -> ProviderSettings {
         context_window: None,
         model_windows: Default::default(),
         window_caps: Default::default(),
+        reasoning: Default::default(),
     }
 }
 

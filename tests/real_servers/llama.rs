@@ -147,6 +147,7 @@ async fn llama_tool_call_round_trip() {
     req.messages.push(ChatMessage::Assistant {
         content: first.content.clone(),
         tool_calls: first.tool_calls.clone(),
+        reasoning: first.kept_reasoning(),
     });
     for call in &first.tool_calls {
         req.messages.push(ChatMessage::Tool {

@@ -356,6 +356,7 @@ async fn llmock_two_scripted_tool_calls_round_trip() {
     req.messages.push(ChatMessage::Assistant {
         content: m.content.clone(),
         tool_calls: m.tool_calls.clone(),
+        reasoning: m.kept_reasoning(),
     });
     for c in &m.tool_calls {
         req.messages.push(ChatMessage::Tool {

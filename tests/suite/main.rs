@@ -36,6 +36,7 @@ mod long_sessions;
 mod mcp_e2e;
 mod polite_probing;
 mod readme_examples;
+mod reasoning_round_trip;
 mod requests;
 mod resume_endings;
 mod retries;

@@ -28,6 +28,7 @@ async fn streamed_request_carries_history_tools_and_usage_option() {
                     name: "ls".into(),
                     arguments: r#"{"dir":"."}"#.into(),
                 }],
+                reasoning: None,
             },
             ChatMessage::Tool {
                 tool_call_id: "call_1".into(),

@@ -85,6 +85,7 @@ fn history(c: &Case) -> Vec<ChatMessage> {
         h.push(ChatMessage::Assistant {
             content: "ok".into(),
             tool_calls: Vec::new(),
+            reasoning: None,
         });
     }
     for i in 0..c.rounds {
@@ -95,6 +96,7 @@ fn history(c: &Case) -> Vec<ChatMessage> {
         h.push(ChatMessage::Assistant {
             content: String::new(),
             tool_calls: vec![call(&id, r#"{"cmd":"cat"}"#)],
+            reasoning: None,
         });
         h.push(ChatMessage::Tool {
             tool_call_id: id,

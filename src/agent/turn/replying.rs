@@ -41,6 +41,7 @@ impl Turn {
         self.chat.messages.push(ChatMessage::Assistant {
             content: std::mem::take(&mut reply.content),
             tool_calls: reply.tool_calls.clone(),
+            reasoning: reply.kept_reasoning(),
         });
         if reply.tool_calls.is_empty() {
             let end = if reply.hit_length_limit() {

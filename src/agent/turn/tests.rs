@@ -198,6 +198,7 @@ fn long_history() -> Vec<ChatMessage> {
         ChatMessage::Assistant {
             content: "ok".into(),
             tool_calls: Vec::new(),
+            reasoning: None,
         },
     ]
 }
@@ -213,6 +214,7 @@ fn rounds_history(n: usize, output: usize) -> Vec<ChatMessage> {
         h.push(ChatMessage::Assistant {
             content: String::new(),
             tool_calls: vec![call(&id, r#"{"cmd":"cat"}"#)],
+            reasoning: None,
         });
         h.push(ChatMessage::Tool {
             tool_call_id: id,
@@ -579,7 +581,7 @@ fn the_history_keeps_every_call_answered_in_order_and_a_stopped_reply_s_text() {
     assert_eq!(tools, [("c1", stand_in.as_str()), ("c2", "two")]);
     assert!(matches!(
         turn.chat().messages.last(),
-        Some(ChatMessage::Assistant { content, tool_calls }) if content == "partial" && tool_calls.is_empty()
+        Some(ChatMessage::Assistant { content, tool_calls, .. }) if content == "partial" && tool_calls.is_empty()
     ));
 }
 

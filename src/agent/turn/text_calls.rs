@@ -84,6 +84,7 @@ pub(super) fn tools_in_text(request: &mut ChatRequest) {
         if let ChatMessage::Assistant {
             content,
             tool_calls,
+            ..
         } = m
         {
             for c in std::mem::take(tool_calls) {

@@ -108,6 +108,7 @@ fn assistant(text: &str) -> ChatMessage {
     ChatMessage::Assistant {
         content: text.into(),
         tool_calls: Vec::new(),
+        reasoning: None,
     }
 }
 

@@ -287,6 +287,7 @@ fn settings() -> ProviderSettings {
         context_window: None,
         model_windows: Default::default(),
         window_caps: WindowCaps::default(),
+        reasoning: Default::default(),
     }
 }
 

@@ -16,6 +16,7 @@ use crate::tui::input::InputOutcome;
 use crate::tui::modal::ApprovalModal;
 use crate::tui::picker::Picked;
 use crate::tui::strings;
+use crate::tui::transcript::Entry;
 
 impl App {
     pub(super) fn on_mouse(&mut self, m: MouseEvent) {
@@ -30,7 +31,13 @@ impl App {
     /// caches it.
     pub fn scroll(&mut self, up: bool, n: usize) {
         let h = self.chat_height();
-        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded, self.selected);
+        let ctx = still_ctx(
+            &self.theme,
+            self.size.0,
+            &self.expanded,
+            self.selected,
+            self.show_reasoning,
+        );
         if up {
             self.chat.scroll_up(n, &self.transcript.entries, h, &ctx);
         } else {
@@ -111,6 +118,14 @@ impl App {
             KeyCode::Esc if self.busy => return Some(vec![Effect::Stop]),
             KeyCode::Esc if self.selected.is_some() => self.select(None),
             KeyCode::Char('c') if ctrl => return Some(self.ctrl_c(now)),
+            KeyCode::Char('t') if ctrl => {
+                self.set_show_reasoning(!self.show_reasoning);
+                self.show_hint(if self.show_reasoning {
+                    strings::REASONING_SHOWN
+                } else {
+                    strings::REASONING_HIDDEN
+                });
+            }
             KeyCode::Char('d') if ctrl && empty => {
                 self.quit = true;
                 return Some(vec![Effect::Quit]);
@@ -166,13 +181,23 @@ impl App {
     /// one below. Wraps around.
     fn move_selection(&mut self, up: bool) {
         let h = self.chat_height();
-        let ctx = still_ctx(&self.theme, self.size.0, &self.expanded, self.selected);
+        let ctx = still_ctx(
+            &self.theme,
+            self.size.0,
+            &self.expanded,
+            self.selected,
+            self.show_reasoning,
+        );
         let Some((first, last)) = self.chat.visible_entries(&self.transcript.entries, h, &ctx)
         else {
             return;
         };
+        // A hidden reasoning block has nothing to unfold.
+        let shown = |e: &Entry| self.show_reasoning || !matches!(e, Entry::Reasoning { .. });
         let blocks: Vec<usize> = (first..=last)
-            .filter(|&i| foldable(&self.transcript.entries[i]))
+            .filter(|&i| {
+                foldable(&self.transcript.entries[i]) && shown(&self.transcript.entries[i])
+            })
             .collect();
         if blocks.is_empty() {
             self.show_hint(strings::NO_BLOCKS);

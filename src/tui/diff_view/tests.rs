@@ -112,6 +112,7 @@ fn a_short_diff_is_shown_whole_in_the_modals_colours() {
         expanded: false,
         selected: false,
         elapsed: None,
+        show_reasoning: true,
     };
     let lines: Vec<(String, Style)> = entry_lines(&a.entries()[0], &facts)
         .into_iter()

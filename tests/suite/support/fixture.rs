@@ -82,6 +82,10 @@ pub const SIDE_ROUTES: &[&str] = &[
 
 type Routes = Arc<Mutex<HashMap<(String, String), Reply>>>;
 type Limit = Arc<Mutex<Option<ContextLimit>>>;
+/// A check on each chat request's body: `Some` is the answer instead of the script's (a
+/// server's validation, e.g. `fixture_reasoning::deepseek`).
+pub type Guard = fn(&Value) -> Option<Reply>;
+type Guards = Arc<Mutex<Vec<Guard>>>;
 
 /// The routes key's method for chat requests that are not streamed.
 const NOT_STREAMED: &str = "POST (not streamed)";
@@ -91,6 +95,7 @@ pub struct Fixture {
     script: Arc<Mutex<VecDeque<Reply>>>,
     routes: Routes,
     limit: Limit,
+    guards: Guards,
     requests: Arc<Mutex<Vec<Recorded>>>,
     closed_rx: tokio::sync::Mutex<mpsc::UnboundedReceiver<()>>,
     task: tokio::task::JoinHandle<()>,
@@ -111,13 +116,15 @@ impl Fixture {
         let script: Arc<Mutex<VecDeque<Reply>>> = Arc::default();
         let routes: Routes = Arc::default();
         let limit: Limit = Arc::default();
+        let guards: Guards = Arc::default();
         let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
         let (closed_tx, closed_rx) = mpsc::unbounded_channel();
-        let (s, rt, r, l) = (
+        let (s, rt, r, l, g) = (
             script.clone(),
             routes.clone(),
             requests.clone(),
             limit.clone(),
+            guards.clone(),
         );
         let task = tokio::spawn(async move {
             while let Ok((sock, _)) = listener.accept().await {
@@ -125,6 +132,7 @@ impl Fixture {
                     script: s.clone(),
                     routes: rt.clone(),
                     limit: l.clone(),
+                    guards: g.clone(),
                     requests: r.clone(),
                     closed: closed_tx.clone(),
                 };
@@ -138,6 +146,7 @@ impl Fixture {
             script,
             routes,
             limit,
+            guards,
             requests,
             closed_rx: tokio::sync::Mutex::new(closed_rx),
             task,
@@ -179,6 +188,12 @@ impl Fixture {
         self.route(NOT_STREAMED, "/v1/chat/completions", reply)
     }
 
+    /// Checks every chat request with `guard` before answering it (see [`Guard`]).
+    pub fn guard(&self, guard: Guard) -> &Self {
+        self.guards.lock().unwrap().push(guard);
+        self
+    }
+
     pub fn push(&self, reply: Reply) -> &Self {
         self.script.lock().unwrap().push_back(reply);
         self
@@ -210,6 +225,7 @@ struct Server {
     script: Arc<Mutex<VecDeque<Reply>>>,
     routes: Routes,
     limit: Limit,
+    guards: Guards,
     requests: Arc<Mutex<Vec<Recorded>>>,
     closed: mpsc::UnboundedSender<()>,
 }
@@ -219,6 +235,7 @@ async fn serve(mut sock: TcpStream, server: Server) -> std::io::Result<()> {
         script,
         routes,
         limit,
+        guards,
         requests,
         closed,
     } = server;
@@ -268,6 +285,12 @@ async fn serve(mut sock: TcpStream, server: Server) -> std::io::Result<()> {
         let limit = limit.lock().unwrap().filter(|_| is_chat);
         let tokens = limit.map(|_| prompt_tokens(&body));
         let recorded_streamed = is_streamed(&body);
+        let refused = if is_chat {
+            let guards = guards.lock().unwrap().clone();
+            guards.iter().find_map(|g| g(&body))
+        } else {
+            None
+        };
         requests.lock().unwrap().push(Recorded {
             method,
             path,
@@ -291,7 +314,7 @@ async fn serve(mut sock: TcpStream, server: Server) -> std::io::Result<()> {
             })
         };
         let over = limit.zip(tokens).and_then(|(l, t)| l.check(t));
-        let reply = match (routed, over) {
+        let reply = match (routed, over.or(refused)) {
             (_, Some(overflow)) => overflow,
             (routed, None) => match routed {
                 Some(Reply::Next) => next(),

@@ -3,6 +3,7 @@
 pub mod context_limit;
 pub mod controller;
 pub mod fixture;
+pub mod fixture_reasoning;
 pub mod fixture_timeouts;
 pub mod sessions;
 pub mod tui;
@@ -37,6 +38,7 @@ pub fn settings(base_url: &str) -> ProviderSettings {
         context_window: None,
         model_windows: Default::default(),
         window_caps: Default::default(),
+        reasoning: Default::default(),
     }
 }
 

@@ -55,7 +55,7 @@ fn a_call_written_as_text_runs_and_the_history_is_structured() {
     assert_eq!(done.map(|m| m.content.as_str()), Some("Let me run it."));
     assert!(matches!(
         t.chat().messages.last(),
-        Some(ChatMessage::Assistant { content, tool_calls })
+        Some(ChatMessage::Assistant { content, tool_calls, .. })
             if content == "Let me run it." && tool_calls == calls
     ));
 }
@@ -71,7 +71,7 @@ fn off_leaves_the_text_as_it_is() {
     assert!(t.is_done());
     assert!(matches!(
         t.chat().messages.last(),
-        Some(ChatMessage::Assistant { content, tool_calls }) if content == HERMES && tool_calls.is_empty()
+        Some(ChatMessage::Assistant { content, tool_calls, .. }) if content == HERMES && tool_calls.is_empty()
     ));
 }
 
@@ -123,6 +123,7 @@ fn earlier_calls_are_written_as_text_for_a_server_without_tools() {
                     name: "run_command".into(),
                     arguments: r#"{"cmd":"make"}"#.into(),
                 }],
+                reasoning: None,
             },
         ],
     );
@@ -134,6 +135,7 @@ fn earlier_calls_are_written_as_text_for_a_server_without_tools() {
         ChatMessage::Assistant {
             content: "Running.\n<tool_call>\n{\"arguments\":{\"cmd\":\"make\"},\"name\":\"run_command\"}\n</tool_call>".into(),
             tool_calls: Vec::new(),
+            reasoning: None,
         }
     );
 }

@@ -80,3 +80,43 @@ fn the_popup_shows_the_matching_commands_with_their_help() {
     )));
     assert!(!render(&a, Instant::now()).contains("Commands"));
 }
+
+/// Ctrl+T hides the reasoning (one line says how much) and shows it again; the setting picks
+/// where it starts.
+#[test]
+fn ctrl_t_hides_and_shows_the_reasoning() {
+    use crate::events::Event;
+    use crate::provider::StreamDelta;
+    use crate::tui::strings;
+
+    let thought = "First I read the file.\nThen I run the tests.";
+    for start in [true, false] {
+        let mut a = app();
+        a.set_show_reasoning(start);
+        send(&mut a, "go");
+        agent(&mut a, Event::Delta(StreamDelta::Reasoning(thought.into())));
+        agent(&mut a, Event::Delta(StreamDelta::Text("Answer.".into())));
+        let hidden = strings::reasoning_hidden(2);
+        for shown in [start, !start, start] {
+            assert_eq!(a.show_reasoning(), shown);
+            let screen = render(&a, Instant::now());
+            assert_eq!(screen.contains("Then I run the tests."), shown, "{screen}");
+            assert_eq!(screen.contains(&hidden), !shown, "{screen}");
+            assert!(screen.contains("Answer."), "{screen}");
+            assert!(a.update(ctrl('t')).is_empty());
+            let said = if shown {
+                strings::REASONING_HIDDEN
+            } else {
+                strings::REASONING_SHOWN
+            };
+            assert_eq!(a.flash(), Some(said));
+        }
+        // Tab selects the reasoning block only while it is shown.
+        a.set_show_reasoning(false);
+        a.update(key(KeyCode::Tab));
+        assert_eq!(a.flash(), Some(strings::NO_BLOCKS));
+        a.set_show_reasoning(true);
+        a.update(key(KeyCode::Tab));
+        assert!(a.has_selection());
+    }
+}
