@@ -7,10 +7,10 @@
 //!
 //! Pure: no IO. Finding the window (asking the server) is the caller's job.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::provider::{ChatRequest, ToolSpec};
-use crate::tools::configured::{Group, ToolSetup};
+use crate::tools::configured::ToolSetup;
 use crate::tools::registry::Registry;
 
 /// The most characters the default tools' schemas (the `tools` array as sent) and the default
@@ -19,15 +19,36 @@ use crate::tools::registry::Registry;
 /// when the defaults grow past it; raise it only for something the model cannot do without.
 pub const DEFAULT_FOOTPRINT_BUDGET_CHARS: usize = 5_000;
 
-/// A window of at most this many tokens is small: without a user choice, only the file tools
-/// are offered.
-pub const SMALL_WINDOW_TOKENS: u32 = 8192;
-
-/// The group offered instead of the default one in a small window.
-const SMALL_WINDOW_GROUP: &str = "files";
+/// The share of the window the system message and the tool schemas may take together (a
+/// quarter): the rest is the conversation's and the reply's.
+pub const TOOLS_SHARE_DIVISOR: u64 = 4;
 
 /// The group the user gets when they choose nothing (`chat.default_tools` unset).
 const DEFAULT_GROUP: &str = "agent";
+
+/// The built-in tools from the most needed to the least: what a small window keeps first, and
+/// what an overflow retry drops last. A tool not listed (a configured or MCP one) comes after.
+const KEEP_ORDER: [&str; 11] = [
+    "read_file",
+    "edit_file",
+    "run_command",
+    "grep_search",
+    "create_file",
+    "file_search",
+    "delete_file",
+    "get_changed_files",
+    "ask_questions",
+    "fetch_webpage",
+    "memory",
+];
+
+/// Where `name` stands in [`KEEP_ORDER`] (unlisted tools after every listed one).
+pub fn keep_rank(name: &str) -> usize {
+    KEEP_ORDER
+        .iter()
+        .position(|n| *n == name)
+        .unwrap_or(KEEP_ORDER.len())
+}
 
 /// What sayso sends with every request before the conversation, in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,56 +139,81 @@ pub struct WindowOffer {
     pub notice: Option<String>,
 }
 
-/// The tools to offer when the model's window is `window_tokens` tokens.
-///
-/// When the window is at most [`SMALL_WINDOW_TOKENS`] and the user did not choose the tools
-/// (`user_chose`: `--tools`, or `chat.default_tools` in a config file; pass
-/// `config.tools.default_tools_chosen`), only the offered tools that belong to the `files`
-/// group are kept, with a notice. Otherwise `setup.active` unchanged and no notice: a larger
-/// window, a user choice, a window of 0 (unknown), or a `files` group that would leave nothing
-/// or remove nothing.
-pub fn offer_for_window(window_tokens: u32, setup: &ToolSetup, user_chose: bool) -> WindowOffer {
-    offer_for(
+/// The tools to offer when the model's window is `window_tokens` tokens, estimating with the
+/// default ratio and `setup`'s system message built on `system_prompt` and `environment`.
+pub fn offer_for_window(
+    window_tokens: u32,
+    setup: &ToolSetup,
+    system_prompt: &str,
+    environment: &str,
+    user_chose: bool,
+) -> WindowOffer {
+    let cost = |tools: &BTreeSet<String>| {
+        let offered = ToolSetup {
+            active: tools.clone(),
+            ..setup.clone()
+        };
+        let system = system_message(&offered, system_prompt, environment);
+        system.len() + tools_json(&specs(&offered)).len()
+    };
+    offer_sized(
         u64::from(window_tokens),
+        3.0,
         &setup.active,
-        &setup.groups,
+        cost,
         user_chose,
     )
 }
 
-/// [`offer_for_window`] on the parts of a setup: the tools offered now and the groups.
-pub fn offer_for(
+/// The largest set of the `active` tools whose system message and schemas (`cost`: their
+/// characters as a request sends them) stay under a quarter of a window of `window_tokens`
+/// tokens, at `ratio` characters a token: the tools taken in [`KEEP_ORDER`], each one kept
+/// when it still fits. With a note saying which were chosen and how to have more. `active`
+/// unchanged and no note: the user chose the tools (`user_chose`: `--tools`, or
+/// `chat.default_tools` in a config file), the window is unknown (0), or they all fit.
+pub fn offer_sized(
     window_tokens: u64,
+    ratio: f64,
     active: &BTreeSet<String>,
-    groups: &BTreeMap<String, Group>,
+    cost: impl Fn(&BTreeSet<String>) -> usize,
     user_chose: bool,
 ) -> WindowOffer {
     let unchanged = || WindowOffer {
         tools: active.clone(),
         notice: None,
     };
-    if user_chose || window_tokens == 0 || window_tokens > u64::from(SMALL_WINDOW_TOKENS) {
+    let limit = window_tokens / TOOLS_SHARE_DIVISOR;
+    let tokens = |tools: &BTreeSet<String>| (cost(tools) as f64 / ratio.max(0.5)).ceil() as u64;
+    if user_chose || window_tokens == 0 || tokens(active) <= limit {
         return unchanged();
     }
-    let Some(files) = groups.get(SMALL_WINDOW_GROUP) else {
-        return unchanged();
+    let mut ranked: Vec<&String> = active.iter().collect();
+    ranked.sort_by_key(|n| keep_rank(n));
+    let mut tools = BTreeSet::new();
+    for name in ranked {
+        tools.insert(name.clone());
+        if tokens(&tools) > limit {
+            tools.remove(name);
+        }
+    }
+    let mut listed: Vec<&String> = tools.iter().collect();
+    listed.sort_by_key(|n| keep_rank(n));
+    let chosen = match listed.len() {
+        0 => "no tools".to_owned(),
+        _ => listed
+            .iter()
+            .map(|n| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
     };
-    let tools: BTreeSet<String> = files
-        .tools
-        .iter()
-        .filter(|t| active.contains(*t))
-        .cloned()
-        .collect();
-    if tools.is_empty() || &tools == active {
-        return unchanged();
-    }
+    let notice = format!(
+        "the model's window is {} tokens: offering {chosen} (what fits in a quarter of it, about {} tokens); add more with @{{{DEFAULT_GROUP}}} or --tools",
+        thousands(window_tokens),
+        thousands(limit),
+    );
     WindowOffer {
         tools,
-        notice: Some(format!(
-            "the model's window is {} tokens: offering the {SMALL_WINDOW_GROUP} tools only; \
-             add more with @{{{DEFAULT_GROUP}}} or --tools",
-            thousands(window_tokens)
-        )),
+        notice: Some(notice),
     }
 }
 

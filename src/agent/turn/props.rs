@@ -275,7 +275,7 @@ proptest! {
                     Effect::Emit(Event::TurnEnded(_)) => {
                         prop_assert!(matches!(fx.get(i + 1), Some(Effect::Finish(_))));
                     }
-                    Effect::Emit(_) | Effect::WindowLearned => {}
+                    Effect::Emit(_) | Effect::WindowLearned | Effect::ToolsDropped(_) => {}
                 }
             }
             prop_assert!(asks <= 1, "more than one question in a step: {fx:?}");

@@ -147,6 +147,7 @@ pub fn words(effects: &[Effect]) -> Vec<String> {
                 Some(format!("run {}", ids.join(",")))
             }
             Effect::WindowLearned => Some("window learned".into()),
+            Effect::ToolsDropped(names) => Some(format!("dropped {}", names.join(","))),
             Effect::Finish(f) if f.queued.is_empty() => Some(format!("done {}", end_word(&f.end))),
             Effect::Finish(f) => Some(format!(
                 "done {}, queued {}",
