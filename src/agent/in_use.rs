@@ -69,14 +69,12 @@ impl WindowState {
         });
     }
 
-    /// Whether a usage of `prompt` tokens for `sent` characters calibrates the ratio: it can be
-    /// a count of the request ([`plausible_prompt`]) and its ratio is one a tokenizer gives
-    /// (between [`MIN_CHARS_PER_TOKEN`] and [`MAX_CHARS_PER_TOKEN`]). A ratio outside is not
+    /// Whether a plausible usage of `prompt` tokens for `sent` characters calibrates the ratio:
+    /// its ratio is one a tokenizer gives (between [`MIN_CHARS_PER_TOKEN`] and [`MAX_CHARS_PER_TOKEN`]). A ratio outside is not
     /// clamped into the range: it is not taken at all.
     fn calibrates(&self, prompt: u64, sent: usize) -> bool {
         let ratio = sent as f64 / prompt.max(1) as f64;
-        plausible_prompt(prompt, sent, self.calibrated_on)
-            && (MIN_CHARS_PER_TOKEN..=MAX_CHARS_PER_TOKEN).contains(&ratio)
+        (MIN_CHARS_PER_TOKEN..=MAX_CHARS_PER_TOKEN).contains(&ratio)
     }
 
     /// The server counted `prompt` tokens in a request of `sent` characters (its overflow
@@ -107,10 +105,12 @@ impl WindowState {
                     completion,
                 },
             },
-            Some(p) if !self.usage_distrusted && self.calibrates(p, sent) => {
-                self.ratio_before = self.ratio;
-                self.ratio = sent as f64 / p as f64;
-                self.calibrated_on = Some((p, sent));
+            Some(p) if !self.usage_distrusted && plausible_prompt(p, sent, self.calibrated_on) => {
+                if self.calibrates(p, sent) {
+                    self.ratio_before = self.ratio;
+                    self.ratio = sent as f64 / p as f64;
+                    self.calibrated_on = Some((p, sent));
+                }
                 InUse {
                     tokens: p + completion,
                     counted: Counted::Server {

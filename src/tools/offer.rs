@@ -294,78 +294,122 @@ mod tests {
         list.iter().map(|s| s.to_string()).collect()
     }
 
-    fn files_group(setup: &ToolSetup) -> BTreeSet<String> {
-        setup.groups["files"].tools.iter().cloned().collect()
+    const ENVIRONMENT: &str = "Environment:\n- working directory: /home/user/src/project";
+
+    fn offer(window: u32, setup: &ToolSetup, config: &Config, chose: bool) -> WindowOffer {
+        offer_for_window(window, setup, &config.system_prompt, ENVIRONMENT, chose)
+    }
+
+    /// The estimated tokens of offering `tools` (as `offer_for_window` counts them).
+    fn cost(setup: &ToolSetup, config: &Config, tools: &BTreeSet<String>) -> u64 {
+        let offered = ToolSetup {
+            active: tools.clone(),
+            ..setup.clone()
+        };
+        let chars = system_message(&offered, &config.system_prompt, ENVIRONMENT).len()
+            + tools_json(&specs(&offered)).len();
+        (chars as f64 / 3.0).ceil() as u64
     }
 
     #[test]
-    fn a_small_window_without_a_choice_offers_the_file_tools_with_a_notice() {
-        let (_, setup) = default_setup();
-        for window in [2048, 4096, 8192] {
-            let offer = offer_for_window(window, &setup, false);
-            assert_eq!(offer.tools, files_group(&setup), "window {window}");
-            assert!(offer.tools.len() < setup.active.len());
+    fn a_small_window_offers_the_largest_set_under_a_quarter_of_it_most_needed_first() {
+        let (config, setup) = default_setup();
+        for window in [2048u32, 4096, 6000] {
+            let o = offer(window, &setup, &config, false);
+            let quarter = u64::from(window) / 4;
+            assert!(o.tools.len() < setup.active.len(), "window {window}");
+            assert!(
+                cost(&setup, &config, &o.tools) <= quarter,
+                "window {window}: {:?}",
+                o.tools
+            );
+            // Largest: no tool left out would still fit beside the others.
+            for left_out in setup.active.difference(&o.tools) {
+                let mut more = o.tools.clone();
+                more.insert(left_out.clone());
+                assert!(
+                    cost(&setup, &config, &more) > quarter,
+                    "{left_out} fits too"
+                );
+            }
+            let notice = o.notice.expect("a notice says which");
+            assert!(
+                notice.contains("add more with @{agent} or --tools"),
+                "{notice}"
+            );
         }
-        assert_eq!(
-            offer_for_window(4096, &setup, false).notice.as_deref(),
-            Some(
-                "the model's window is 4,096 tokens: offering the files tools only; \
-                 add more with @{agent} or --tools"
-            )
+        // 4,096 tokens: a quarter is about 3,000 characters; the most needed come first, and
+        // running a command is one of them.
+        let o = offer(4096, &setup, &config, false);
+        assert!(
+            o.tools
+                .is_superset(&names(&["read_file", "edit_file", "run_command"])),
+            "{:?}",
+            o.tools
+        );
+        assert!(!o.tools.contains("ask_questions"), "{:?}", o.tools);
+        assert!(
+            o.notice.as_deref().is_some_and(|n| n.starts_with(
+                "the model's window is 4,096 tokens: offering read_file, edit_file, run_command, "
+            ) && n
+                .contains("(what fits in a quarter of it, about 1,024 tokens)")),
+            "{:?}",
+            o.notice
         );
     }
 
     #[test]
-    fn a_window_over_8192_tokens_keeps_the_default_tools() {
-        let (_, setup) = default_setup();
-        for window in [8193, 32_768, 1_000_000] {
-            let offer = offer_for_window(window, &setup, false);
-            assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+    fn an_8k_window_keeps_every_default_tool() {
+        let (config, setup) = default_setup();
+        for window in [8192, 32_768, 1_000_000] {
+            let o = offer(window, &setup, &config, false);
+            assert_eq!((o.tools, o.notice), (setup.active.clone(), None));
         }
     }
 
     #[test]
+    fn a_window_too_small_for_any_tool_offers_none_and_says_so() {
+        let (config, setup) = default_setup();
+        let o = offer(512, &setup, &config, false);
+        assert_eq!(o.tools, BTreeSet::new());
+        assert!(
+            o.notice
+                .as_deref()
+                .is_some_and(|n| n.contains("512 tokens: offering no tools")),
+            "{:?}",
+            o.notice
+        );
+    }
+
+    #[test]
     fn a_user_choice_is_kept_whatever_the_window() {
-        let (_, mut setup) = default_setup();
-        let offer = offer_for_window(4096, &setup, true);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+        let (config, mut setup) = default_setup();
+        let o = offer(4096, &setup, &config, true);
+        assert_eq!((o.tools, o.notice), (setup.active.clone(), None));
         setup.active = names(&["run_command", "read_file"]);
-        let offer = offer_for_window(2048, &setup, true);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+        let o = offer(1024, &setup, &config, true);
+        assert_eq!((o.tools, o.notice), (setup.active.clone(), None));
     }
 
     #[test]
     fn an_unknown_window_of_zero_changes_nothing() {
-        let (_, setup) = default_setup();
-        let offer = offer_for_window(0, &setup, false);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+        let (config, setup) = default_setup();
+        let o = offer(0, &setup, &config, false);
+        assert_eq!((o.tools, o.notice), (setup.active.clone(), None));
     }
 
     #[test]
-    fn only_offered_tools_of_the_files_group_are_kept() {
-        let (_, mut setup) = default_setup();
-        // A configured `agent` group without some file tools: none is added back.
-        setup.active = names(&["run_command", "read_file", "grep_search"]);
-        let offer = offer_for_window(4096, &setup, false);
-        assert_eq!(offer.tools, names(&["grep_search", "read_file"]));
-        assert!(offer.notice.is_some());
-    }
-
-    #[test]
-    fn nothing_changes_when_the_files_group_would_not_shrink_the_set() {
-        let (_, mut setup) = default_setup();
-        setup.active = names(&["read_file", "grep_search"]);
-        let offer = offer_for_window(4096, &setup, false);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
-
-        setup.active = names(&["run_command", "fetch_webpage"]);
-        let offer = offer_for_window(4096, &setup, false);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
-
-        let (_, mut setup) = default_setup();
-        setup.groups.remove("files");
-        let offer = offer_for_window(4096, &setup, false);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+    fn only_offered_tools_are_kept_and_a_ratio_that_packs_more_keeps_more() {
+        let active = names(&["run_command", "read_file", "grep_search", "mcp_thing"]);
+        // Each tool 1,000 characters; a window of 4,000 tokens: a quarter is 1,000 tokens.
+        let cost = |t: &BTreeSet<String>| t.len() * 1_000;
+        let o = offer_sized(4_000, 3.0, &active, cost, false);
+        assert_eq!(o.tools, names(&["read_file", "run_command", "grep_search"]));
+        let o = offer_sized(4_000, 1.0, &active, cost, false);
+        assert_eq!(o.tools, names(&["read_file"]));
+        let o = offer_sized(4_000, 4.0, &active, cost, false);
+        assert_eq!((o.tools, o.notice), (active.clone(), None));
+        assert!(keep_rank("mcp_thing") > keep_rank("memory"));
     }
 
     #[test]

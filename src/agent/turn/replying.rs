@@ -5,7 +5,7 @@
 //! and retrying strictly smaller.
 
 use super::{Effect, MAX_OVERFLOW_RETRIES, Phase, Turn};
-use crate::agent::context::tokens;
+use crate::agent::context::{MIN_CHARS_PER_TOKEN, tokens};
 use crate::events::{Event, Notice, TurnEnd};
 use crate::provider::{AssistantMessage, ChatMessage, ProviderError, StreamDelta, StreamEvent};
 
@@ -84,7 +84,10 @@ impl Turn {
         let counted = prompt.filter(|p| w.calibrate_on_count(*p, sent));
         if counted.is_none() && sent > 0 {
             // No count: the server found it at least its window's size.
-            w.ratio = w.ratio.min(sent as f64 / w.tokens.max(1) as f64);
+            w.ratio = w
+                .ratio
+                .min(sent as f64 / w.tokens.max(1) as f64)
+                .max(MIN_CHARS_PER_TOKEN);
         }
         self.overflowed_chars = self.overflowed_chars.min(sent);
         self.compacted_for_retry = false;
