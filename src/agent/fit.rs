@@ -8,7 +8,7 @@
 //! Not here: asking for the summary (the turn's driver), building it
 //! ([`super::compaction`]), the budget's shares ([`super::context::Budget`]).
 
-use super::context::{Budget, prepare, prune, request_chars, tools_chars};
+use super::context::{Budget, cut_last_outputs, prepare, prune, request_chars, tools_chars};
 use super::window::WindowState;
 use crate::events::{Event, Notice};
 use crate::provider::{ChatMessage, ProviderError, ToolSpec};
@@ -92,8 +92,9 @@ pub enum Retry {
 /// Strictly smaller than `failed` and under the input budget by the estimate, the cheapest
 /// way first: old tool outputs as stand-ins; then (unless `compacted` already) a compaction;
 /// then fewer tools, the least needed dropped first ([`crate::tools::offer::keep_rank`]),
-/// with only the last round's outputs kept; else the error naming both sizes. Never the
-/// same request again.
+/// with only the last round's outputs kept, when that is enough; then the last round's
+/// outputs cut to fit (with as many tools as still fit); else the error naming both sizes.
+/// Never the same request again.
 pub fn retry(
     w: &mut WindowState,
     messages: &[ChatMessage],
@@ -122,20 +123,34 @@ pub fn retry(
     let sent = prune(messages, 1).0;
     let mut ranked = tools.to_vec();
     ranked.sort_by_key(|t| crate::tools::offer::keep_rank(&t.name));
-    for keep in (0..tools.len()).rev() {
-        let kept = &ranked[..keep];
-        if fits(w, &sent, kept) {
-            w.last_sent_chars = request_chars(&sent, kept);
+    // Fewer tools, as long as that is enough; else the last round's outputs cut too.
+    let send = |w: &mut WindowState, sent: Vec<ChatMessage>, kept: &[ToolSpec]| {
+        w.last_sent_chars = request_chars(&sent, kept);
+        Retry::Send {
+            messages: sent,
             // In the order they were offered.
-            let kept: Vec<ToolSpec> = tools
+            tools: tools
                 .iter()
                 .filter(|t| kept.iter().any(|k| k.name == t.name))
                 .cloned()
-                .collect();
-            return Retry::Send {
-                messages: sent,
-                tools: kept,
-            };
+                .collect(),
+        }
+    };
+    for keep in (0..tools.len()).rev() {
+        if fits(w, &sent, &ranked[..keep]) {
+            return send(w, sent, &ranked[..keep]);
+        }
+    }
+    for keep in (0..=tools.len()).rev() {
+        let kept = &ranked[..keep];
+        let room = ((input as f64) * w.ratio.max(0.5)).floor() as usize;
+        let limit = room
+            .min(failed.saturating_sub(1))
+            .saturating_sub(tools_chars(kept));
+        if let Some(cut) = cut_last_outputs(&sent, limit)
+            && fits(w, &cut, kept)
+        {
+            return send(w, cut, kept);
         }
     }
     // What is named: the system prompt alone when even no tools leave room, else the tools.
