@@ -60,7 +60,8 @@ pub fn fit(
 }
 
 /// After the compaction [`fit`] asked for (or found nothing to compact): the history pruned
-/// under the input budget, else with only the last round's outputs kept, if that fits.
+/// under the input budget, else with only the last round's outputs kept — cut to their heads
+/// when they alone are too large — if that fits.
 pub fn after_compaction(
     w: &mut WindowState,
     messages: &[ChatMessage],
@@ -68,8 +69,16 @@ pub fn after_compaction(
     interaction: Interaction,
     out: &mut Vec<Event>,
 ) -> Result<Vec<ChatMessage>, ProviderError> {
-    let sent = pruned_under(w, w.budget().input(), messages, tools, out)
-        .unwrap_or_else(|| prune(messages, 1).0);
+    let input = w.budget().input();
+    let mut sent =
+        pruned_under(w, input, messages, tools, out).unwrap_or_else(|| prune(messages, 1).0);
+    // The last round's own outputs too large: their heads, with a note.
+    if w.estimate(&sent, tools) > input {
+        let room = ((input as f64) * w.ratio.max(0.5)).floor() as usize;
+        if let Some(cut) = cut_last_outputs(&sent, room.saturating_sub(tools_chars(tools))) {
+            sent = cut;
+        }
+    }
     checked(w, sent, tools, interaction)
 }
 

@@ -32,6 +32,7 @@ mod judge;
 mod local_servers;
 mod long_sessions;
 mod mcp_e2e;
+mod overflow_recovers;
 mod readme_examples;
 mod requests;
 mod resume_endings;
