@@ -202,3 +202,42 @@ async fn when_not_even_the_system_prompt_fits_the_error_names_both_sizes_and_not
     );
     assert!(!error.contains("shorten the message"), "{error}");
 }
+
+#[tokio::test]
+async fn a_4k_window_offers_the_tools_that_fit_a_quarter_of_it_running_commands_included() {
+    let fx = Fixture::start().await;
+    fx.context_limit(4096, Overflow::LlamaCpp);
+    fx.push(Reply::Stream(sse::text_reply(&["Hello."])));
+    let home = home_with(&fx.base_url(), "");
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "--json", "hi"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let chats = chat_requests(&fx);
+    let offered: Vec<&str> = chats[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    for needed in ["read_file", "edit_file", "run_command"] {
+        assert!(offered.contains(&needed), "{needed}: {offered:?}");
+    }
+    assert!(!offered.contains(&"ask_questions"), "{offered:?}");
+    let notices: Vec<String> = crate::support::json_lines(&out.stdout)
+        .iter()
+        .filter(|e| e["type"] == "notice")
+        .filter_map(|e| e["message"].as_str().map(str::to_owned))
+        .filter(|m| m.contains("4,096 tokens: offering"))
+        .collect();
+    assert_eq!(notices.len(), 1, "said once: {notices:?}");
+    assert!(
+        notices[0].starts_with(
+            "the model's window is 4,096 tokens: offering read_file, edit_file, run_command"
+        ) && notices[0].ends_with(
+            "(what fits in a quarter of it, about 1,024 tokens); add more with @{agent} or --tools"
+        ),
+        "{}",
+        notices[0]
+    );
+}
