@@ -326,48 +326,6 @@ pub fn prepare(
     Some(with_stand_ins(messages, cache.before(before)))
 }
 
-/// `messages` with the tool outputs of the last round cut (the largest first, each keeping its
-/// head and a note) until the messages take at most `limit` characters; `None` when cutting
-/// them all to their notes is not enough. The request only: the history keeps them whole.
-pub fn cut_last_outputs(messages: &[ChatMessage], limit: usize) -> Option<Vec<ChatMessage>> {
-    let total: usize = messages.iter().map(message_chars).sum();
-    let mut excess = total.checked_sub(limit)?;
-    if excess == 0 {
-        return None;
-    }
-    let from = round_start(messages, 1);
-    let mut order: Vec<usize> = (from..messages.len())
-        .filter(|i| matches!(messages[*i], ChatMessage::Tool { .. }))
-        .collect();
-    order.sort_by_key(|i| std::cmp::Reverse(message_chars(&messages[*i])));
-    let mut out = messages.to_vec();
-    for i in order {
-        let ChatMessage::Tool { content, .. } = &mut out[i] else {
-            continue;
-        };
-        let note = |cut: usize| {
-            format!(
-                "\n[… {cut} more characters cut: the output did not fit the model's context window; ask for a smaller part]"
-            )
-        };
-        // What the note itself takes (its number at most as long as the content's length).
-        let room = note(content.len()).len();
-        if content.len() <= room {
-            continue;
-        }
-        let keep = content.len().saturating_sub(excess + room);
-        let head = crate::text_cut::head(content, keep).to_owned();
-        let cut = content.len() - head.len();
-        let replaced = format!("{head}{}", note(cut));
-        excess = excess.saturating_sub(content.len().saturating_sub(replaced.len()));
-        *content = replaced;
-        if excess == 0 {
-            return Some(out);
-        }
-    }
-    None
-}
-
 /// Where the verbatim tail starts for a compaction: the last user message (the turn in
 /// progress, with its calls and their results), or the end when there is none.
 pub fn tail_start(messages: &[ChatMessage]) -> usize {
@@ -489,29 +447,6 @@ mod tests {
         // Growth within the slack proves nothing either way; a shrunk prompt (pruned) neither.
         assert!(plausible_prompt(5_000, 20_200, Some((5_000, 20_000))));
         assert!(plausible_prompt(3_000, 12_000, Some((5_000, 20_000))));
-    }
-
-    #[test]
-    fn the_last_round_s_outputs_are_cut_to_fit_the_largest_first() {
-        let mut messages = turn(0, &"a".repeat(9_000));
-        messages.extend(turn(1, &"b".repeat(30_000)));
-        messages.pop();
-        let total: usize = messages.iter().map(message_chars).sum();
-        let cut = cut_last_outputs(&messages, total - 20_000).expect("cut");
-        assert!(cut.iter().map(message_chars).sum::<usize>() <= total - 20_000);
-        assert_eq!(cut.len(), messages.len());
-        assert_eq!(cut[2], messages[2], "an older round is not the last one");
-        let ChatMessage::Tool { content, .. } = &cut[6] else {
-            panic!("{:?}", cut[6]);
-        };
-        assert!(content.starts_with("bbbb"));
-        assert!(
-            content.ends_with("more characters cut: the output did not fit the model's context window; ask for a smaller part]"),
-            "{content}"
-        );
-        // Not even the notes alone fit; and nothing to cut when it fits already.
-        assert_eq!(cut_last_outputs(&messages, 100), None);
-        assert_eq!(cut_last_outputs(&messages, total), None);
     }
 
     #[test]

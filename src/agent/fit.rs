@@ -8,7 +8,8 @@
 //! Not here: asking for the summary (the turn's driver), building it
 //! ([`super::compaction`]), the budget's shares ([`super::context::Budget`]).
 
-use super::context::{Budget, cut_last_outputs, prepare, prune, request_chars, tools_chars};
+use super::context::{Budget, prepare, prune, request_chars, tools_chars};
+use super::output_cut::cut_last_outputs;
 use super::window::WindowState;
 use crate::events::{Event, Notice};
 use crate::provider::{ChatMessage, ProviderError, ToolSpec};

@@ -31,6 +31,8 @@
 //! - [`context_report`]: `/context`, what fills the window.
 //! - [`mcp_sync`]: the MCP servers' tools offered as they start, change or fail.
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
+//! - [`output_cut`]: the last round's tool outputs cut to their heads: the last resort before
+//!   a request is refused as too large.
 
 mod build;
 pub use build::build;
@@ -44,6 +46,7 @@ pub mod instructions;
 pub mod loop_guard;
 pub mod mcp_sync;
 pub mod mentions;
+pub mod output_cut;
 pub mod resume_mode;
 pub mod saving;
 pub mod task;
