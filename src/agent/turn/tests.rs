@@ -855,3 +855,32 @@ fn when_even_the_system_prompt_cannot_fit_the_end_names_both_sizes() {
     );
     assert!(!message.contains("shorten the message"), "{message}");
 }
+
+#[test]
+fn a_last_output_too_large_for_the_window_is_sent_cut_not_refused() {
+    let mut turn = turn_on(vec![system("sys")], 9_000, rules());
+    turn.step(user("hi"));
+    turn.step(calls(&["c1"]));
+    let fx = turn.step(Input::Batch(Answers {
+        results: vec![Answer {
+            call_id: "c1".into(),
+            end: CallEnd::Success,
+            content: "o".repeat(40_000),
+        }],
+        had_error: false,
+        ends_turn: None,
+    }));
+    assert_eq!(words(&fx), ["info", "request 4"]);
+    let sent = request_of(&fx).expect("a request");
+    let w = &turn.chat().window;
+    assert!(w.estimate(&sent.messages, &sent.tools) <= w.budget().input());
+    assert!(matches!(
+        &sent.messages[3],
+        ChatMessage::Tool { content, .. } if content.starts_with("ooo") && content.ends_with("ask for a smaller part]")
+    ));
+    // The history keeps the whole output.
+    assert!(matches!(
+        &turn.chat().messages[3],
+        ChatMessage::Tool { content, .. } if content.len() == 40_000
+    ));
+}
