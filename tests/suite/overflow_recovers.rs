@@ -241,3 +241,51 @@ async fn a_4k_window_offers_the_tools_that_fit_a_quarter_of_it_running_commands_
         notices[0]
     );
 }
+
+#[tokio::test]
+async fn behind_litellm_the_retry_after_learning_4096_fits_by_the_server_s_count() {
+    let fx = Fixture::start().await;
+    // No window reported (8,192 assumed, all the default tools offered), the real one 4,096,
+    // and a byte-level tokenizer (llama-server's tiny model): the first request is about 5,000
+    // tokens, as measured through LiteLLM.
+    let quirks = Quirks {
+        chars_per_token: 1,
+        props: false,
+        ..Quirks::default()
+    };
+    fx.limit_with(ContextLimit {
+        n_ctx: 4096,
+        style: Overflow::LlamaCpp,
+        quirks,
+    });
+    fx.push(Reply::Stream(sse::text_reply(&["Read it."])));
+    let home = home_with(&fx.base_url(), "");
+    let message = "hi".to_owned();
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", &message]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(out.stdout.trim(), "Read it.");
+    let chats = chat_requests(&fx);
+    assert_eq!(chats.len(), 2, "{}", out.stderr);
+    let counted: Vec<u64> = chats.iter().map(|r| quirks.tokens(&r.body)).collect();
+    assert!(counted[0] >= 4096 && counted[1] < 4096, "{counted:?}");
+    assert!(size(&chats[1]) < size(&chats[0]));
+    // What made room is fewer tools (the most needed kept), and that was said.
+    let offered: Vec<&str> = chats[1].body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["function"]["name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(offered.contains(&"read_file"), "{offered:?}");
+    assert!(!offered.contains(&"ask_questions"), "{offered:?}");
+    assert!(
+        out.stderr
+            .contains("to fit the window, fewer tools are offered from now on: "),
+        "{}",
+        out.stderr
+    );
+}
