@@ -245,7 +245,8 @@ impl Agent {
         }
         self.engine.restore_approvals(saved.remembered.clone());
         if let Some(ratio) = saved.ratio.filter(|r| r.is_finite()) {
-            self.window.ratio = ratio.clamp(1.0, 8.0);
+            self.window.ratio =
+                ratio.clamp(context::MIN_CHARS_PER_TOKEN, context::MAX_CHARS_PER_TOKEN);
         }
         let (mode, notice) = resume_mode::resumed_mode(saved.mode, self.start_mode);
         self.engine.mode().set(mode);
