@@ -171,6 +171,10 @@ pub enum Event {
     /// `@{…}` mentions offered these tools for the rest of the chat.
     #[serde(rename = "tools")]
     ToolsAdded { names: Vec<String> },
+    /// A request for the model's reply went out (each round's, not its retries): until a delta
+    /// comes, the front end can say how long it has waited for the first token.
+    #[serde(skip)]
+    RequestSent,
     /// A piece of the reply being streamed.
     #[serde(skip)]
     Delta(StreamDelta),

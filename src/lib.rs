@@ -9,7 +9,8 @@
 //!   runner's and the MCP stdio client's); [`exit`]: exit codes; [`signals`]: SIGINT/TERM/HUP;
 //!   [`logging`]: file logging (never to the terminal).
 //! - [`provider`]: the OpenAI-compatible client: request, SSE framing, lenient chunk decoding,
-//!   delta assembly, retries, the models list, each model's context window, and the model
+//!   delta assembly, retries (and the per-server pause after a 429), the models list, each
+//!   model's context window, and the model
 //!   servers running on this machine (for a first run with nothing configured).
 //! - [`secrets`]: the process's secret values (keys, header values, MCP tokens): taken out of
 //!   the environment at start, scrubbed from whatever a tool or a file brings in; and the check

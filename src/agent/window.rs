@@ -197,9 +197,12 @@ impl Agent {
     }
 
     /// The window the server's overflow error gave is the one of the model in use: the next
-    /// turn does not ask again.
+    /// turn does not ask again, and the next run does not trust the cached window.
     pub(super) fn window_learned(&mut self) {
-        self.learning.learned_for = Some((self.model.get(), self.client.base_url()));
+        let model = self.model.get();
+        // What the probes found (also on disk) was wrong: the next run asks again.
+        self.client.forget_window(&model);
+        self.learning.learned_for = Some((model, self.client.base_url()));
     }
 
     /// Reports the estimate of what the next request sends as the tokens in use: when the

@@ -63,6 +63,9 @@ pub struct ProviderFile {
     pub model: Option<String>,
     pub request_timeout_s: Option<u64>,
     pub stream_idle_timeout_s: Option<u64>,
+    /// A streamed reply's wait for its first token (the prompt processing).
+    pub first_token_timeout_s: Option<u64>,
+    pub connect_timeout_s: Option<u64>,
     pub max_retries: Option<u32>,
     pub retry_initial_delay_ms: Option<u64>,
     pub retry_max_delay_ms: Option<u64>,
@@ -143,6 +146,8 @@ impl ProviderFile {
             model: pick(self.model, high.model),
             request_timeout_s: pick(self.request_timeout_s, high.request_timeout_s),
             stream_idle_timeout_s: pick(self.stream_idle_timeout_s, high.stream_idle_timeout_s),
+            first_token_timeout_s: pick(self.first_token_timeout_s, high.first_token_timeout_s),
+            connect_timeout_s: pick(self.connect_timeout_s, high.connect_timeout_s),
             max_retries: pick(self.max_retries, high.max_retries),
             retry_initial_delay_ms: pick(self.retry_initial_delay_ms, high.retry_initial_delay_ms),
             retry_max_delay_ms: pick(self.retry_max_delay_ms, high.retry_max_delay_ms),

@@ -105,6 +105,8 @@ fn named_provider(
     let inherited = ProviderFile {
         request_timeout_s: base.request_timeout_s,
         stream_idle_timeout_s: base.stream_idle_timeout_s,
+        first_token_timeout_s: base.first_token_timeout_s,
+        connect_timeout_s: base.connect_timeout_s,
         max_retries: base.max_retries,
         retry_initial_delay_ms: base.retry_initial_delay_ms,
         retry_max_delay_ms: base.retry_max_delay_ms,

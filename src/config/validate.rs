@@ -50,6 +50,12 @@ pub(super) fn provider_settings(
         |v: Option<u64>, key: &str, default: u64| positive(origins, table, key, v, default);
     let request_timeout = positive(pf.request_timeout_s, "request_timeout_s", 600)?;
     let idle_timeout = positive(pf.stream_idle_timeout_s, "stream_idle_timeout_s", 120)?;
+    let first_token = positive(
+        pf.first_token_timeout_s,
+        "first_token_timeout_s",
+        crate::provider::stream_limits::DEFAULT_FIRST_TOKEN_TIMEOUT_S,
+    )?;
+    let connect_timeout = positive(pf.connect_timeout_s, "connect_timeout_s", 10)?;
     let initial = positive(pf.retry_initial_delay_ms, "retry_initial_delay_ms", 1000)?;
     let max_delay = positive(pf.retry_max_delay_ms, "retry_max_delay_ms", 30_000)?;
     let headers = headers(&resolved, origins)?;
@@ -62,6 +68,8 @@ pub(super) fn provider_settings(
         headers,
         request_timeout: Duration::from_secs(request_timeout),
         idle_timeout: Duration::from_secs(idle_timeout),
+        first_token_timeout: Duration::from_secs(first_token),
+        connect_timeout: Duration::from_secs(connect_timeout),
         retry: RetryPolicy {
             max_retries: resolved.file.max_retries.unwrap_or(4),
             initial_delay: Duration::from_millis(initial),

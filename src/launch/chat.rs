@@ -246,7 +246,10 @@ fn resumed_id(
 /// The chat's agent, with its MCP servers starting in the background, and its client (which
 /// shares what it learns about context windows with the agent's).
 fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<(Agent, Client), String> {
-    let client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
+    let mut client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
+    if let Some(dir) = crate::provider::window::default_cache_dir() {
+        client = client.with_window_cache(dir);
+    }
     let setup = crate::tools::configured::build(config).map_err(|e| e.to_string())?;
     let mut agent = crate::agent::build(config, client.clone(), setup, cwd, frontend);
     if !config.tools.mcp_servers.is_empty() {

@@ -2,15 +2,23 @@
 //! models list (`models.rs`) and the context-window probes (`window.rs`) use its client too.
 //!
 //! A streamed reply is a [`Stream`] of [`StreamEvent`]s. Failures that a retry may fix (connect
-//! errors, 408/429/5xx, idle or overall timeouts, streams cut off or failing mid-way) are
-//! retried with backoff; before each retry the stream yields [`StreamEvent::Retrying`], which
-//! tells the caller to discard what the failed attempt showed. Dropping the stream cancels the
-//! request and closes the connection. The last item is always [`StreamEvent::Finished`].
+//! errors, 408/409/425/429/5xx, an idle stream, streams cut off or failing mid-way) are retried
+//! with backoff while nothing of the reply's text has arrived (`retry.rs`); before each retry
+//! the stream yields [`StreamEvent::Retrying`], which tells the caller to discard what the
+//! failed attempt showed. Dropping the stream cancels the request and closes the connection.
+//! The last item is always [`StreamEvent::Finished`].
+//!
+//! Time limits fit local hardware: connecting is bounded by `connect_timeout`; the wait for the
+//! answer and its first token (a CPU's prompt processing can take many minutes) by
+//! `first_token_timeout`, counted again from any bytes the server sends meanwhile; after the
+//! first token, the gap between two chunks by `idle_timeout`. A reply that keeps streaming has
+//! no limit: a slow model writing a long answer is never cut off by a clock.
 //!
 //! Every request goes through the same retry loop (`retry::with_retries`): a streamed completion
-//! passes its attempts' deltas and `Retrying` events on; the plain completion (the judge) and
-//! the models list wait for the `Finished` outcome, their retries only logged. Each attempt
-//! gets `request_timeout` from its start; every wait inside it is bounded by that deadline.
+//! passes its attempts' deltas and `Retrying` events on; the plain completion (the judge, a
+//! summary) and the models list wait for the `Finished` outcome, their retries only logged.
+//! Each attempt of those gets `request_timeout` from its start; every wait inside it is bounded
+//! by that deadline.
 //!
 //! Requests go to the base URL in use ([`Client::base_url`]): the configured one, or the one
 //! `base_url.rs` corrected it to after a 404 (said once, as [`StreamEvent::Notice`]). A refused
@@ -31,8 +39,10 @@ use super::base_url::{BaseUrlFrom, Endpoint, about_the_model, correction, not_fo
 use super::decode::ReplyDecoder;
 use super::error::{ProviderError, error_body_message, with_reason};
 use super::failure::{is_auth_failure, key_hint};
+use super::pacing::Pacing;
 use super::request::ChatRequest;
 use super::retry::{Attempt, Retry, RetryPolicy, outcome, parse_retry_after, with_retries};
+use super::stream_limits::{StreamLimits, is_token};
 use super::window::{WindowCache, WindowCaps};
 
 /// Everything the client needs to reach one endpoint.
@@ -50,8 +60,16 @@ pub struct ProviderSettings {
     /// configured.
     pub api_key_env: Option<String>,
     pub headers: Vec<(String, String)>,
+    /// Each attempt of a request that is not streamed (the judge, a summary, the models list,
+    /// the window probes), from its start to the whole answer. Never a streamed reply's.
     pub request_timeout: Duration,
+    /// A streamed reply: the longest gap between two chunks once its first token came.
     pub idle_timeout: Duration,
+    /// A streamed reply: the longest wait for the answer and its first token after the request
+    /// went out (the prompt processing), counted again from any bytes the server sends.
+    pub first_token_timeout: Duration,
+    /// Opening the connection.
+    pub connect_timeout: Duration,
     pub retry: RetryPolicy,
     /// The provider's `context_window` from the config: beats what the server reports.
     pub context_window: Option<u64>,
@@ -75,6 +93,8 @@ impl std::fmt::Debug for ProviderSettings {
             )
             .field("request_timeout", &self.request_timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("first_token_timeout", &self.first_token_timeout)
+            .field("connect_timeout", &self.connect_timeout)
             .field("retry", &self.retry)
             .field("context_window", &self.context_window)
             .field("model_windows", &self.model_windows)
@@ -105,6 +125,8 @@ pub struct Client {
     pub(super) windows: WindowCache,
     /// The base URL in use (see `base_url`).
     pub(super) endpoint: Endpoint,
+    /// After a 429, the next request to that server waits (see `pacing`).
+    pub(super) pacing: Pacing,
 }
 
 /// A header name or value from the config that HTTP cannot carry.
@@ -139,7 +161,7 @@ impl Client {
             headers.insert(name, value);
         }
         let mut builder = crate::provider::http::client_builder()
-            .connect_timeout(Duration::from_secs(10).min(settings.request_timeout))
+            .connect_timeout(settings.connect_timeout)
             .user_agent(concat!("sayso/", env!("CARGO_PKG_VERSION")));
         if settings.base_url.starts_with("http://") {
             // No TLS can happen on this client: skip loading the system's root certificates
@@ -156,6 +178,7 @@ impl Client {
             settings: Arc::new(settings),
             headers,
             windows: WindowCache::default(),
+            pacing: Pacing::default(),
         })
     }
 
@@ -219,10 +242,15 @@ impl Client {
         if let Some(body) = body {
             req = req.body(body);
         }
-        timeout_at(deadline, req.send())
+        let _ = timeout_at(deadline, self.pacing.wait(url)).await;
+        let resp = timeout_at(deadline, req.send())
             .await
             .map_err(|_| ProviderError::RequestTimeout(self.settings.request_timeout))?
-            .map_err(|e| ProviderError::from_reqwest(url, &e, &self.settings.base_url_from))
+            .map_err(|e| ProviderError::from_reqwest(url, &e, &self.settings.base_url_from))?;
+        if resp.status() == StatusCode::TOO_MANY_REQUESTS {
+            self.pacing.note_429(url, parse_retry_after(resp.headers()));
+        }
+        Ok(resp)
     }
 
     /// `resp` when it is a success, else the error it says (`tried`: a corrected URL that
@@ -295,23 +323,26 @@ impl Client {
         let body = Bytes::from(req.body_bytes(true));
         tracing::debug!(url = %self.url("chat/completions"), model = %req.model, bytes = body.len(), "streaming request");
         let settings = self.settings.clone();
-        with_retries(settings, move |deadline| {
-            this.clone().stream_attempt(body.clone(), deadline)
-        })
-        .map(StreamEvent::from)
+        // A streamed attempt keeps its own clocks (see the module docs), not the deadline.
+        with_retries(settings, move |_| this.clone().stream_attempt(body.clone()))
+            .map(StreamEvent::from)
     }
 
     /// One streamed attempt: its deltas as they are decoded, then its outcome.
     fn stream_attempt(
         self,
         body: Bytes,
-        deadline: Instant,
     ) -> impl Stream<Item = Attempt<AssistantMessage>> + Send + 'static {
         async_stream::stream! {
             let mut out = Vec::new();
+            let limits = StreamLimits::of(&self.settings);
             let result: Result<AssistantMessage, ProviderError> = 'attempt: {
-                let resp = match self.send(Method::POST, "chat/completions", Some(body), deadline).await {
+                let answered_by = Instant::now() + limits.first_token;
+                let resp = match self.send(Method::POST, "chat/completions", Some(body), answered_by).await {
                     Ok(r) => r,
+                    Err(ProviderError::RequestTimeout(_)) => {
+                        break 'attempt Err(ProviderError::FirstTokenTimeout(limits.first_token))
+                    }
                     Err(e) => break 'attempt Err(e),
                 };
                 if let Some(notice) = self.endpoint.take_notice() {
@@ -319,20 +350,18 @@ impl Client {
                 }
                 let mut decoder = ReplyDecoder::new();
                 let mut bytes = resp.bytes_stream();
+                let mut token_seen = false;
                 loop {
-                    let idle_end = Instant::now() + self.settings.idle_timeout;
-                    let next = timeout_at(idle_end.min(deadline), bytes.next()).await;
-                    match next {
-                        Err(_) if Instant::now() >= deadline => {
-                            break 'attempt Err(ProviderError::RequestTimeout(self.settings.request_timeout));
-                        }
-                        Err(_) => break 'attempt Err(ProviderError::IdleTimeout(self.settings.idle_timeout)),
+                    let wait = limits.gap(token_seen);
+                    match tokio::time::timeout(wait, bytes.next()).await {
+                        Err(_) => break 'attempt Err(limits.timed_out(token_seen)),
                         Ok(None) => break 'attempt decoder.finish(&mut out),
                         Ok(Some(Err(e))) => break 'attempt Err(ProviderError::dropped(&e)),
                         Ok(Some(Ok(chunk))) => {
                             if let Err(e) = decoder.feed(&chunk, &mut out) {
                                 break 'attempt Err(e);
                             }
+                            token_seen |= out.iter().any(is_token);
                             for d in out.drain(..) {
                                 yield Attempt::Delta(d);
                             }

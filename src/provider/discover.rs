@@ -151,7 +151,9 @@ fn model_names(v: &Value, list: &str, field: &str) -> Option<Vec<String>> {
     )
 }
 
-/// The kind a `/v1/models` answer reveals (`owned_by`, llama.cpp's `meta`), else the port's.
+/// The kind a `/v1/models` answer reveals (`owned_by`, llama.cpp's `meta`), else the port's:
+/// the same marks as `window/identify.rs` reads (LM Studio `organization_owner`, Ollama's
+/// `library` namespace).
 fn identify(hint: ServerKind, list: &Value) -> ServerKind {
     let entries = list.get("data").and_then(Value::as_array);
     let first = entries.and_then(|e| e.first());
@@ -161,6 +163,8 @@ fn identify(hint: ServerKind, list: &Value) -> ServerKind {
     match owned_by {
         Some("llamacpp") => ServerKind::LlamaCpp,
         Some("vllm") => ServerKind::Vllm,
+        Some("organization_owner") => ServerKind::LmStudio,
+        Some("library") => ServerKind::Ollama,
         _ if first.is_some_and(|e| e.get("meta").is_some()) => ServerKind::LlamaCpp,
         _ => hint,
     }
@@ -223,7 +227,11 @@ mod tests {
         let vllm =
             json!({"data": [{"id": "Qwen/Qwen3-8B", "owned_by": "vllm", "max_model_len": 32768}]});
         assert_eq!(identify(ServerKind::LlamaCpp, &vllm), ServerKind::Vllm);
-        let other = json!({"data": [{"id": "m", "owned_by": "organization_owner"}]});
+        let lm_studio = json!({"data": [{"id": "m", "owned_by": "organization_owner"}]});
+        assert_eq!(identify(ServerKind::Vllm, &lm_studio), ServerKind::LmStudio);
+        let ollama = json!({"data": [{"id": "qwen3:8b", "owned_by": "library"}]});
+        assert_eq!(identify(ServerKind::LlamaCpp, &ollama), ServerKind::Ollama);
+        let other = json!({"data": [{"id": "m", "owned_by": "someone"}]});
         assert_eq!(identify(ServerKind::LmStudio, &other), ServerKind::LmStudio);
         assert_eq!(
             identify(ServerKind::LmStudio, &json!({"data": []})),

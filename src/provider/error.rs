@@ -28,6 +28,11 @@ pub enum ProviderError {
     IdleTimeout(Duration),
     #[error("the request took longer than {} s", .0.as_secs())]
     RequestTimeout(Duration),
+    /// Nothing came for `first_token_timeout_s` before the reply's first token (not retried:
+    /// the prompt would be processed again from the start, and take as long).
+    #[error("no token came within {} s of sending the request (a slow prompt processing? raise first_token_timeout_s)", .0.as_secs())]
+    FirstTokenTimeout(Duration),
+
     #[error("the server answered {status}: {message}")]
     Status {
         status: u16,
@@ -69,7 +74,7 @@ impl ProviderError {
             Self::Connect { cause, .. } => cause.may_pass(),
             Self::IdleTimeout(_) | Self::Dropped(_) => true,
             Self::RequestTimeout(_) => true,
-            Self::Status { status, .. } => *status == 408 || *status == 429 || *status >= 500,
+            Self::Status { status, .. } => status_may_pass(*status),
             Self::InStream { retryable, .. } => *retryable,
             Self::Unreadable(_)
             | Self::Auth { .. }
@@ -77,6 +82,7 @@ impl ProviderError {
             | Self::ContextOverflow { .. }
             | Self::Recorded(_)
             | Self::Redirect(_) => false,
+            Self::FirstTokenTimeout(_) => false,
         }
     }
 
@@ -87,6 +93,16 @@ impl ProviderError {
                 .retry_cap()
                 .map_or(max_retries, |cap| cap.min(max_retries)),
             _ => max_retries,
+        }
+    }
+
+    /// A wait shorter than the policy's that this failure is retried after: a refused
+    /// connection on this machine is tried once more at once, as a server that is starting
+    /// may be listening a moment later.
+    pub fn quick_retry(&self) -> Option<Duration> {
+        match self {
+            Self::Connect { cause, .. } => cause.quick_retry(),
+            _ => None,
         }
     }
 
@@ -122,6 +138,13 @@ impl ProviderError {
     pub(crate) fn dropped(e: &reqwest::Error) -> Self {
         Self::Dropped(root_cause(e))
     }
+}
+
+/// Whether an answer with this status may be different next time: 408 (timeout), 409
+/// (conflict), 425 (too early), 429 (rate limit) and every 5xx. Any other 4xx says the request
+/// itself is wrong; sending it again gets the same answer.
+pub fn status_may_pass(status: u16) -> bool {
+    matches!(status, 408 | 409 | 425 | 429) || status >= 500
 }
 
 /// `e` and every error it wraps, outermost first.
@@ -215,10 +238,12 @@ mod tests {
     }
 
     #[test]
-    fn what_cannot_get_better_is_not_retried_and_a_remote_refusal_only_twice() {
+    fn what_cannot_get_better_is_not_retried_a_local_refusal_once_a_remote_one_twice() {
         let local = connect(ConnectCause::Refused { local: true });
-        assert!(!local.is_retryable());
+        assert!(local.is_retryable());
+        assert_eq!(local.retry_limit(4), 1, "one quick retry");
         assert!(!connect(ConnectCause::Dns { temporary: false }).is_retryable());
+        assert!(!connect(ConnectCause::Dns { temporary: true }).is_retryable());
         let remote = connect(ConnectCause::Refused { local: false });
         assert!(remote.is_retryable());
         assert_eq!((remote.retry_limit(4), remote.retry_limit(1)), (2, 1));

@@ -1,6 +1,6 @@
 //! Failures no retry can fix, told apart from those that may pass: a connection refused by
-//! this machine (nothing listens there: waiting will not start the server), a host name that
-//! does not resolve, and a refused API key (401/403, or an authentication error a proxy such as
+//! this machine (nothing listens there: after one quick retry, for a server that is just
+//! starting, waiting will not start it), a host name that does not resolve, and a refused API key (401/403, or an authentication error a proxy such as
 //! LiteLLM wraps in a 5xx). Each gets a hint a user can act on: the server's address to check,
 //! or the variable the key came from.
 //!
@@ -11,6 +11,10 @@ use serde_json::Value;
 
 use super::base_url::BaseUrlFrom;
 use super::client::ProviderSettings;
+
+/// The wait before retrying a connection this machine refused (the policy's first delay when
+/// that is shorter).
+pub const QUICK_RETRY: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Why a connection could not be made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -59,21 +63,28 @@ impl ConnectCause {
         Self::Other
     }
 
-    /// Whether a retry may succeed.
+    /// Whether a retry may succeed: not after a name that did not resolve (also the resolver's
+    /// "try again", which is what an offline machine answers: two more lookups a second
+    /// apart do not bring the network back).
     pub fn may_pass(&self) -> bool {
-        !matches!(
-            self,
-            Self::Refused { local: true } | Self::Dns { temporary: false }
-        )
+        !matches!(self, Self::Dns { .. })
     }
 
-    /// Retries worth making at most: a refused remote host or a resolver that said "try again"
-    /// may be back in a moment, but not after many tries.
+    /// Retries worth making at most: a server on this machine that is starting may listen a
+    /// moment later (one quick retry, then nothing will change by waiting); a refused remote
+    /// host may be back in a moment, but not after many tries.
     pub fn retry_cap(&self) -> Option<u32> {
         match self {
-            Self::Refused { local: false } | Self::Dns { temporary: true } => Some(2),
-            _ => None,
+            Self::Refused { local: true } => Some(1),
+            Self::Refused { local: false } => Some(2),
+            Self::Dns { .. } => Some(0),
+            Self::Other => None,
         }
+    }
+
+    /// The short wait before that one retry of a refused connection on this machine.
+    pub fn quick_retry(&self) -> Option<std::time::Duration> {
+        matches!(self, Self::Refused { local: true }).then_some(QUICK_RETRY)
     }
 
     /// What to check, after the error itself (empty when there is nothing to add).
@@ -240,7 +251,9 @@ mod tests {
         );
         assert_eq!(of("tcp connect error"), ConnectCause::Other);
         assert!(!ConnectCause::Dns { temporary: false }.may_pass());
-        assert!(!ConnectCause::Refused { local: true }.may_pass());
+        assert!(!ConnectCause::Dns { temporary: true }.may_pass());
+        assert!(ConnectCause::Refused { local: true }.may_pass());
+        assert_eq!(ConnectCause::Refused { local: true }.retry_cap(), Some(1));
         assert_eq!(ConnectCause::Refused { local: false }.retry_cap(), Some(2));
     }
 
@@ -310,6 +323,8 @@ mod tests {
             headers: vec![],
             request_timeout: std::time::Duration::from_secs(1),
             idle_timeout: std::time::Duration::from_secs(1),
+            first_token_timeout: std::time::Duration::from_secs(1),
+            connect_timeout: std::time::Duration::from_secs(1),
             retry: Default::default(),
             context_window: None,
             model_windows: Default::default(),

@@ -18,9 +18,11 @@ pub mod http;
 pub mod model;
 pub mod models;
 pub mod overflow;
+pub mod pacing;
 pub mod request;
 pub mod retry;
 pub mod sse;
+pub mod stream_limits;
 pub mod think;
 pub mod window;
 

@@ -2,7 +2,8 @@
 //! gives the ids; [`Client::list_models_detailed`] also each model's context window where the
 //! server's list says it (vLLM `max_model_len`, llama.cpp `meta.n_ctx`, OpenRouter
 //! `context_length`…). LM Studio's OpenAI-style list carries no numbers, so when no entry has
-//! one, its `/api/v0/models` is asked once, briefly, and a failure there changes nothing.
+//! one and the list is LM Studio's (`owned_by: "organization_owner"`), its `/api/v0/models` is
+//! asked once, briefly, and a failure there changes nothing; no other server is asked it.
 //!
 //! Answers are read leniently: the list is `data` (OpenAI) or `models` (Ollama's `/api/tags`
 //! shape), each entry named by `id` or `name`; entries without either are skipped.
@@ -14,7 +15,7 @@ use tokio::time::{Instant, timeout_at};
 use super::client::Client;
 use super::error::ProviderError;
 use super::retry::{Attempt, outcome, with_retries};
-use super::window::{listed_window, server_root};
+use super::window::{Server, identify, listed_window, server_root};
 
 /// One model the endpoint offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +37,8 @@ impl Client {
     pub async fn list_models_detailed(&self) -> Result<Vec<ModelInfo>, ProviderError> {
         let v = self.models_answer().await?;
         let mut list = models(&v)?;
-        if !list.is_empty() && list.iter().all(|m| m.context_window.is_none()) {
+        let lm_studio = identify(Some(&v)) == Server::LmStudio;
+        if lm_studio && !list.is_empty() && list.iter().all(|m| m.context_window.is_none()) {
             let root = server_root(&self.base_url()).to_owned();
             if let Some(lms) = self
                 .probe(self.http.get(format!("{root}/api/v0/models")))

@@ -5,9 +5,18 @@
 //! `initial × 2^(n-1)`, capped at `max_delay`. A server's `retry-after-ms` or `Retry-After`
 //! (seconds or an HTTP date) replaces the computed wait; one longer than
 //! [`MAX_RETRY_AFTER`] ends the retries with a clear message instead of a silent hang. What
-//! cannot get better is not retried at all (a refused key, nothing listening on this machine);
-//! a remote host refusing or a resolver saying "try again" only twice
-//! ([`ProviderError::retry_limit`]).
+//! cannot get better is not retried at all (a refused key, a 4xx other than 408/409/425/429, a
+//! name that does not resolve, no first token within `first_token_timeout_s`); a refused
+//! connection on this machine once, quickly ([`ProviderError::quick_retry`]), a remote host
+//! refusing twice ([`ProviderError::retry_limit`]).
+//!
+//! A retry only when nothing can be salvaged: no clock cuts a reply that keeps streaming, so a
+//! streamed attempt fails only when the server stops answering (silent for the idle timeout,
+//! the connection dropped, the body ended without `finish_reason`/`[DONE]`) or reports an
+//! error. What such an attempt streamed is an unfinished reply that cannot be continued, so it
+//! is asked for again — said so with [`Retry`] (the caller discards what it showed). Accepting
+//! the cut reply as the answer would be wrong (LLMock grades it `truncated_stream_accepted`).
+//! [`after_failure`] decides, as a plain function.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -57,6 +66,9 @@ impl RetryPolicy {
     /// The wait before retry number `retry` (1-based) after `error`, or the error to give up
     /// with.
     pub fn delay(&self, retry: u32, error: &ProviderError) -> Result<Duration, ProviderError> {
+        if let Some(quick) = error.quick_retry() {
+            return Ok(quick.min(self.initial_delay));
+        }
         if let Some(asked) = error.retry_after() {
             if asked > MAX_RETRY_AFTER {
                 return Err(ProviderError::RetryAfterTooLong(asked));
@@ -68,6 +80,33 @@ impl RetryPolicy {
             .initial_delay
             .saturating_mul(factor)
             .min(self.max_delay))
+    }
+}
+
+/// What follows a failed attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AfterFailure {
+    /// Send the request again after `delay`.
+    Retry(Retry),
+    /// Report this error: the request is over.
+    GiveUp(ProviderError),
+}
+
+/// What to do after an attempt failed with `error`, when `retries` retries were made already.
+pub fn after_failure(policy: &RetryPolicy, retries: u32, error: ProviderError) -> AfterFailure {
+    let max_retries = error.retry_limit(policy.max_retries);
+    if !error.is_retryable() || retries >= max_retries {
+        return AfterFailure::GiveUp(error);
+    }
+    let retry = retries + 1;
+    match policy.delay(retry, &error) {
+        Ok(delay) => AfterFailure::Retry(Retry {
+            retry,
+            max_retries,
+            delay,
+            error,
+        }),
+        Err(give_up) => AfterFailure::GiveUp(give_up),
     }
 }
 
@@ -133,9 +172,10 @@ impl From<Retried<AssistantMessage>> for StreamEvent {
 }
 
 /// The one retry loop: runs `attempt` (given the attempt's deadline, `request_timeout` from its
-/// start) until it succeeds, fails for good, or the policy's retries are spent. Each attempt's
-/// deltas pass through as they come; a retryable failure is followed by `Retrying` and the
-/// backoff sleep. The last item is always `Finished`.
+/// start: a streamed attempt keeps its own clocks instead) until it succeeds, fails for good,
+/// or the policy's retries are spent ([`after_failure`]). Each attempt's deltas pass through
+/// as they come; a retryable failure is followed by `Retrying` and the backoff sleep. The last
+/// item is always `Finished`.
 pub(super) fn with_retries<T, F, S>(
     settings: Arc<ProviderSettings>,
     mut attempt: F,
@@ -146,7 +186,7 @@ where
 {
     async_stream::stream! {
         let policy = settings.retry;
-        let mut retry = 0;
+        let mut retries = 0;
         loop {
             let deadline = Instant::now() + settings.request_timeout;
             let mut result = None;
@@ -167,27 +207,22 @@ where
             let result = result.unwrap_or_else(|| {
                 Err(ProviderError::Unreadable("the attempt ended without an outcome".into()))
             });
-            match result {
+            let error = match result {
                 Ok(value) => {
                     yield Retried::Finished(Ok(value));
                     return;
                 }
-                Err(error) if error.is_retryable() && retry < error.retry_limit(policy.max_retries) => {
-                    retry += 1;
-                    let max_retries = error.retry_limit(policy.max_retries);
-                    match policy.delay(retry, &error) {
-                        Ok(delay) => {
-                            tracing::warn!(%error, retry, ?delay, "retrying the request");
-                            yield Retried::Retrying(Retry { retry, max_retries, delay, error });
-                            tokio::time::sleep(delay).await;
-                        }
-                        Err(give_up) => {
-                            yield Retried::Finished(Err(give_up));
-                            return;
-                        }
-                    }
+                Err(error) => error,
+            };
+            match after_failure(&policy, retries, error) {
+                AfterFailure::Retry(r) => {
+                    retries = r.retry;
+                    let delay = r.delay;
+                    tracing::warn!(error = %r.error, retry = r.retry, ?delay, "retrying the request");
+                    yield Retried::Retrying(r);
+                    tokio::time::sleep(delay).await;
                 }
-                Err(error) => {
+                AfterFailure::GiveUp(error) => {
                     tracing::warn!(%error, "request failed");
                     yield Retried::Finished(Err(error));
                     return;
@@ -217,6 +252,109 @@ mod tests {
 
     fn dropped() -> ProviderError {
         ProviderError::Dropped("x".into())
+    }
+
+    fn status(code: u16) -> ProviderError {
+        ProviderError::Status {
+            status: code,
+            message: String::new(),
+            retry_after: None,
+        }
+    }
+
+    fn connect(cause: crate::provider::error::ConnectCause) -> ProviderError {
+        ProviderError::Connect {
+            url: "http://127.0.0.1:1/v1/chat/completions".into(),
+            reason: "refused".into(),
+            cause,
+            from: Default::default(),
+        }
+    }
+
+    /// What each failure gets after `retries` retries: `Some(delay)` for a retry, `None` for
+    /// giving up with that very error.
+    #[test]
+    fn which_failures_are_retried_and_after_how_long() {
+        use crate::provider::error::ConnectCause::{Dns, Other, Refused};
+        let p = RetryPolicy {
+            max_retries: 4,
+            initial_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(30),
+        };
+        let overflow = ProviderError::ContextOverflow {
+            message: "too long".into(),
+            window: Some(4096),
+            prompt: Some(5000),
+        };
+        let ms = Duration::from_millis;
+        let s = Duration::from_secs;
+        let rows: Vec<(ProviderError, u32, Option<Duration>)> = vec![
+            // Statuses that may be different next time.
+            (status(408), 0, Some(s(1))),
+            (status(409), 0, Some(s(1))),
+            (status(425), 1, Some(s(2))),
+            (status(429), 2, Some(s(4))),
+            (status(500), 3, Some(s(8))),
+            (status(503), 0, Some(s(1))),
+            (status(500), 4, None),
+            // A request the server refuses as it is.
+            (status(400), 0, None),
+            (status(404), 0, None),
+            (status(413), 0, None),
+            (status(422), 0, None),
+            (overflow, 0, None),
+            // Nothing listens on this machine: once, quickly.
+            (connect(Refused { local: true }), 0, Some(ms(250))),
+            (connect(Refused { local: true }), 1, None),
+            (connect(Refused { local: false }), 1, Some(s(2))),
+            (connect(Refused { local: false }), 2, None),
+            (connect(Dns { temporary: false }), 0, None),
+            (connect(Dns { temporary: true }), 0, None),
+            (connect(Other), 3, Some(s(8))),
+            // The stream stopped: an unfinished reply is asked for again.
+            (ProviderError::Dropped("eof".into()), 0, Some(s(1))),
+            (ProviderError::IdleTimeout(s(120)), 0, Some(s(1))),
+            // No token within the long first-token limit: it would take as long again.
+            (ProviderError::FirstTokenTimeout(s(1800)), 0, None),
+            (ProviderError::RequestTimeout(s(600)), 0, Some(s(1))),
+            (ProviderError::Unreadable("x".into()), 0, None),
+        ];
+        for (error, retries, want) in rows {
+            let got = match after_failure(&p, retries, error.clone()) {
+                AfterFailure::Retry(r) => {
+                    assert_eq!((r.retry, &r.error), (retries + 1, &error));
+                    Some(r.delay)
+                }
+                AfterFailure::GiveUp(e) => {
+                    assert_eq!(e, error);
+                    None
+                }
+            };
+            assert_eq!(got, want, "{error:?} after {retries} retries");
+        }
+    }
+
+    #[test]
+    fn a_quick_retry_is_never_slower_than_the_policy() {
+        let p = RetryPolicy {
+            initial_delay: Duration::from_millis(20),
+            ..RetryPolicy::default()
+        };
+        let local = connect(crate::provider::error::ConnectCause::Refused { local: true });
+        assert_eq!(p.delay(1, &local).unwrap(), Duration::from_millis(20));
+    }
+
+    #[test]
+    fn a_wait_longer_than_sayso_honours_ends_the_retries() {
+        let e = ProviderError::Status {
+            status: 429,
+            message: String::new(),
+            retry_after: Some(Duration::from_secs(3600)),
+        };
+        assert_eq!(
+            after_failure(&RetryPolicy::default(), 0, e),
+            AfterFailure::GiveUp(ProviderError::RetryAfterTooLong(Duration::from_secs(3600)))
+        );
     }
 
     #[test]

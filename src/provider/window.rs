@@ -3,16 +3,19 @@
 //! [`Client::context_window`] answers, in this order:
 //! 1. **the config**: `[context_windows]` (per model id) beats the provider's `context_window`;
 //!    nothing is asked of the server then;
-//! 2. **the server**, all routes probed at once, each with a short timeout ([`PROBE_TIMEOUT`]);
-//!    a route that fails, times out or answers something else is simply skipped. What the
+//! 2. **the server**, asked politely (`probing.rs`): `GET {base}/models` first, whose body
+//!    tells the server apart (`identify.rs`), then at most one targeted probe for that server,
+//!    each with a short timeout ([`PROBE_TIMEOUT`]) and after any 429's `Retry-After`; a route
+//!    that fails, times out or answers something else is simply skipped. What the
 //!    server *runs with* wins over what the model *could* take (see [`parse::choose`]):
-//!    llama.cpp `/props` `default_generation_settings.n_ctx` (already per slot) and `/v1/models`
-//!    `meta.n_ctx`; vLLM `max_model_len`; Ollama `/api/ps` `context_length` of the loaded
-//!    model, else the Modelfile's `num_ctx` from `/api/show`, else Ollama's default `num_ctx`
-//!    (4096, capped at the trained length) — never the trained length alone, which Ollama does
-//!    not use; LM Studio's loaded context length (`/api/v1/models`, `/api/v0/models`); then
-//!    catalog numbers (a model's maximum: LM Studio `max_context_length`, llama.cpp
-//!    `n_ctx_train`, OpenRouter `context_length`, LiteLLM `max_input_tokens`);
+//!    llama.cpp `/v1/models` `meta.n_ctx` (already per slot; `/props`
+//!    `default_generation_settings.n_ctx` for builds without it); vLLM `max_model_len`; Ollama
+//!    `/api/ps` `context_length` of the loaded model, else the Modelfile's `num_ctx` from
+//!    `/api/show`, else Ollama's default `num_ctx` (4096, capped at the trained length) —
+//!    never the trained length alone, which Ollama does not use; LM Studio's loaded context
+//!    length (`/api/v1/models`, else `/api/v0/models`); then catalog numbers (a model's
+//!    maximum: LM Studio `max_context_length`, llama.cpp `n_ctx_train`, OpenRouter
+//!    `context_length`, LiteLLM `max_input_tokens`);
 //! 3. **OpenAI's published windows** for its own model ids ([`known_model`]: the OpenAI API
 //!    reports none), marked [`Confidence::Catalog`];
 //! 4. **[`DEFAULT_WINDOW`]** (8192), marked [`Confidence::Assumed`].
@@ -20,15 +23,21 @@
 //! A project config's numbers ([`WindowCaps`]) only ever lower the result.
 //!
 //! The server root for `/props`, `/api/*` is the base URL without its trailing `/v1`. Answers
-//! are cached per (base URL, model) in the client (clones share it). Not cached: a window
-//! Ollama or LM Studio would only know once the model is loaded (the next call asks again, and
-//! after the first request the loaded number is there); [`Client::refresh_context_window`]
-//! forgets and asks again (after an overflow, say).
+//! are cached per (base URL, model) in the client (clones share it) and, for the launcher's
+//! client ([`Client::with_window_cache`]), on disk for a day (`disk.rs`), with the routes that
+//! answered 404, never asked again. Not cached: a window Ollama or LM Studio would only know
+//! once the model is loaded (the next call asks again with the one targeted probe, and after
+//! the first request the loaded number is there), and whatever a rate-limited or failing
+//! server answered; [`Client::refresh_context_window`] forgets and asks again (after an
+//! overflow, say).
 //!
 //! Never an error: whatever happens, a window comes back. Not here: counting tokens, or what
 //! to do when a conversation nears the window.
 
+mod disk;
+mod identify;
 mod parse;
+mod probing;
 #[cfg(test)]
 mod tests;
 
@@ -36,9 +45,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use super::client::{Client, ProviderSettings};
+pub use disk::{MAX_AGE, default_dir as default_cache_dir};
+pub(crate) use identify::{Server, identify};
 pub(crate) use parse::listed_window;
 
 /// OpenAI's model ids (by prefix, most specific first) and the windows OpenAI publishes for
@@ -78,11 +89,11 @@ pub const DEFAULT_WINDOW: u64 = 8192;
 /// Ollama's `num_ctx` for a model that is not loaded and whose Modelfile sets none (its
 /// default on machines with < 24 GiB of VRAM since v0.6.7; bigger GPUs get more).
 pub const OLLAMA_DEFAULT_NUM_CTX: u64 = 4096;
-/// How long each probe may take (they run at the same time).
+/// How long each probe may take (they run one after the other, two at most).
 pub const PROBE_TIMEOUT: Duration = Duration::from_millis(1500);
 
 /// Who said how big the window is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum WindowSource {
     Config,
     LlamaCpp,
@@ -113,7 +124,7 @@ impl WindowSource {
 }
 
 /// How far to trust the number, best first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Confidence {
     /// The user's config says so.
     Config,
@@ -216,25 +227,67 @@ impl WindowCaps {
     }
 }
 
-/// The cache: (base URL, model) → window. Shared by a client's clones.
+/// What a client knows about windows: (base URL, model) → window, the probes' last answers
+/// (a window that awaits loading is asked again with one targeted probe), each endpoint's file
+/// (its 404s, what was found), and the disk cache it is read from and written to, if any.
+/// Shared by a client's clones.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct WindowCache(Arc<Mutex<HashMap<(String, String), ContextWindow>>>);
+pub(crate) struct WindowCache(Arc<Mutex<Known>>);
+
+#[derive(Debug, Default)]
+struct Known {
+    windows: HashMap<(String, String), ContextWindow>,
+    answers: HashMap<(String, String), parse::Probes>,
+    files: HashMap<String, disk::EndpointFile>,
+    disk: Option<disk::Disk>,
+}
 
 impl WindowCache {
+    fn with<T>(&self, f: impl FnOnce(&mut Known) -> T) -> Option<T> {
+        self.0.lock().ok().map(|mut k| f(&mut k))
+    }
+
     fn get(&self, key: &(String, String)) -> Option<ContextWindow> {
-        self.0.lock().ok()?.get(key).copied()
+        self.with(|k| k.windows.get(key).copied()).flatten()
     }
 
     fn put(&self, key: (String, String), w: ContextWindow) {
-        if let Ok(mut m) = self.0.lock() {
-            m.insert(key, w);
-        }
+        self.with(|k| k.windows.insert(key, w));
     }
 
     fn forget(&self, key: &(String, String)) {
-        if let Ok(mut m) = self.0.lock() {
-            m.remove(key);
-        }
+        self.with(|k| {
+            k.windows.remove(key);
+            k.answers.remove(key);
+        });
+    }
+
+    /// The endpoint's file: from memory, else from the disk cache, else a new one.
+    fn file(&self, endpoint: &str) -> disk::EndpointFile {
+        self.with(|k| {
+            if let Some(f) = k.files.get(endpoint) {
+                return f.clone();
+            }
+            let f = match &k.disk {
+                Some(d) => d.load(endpoint),
+                None => disk::EndpointFile {
+                    endpoint: endpoint.to_owned(),
+                    ..Default::default()
+                },
+            };
+            k.files.insert(endpoint.to_owned(), f.clone());
+            f
+        })
+        .unwrap_or_default()
+    }
+
+    fn store(&self, file: disk::EndpointFile) {
+        self.with(|k| {
+            if let Some(d) = &k.disk {
+                d.store(&file);
+            }
+            k.files.insert(file.endpoint.clone(), file);
+        });
     }
 }
 
@@ -319,10 +372,28 @@ impl Client {
         Some(cap.map_or(tokens, |cap| cap.min(tokens)))
     }
 
-    /// Forgets the cached window of `model` and finds it out again.
+    /// Forgets what is known of `model`'s window (also on disk) and finds it out again.
     pub async fn refresh_context_window(&self, model: &str) -> ContextWindow {
-        self.windows.forget(&(self.base_url(), model.to_owned()));
+        self.forget_window(model);
         self.context_window(model).await
+    }
+
+    /// Forgets what is known of `model`'s window, in memory and on disk (the server's own
+    /// error said otherwise, say): the next run asks again. The routes known missing stay.
+    pub fn forget_window(&self, model: &str) {
+        self.windows.forget(&(self.base_url(), model.to_owned()));
+        let endpoint = disk::endpoint_key(api_base(&self.base_url()));
+        let mut file = self.windows.file(&endpoint);
+        if file.models.remove(model).is_some() {
+            self.windows.store(file);
+        }
+    }
+
+    /// Keeps what the probes find in `dir` between runs (see `disk.rs`): the launcher's
+    /// client does; tests' and other clients ask each time.
+    pub fn with_window_cache(self, dir: std::path::PathBuf) -> Self {
+        self.windows.with(|k| k.disk = Some(disk::Disk { dir }));
+        self
     }
 
     async fn resolve_window(&self, model: &str) -> ContextWindow {
@@ -335,61 +406,38 @@ impl Client {
             None if openai && known_model(model).is_some() => {
                 known_model(model).unwrap_or_else(ContextWindow::default_window)
             }
-            None => {
-                let probes = self.probe_window(model).await;
-                parse::choose(&probes, model)
-                    .or_else(|| known_model(model))
-                    .unwrap_or_else(ContextWindow::default_window)
-            }
+            None => self
+                .server_window(model)
+                .await
+                .or_else(|| known_model(model))
+                .unwrap_or_else(ContextWindow::default_window),
         };
         let w = capped(w, cap);
         tracing::info!(model, tokens = w.tokens, via = w.via, "context window");
         w
     }
 
-    /// Every route at once; each answer that is a 2xx JSON body, or `None`.
-    async fn probe_window(&self, model: &str) -> parse::Probes {
-        let base = api_base(&self.base_url()).to_owned();
-        let root = server_root(&base).to_owned();
-        let http = &self.http;
-        let (props, models, ollama_ps, ollama_show, lmstudio_v0, lmstudio_v1) = tokio::join!(
-            self.probe(http.get(props_url(&root, model))),
-            self.probe(http.get(format!("{base}/models"))),
-            self.probe(http.get(format!("{root}/api/ps"))),
-            self.probe(
-                http.post(format!("{root}/api/show"))
-                    .body(json!({ "model": model }).to_string())
-            ),
-            self.probe(http.get(format!("{root}/api/v0/models"))),
-            self.probe(http.get(format!("{root}/api/v1/models"))),
-        );
-        parse::Probes {
-            props,
-            models,
-            ollama_ps,
-            ollama_show,
-            lmstudio_v0,
-            lmstudio_v1,
+    /// What the server says (remembered for a day), else `None`.
+    async fn server_window(&self, model: &str) -> Option<ContextWindow> {
+        let base = self.base_url();
+        let endpoint = disk::endpoint_key(api_base(&base));
+        let mut file = self.windows.file(&endpoint);
+        let now = disk::now_secs();
+        if let Some(found) = file.fresh(model, now) {
+            return found;
         }
-    }
-
-    /// One probe: the JSON body of a 2xx answer within [`PROBE_TIMEOUT`], else `None`.
-    pub(super) async fn probe(&self, req: reqwest::RequestBuilder) -> Option<Value> {
-        let attempt = async {
-            let resp = req
-                .headers(self.headers.clone())
-                .timeout(PROBE_TIMEOUT)
-                .send()
-                .await
-                .ok()?;
-            if !resp.status().is_success() {
-                return None;
-            }
-            resp.json::<Value>().await.ok()
-        };
-        tokio::time::timeout(PROBE_TIMEOUT, attempt)
-            .await
-            .ok()
-            .flatten()
+        let key = (base, model.to_owned());
+        let earlier = self
+            .windows
+            .with(|k| k.answers.get(&key).cloned())
+            .flatten();
+        let probed = self.probe_window(model, earlier, &mut file).await;
+        let found = parse::choose(&probed.probes, model);
+        if probed.settled && !found.is_some_and(|w| w.awaits_loading()) {
+            file.record(model, found.as_ref(), now);
+        }
+        self.windows.with(|k| k.answers.insert(key, probed.probes));
+        self.windows.store(file);
+        found
     }
 }

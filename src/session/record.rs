@@ -157,6 +157,7 @@ impl Record {
             Event::Delta(StreamDelta::Text(s)) => Some(Record::Text { s: s.clone() }),
             Event::Delta(StreamDelta::Reasoning(s)) => Some(Record::Reasoning { s: s.clone() }),
             Event::Delta(_)
+            | Event::RequestSent
             | Event::ToolsStarted { .. }
             | Event::ApprovalRequested { .. }
             | Event::JudgeStarted { .. }

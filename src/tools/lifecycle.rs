@@ -6,7 +6,8 @@
 //! driver ([`orchestrator`], the only part of this module that does IO) performs the
 //! effects: it asks the judge, shows the modal ([`requests`]), runs a command, forwards events.
 //!
-//! Per call: resolve (an unknown tool or bad JSON fails only that call) → `setup` → facts →
+//! Per call: resolve (an unknown tool, bad JSON or arguments that do not fit the tool's schema
+//! ([`arguments`]) fail only that call, with one error result: no setup, judge or modal) → `setup` → facts →
 //! [`approval::decide`] → run / judge / ask / reject → commands in order (each success calls
 //! `on_success` with the data so far, the first error calls `on_error` and ends the call) →
 //! `on_exit` → one result, capped, with a stand-in when the tool recorded nothing.
@@ -213,6 +214,12 @@ fn resolve(call: &ToolCall, ctx: &BatchContext) -> Result<Ready, String> {
             })
             .map_err(|e| format!("You made an error in calling the {} tool: {e}", call.name))?
     };
+    // Checked against the schema the model was offered, before setup or approval.
+    let schema = caught(|| entry.tool.spec().parameters).unwrap_or(Value::Null);
+    let problems = arguments::check(&schema, &args);
+    if !problems.is_empty() {
+        return Err(arguments::message(&call.name, &schema, &problems));
+    }
     Ok(Ready {
         tool: entry.tool.clone(),
         inv: Arc::new((ctx.make_inv)(call, args, entry.opts())),
@@ -363,6 +370,7 @@ impl Batch {
     }
 }
 
+pub mod arguments;
 mod deciding;
 mod finishing;
 pub mod orchestrator;

@@ -88,8 +88,13 @@ pub enum Effect {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Activity {
     Idle,
-    /// A request is out; no token of its reply has arrived.
+    /// The turn is busy before its request goes out (or no `RequestSent` came).
     Waiting,
+    /// The request went out at `since`; no token of its reply has arrived (the prompt is
+    /// being processed: on a CPU that can take minutes).
+    FirstToken {
+        since: Instant,
+    },
     Thinking,
     Streaming,
     Tool(String),

@@ -206,6 +206,7 @@ impl Transcript {
             // Worded by the front-end that asked (`tui::answers`).
             | Event::Answer(_)
             | Event::Context { .. }
+            | Event::RequestSent
             | Event::ToolsFinished => {}
         }
     }

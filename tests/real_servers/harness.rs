@@ -72,6 +72,8 @@ pub fn settings(base_url: &str, idle_timeout: Duration) -> ProviderSettings {
         headers: Vec::new(),
         request_timeout: Duration::from_secs(30),
         idle_timeout,
+        first_token_timeout: Duration::from_secs(30),
+        connect_timeout: Duration::from_secs(10),
         retry: RetryPolicy {
             max_retries: 3,
             initial_delay: Duration::from_millis(50),
@@ -290,6 +292,7 @@ pub async fn run_sayso_in(
         p
     };
     let (config_home, state_home, data_home) = (dir("config"), dir("state"), dir("data"));
+    let cache_home = dir("cache");
     if let Some(text) = config {
         write_file(&config_home.join("sayso").join("config.toml"), text);
     }
@@ -301,6 +304,7 @@ pub async fn run_sayso_in(
         .env("XDG_CONFIG_HOME", &config_home)
         .env("XDG_STATE_HOME", &state_home)
         .env("XDG_DATA_HOME", &data_home)
+        .env("XDG_CACHE_HOME", &cache_home)
         .env("HOME", home)
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")

@@ -29,6 +29,7 @@ mod footprint;
 mod llama;
 mod llmock;
 mod llmock_control;
+mod llmock_probing;
 mod long_session;
 mod mcp;
 mod window;

@@ -13,10 +13,10 @@ use crate::harness::{self, LLAMA_URL};
 const SLOT_WINDOW: u64 = 4096;
 
 #[tokio::test]
-async fn llama_props_gives_the_window_the_server_was_started_with() {
+async fn llama_reports_the_window_the_server_was_started_with() {
     let url = require_url!(
         LLAMA_URL,
-        "llama_props_gives_the_window_the_server_was_started_with"
+        "llama_reports_the_window_the_server_was_started_with"
     );
     let client = harness::client(&url);
     let w = client.context_window("tiny").await;
@@ -26,7 +26,8 @@ async fn llama_props_gives_the_window_the_server_was_started_with() {
             SLOT_WINDOW,
             WindowSource::LlamaCpp,
             Confidence::Loaded,
-            "/props default_generation_settings.n_ctx"
+            // The models list carries the slot's window: /props is not asked.
+            "/v1/models meta.n_ctx"
         ),
         "{}",
         w.describe()

@@ -189,18 +189,8 @@ async fn llama_cpp_props_gives_the_per_slot_n_ctx() {
         (4096, WindowSource::LlamaCpp, Confidence::Loaded),
         "-c 8192 -np 2: 4096 per slot, not divided again by total_slots"
     );
-    // Everything asked at the server root, except the models list under /v1.
-    assert_eq!(
-        paths,
-        vec![
-            "GET /api/ps",
-            "GET /api/v0/models",
-            "GET /api/v1/models",
-            "GET /props?model=tiny",
-            "GET /v1/models",
-            "POST /api/show",
-        ]
-    );
+    // The models list first (under /v1; here it says nothing), then one probe at the root.
+    assert_eq!(paths, vec!["GET /props?model=tiny", "GET /v1/models"]);
     // Without -np the slots share one unified cache and each reports the whole -c.
     let unified = r#"{"default_generation_settings":{"n_ctx":8192},"total_slots":4}"#;
     let (w, _) = probed(&[("GET", "/props", json(unified))], "tiny").await;
@@ -224,25 +214,34 @@ async fn vllm_max_model_len() {
     );
 }
 
+/// Ollama's `/v1/models` (`openai/openai.go` `ToListCompletion`: `owned_by` is the
+/// namespace, "library" for its library's models).
+const OLLAMA_MODELS: &str = r#"{"object":"list","data":[{"id":"qwen3:8b","object":"model","created":1718000000,"owned_by":"library"},{"id":"llama3:latest","object":"model","created":1718000000,"owned_by":"library"}]}"#;
+/// LM Studio's `/v1/models` (lmstudio-ai/lms#416).
+const LM_STUDIO_MODELS: &str = r#"{"data":[{"id":"qwen2.5-7b-instruct","object":"model","owned_by":"organization_owner"}],"object":"list"}"#;
+
 const OLLAMA_SHOW: &str = r#"{"parameters":"stop \"<|im_end|>\"","model_info":{"general.architecture":"llama","llama.context_length":131072},"capabilities":["completion"]}"#;
 
 #[tokio::test]
 async fn ollama_the_loaded_context_wins_over_show() {
     let ps = r#"{"models":[{"name":"qwen3:8b","model":"qwen3:8b","size":1,"size_vram":1,"expires_at":"2026-01-01T00:00:00Z","details":{},"context_length":32768}]}"#;
-    let (w, _) = probed(
-        &[
-            ("GET", "/api/ps", json(ps)),
-            ("POST", "/api/show", json(OLLAMA_SHOW)),
-        ],
-        "qwen3:8b",
-    )
-    .await;
+    // The first call asks the Modelfile; the next (the window awaited loading) the runner.
+    let fx = Fixture::start().await;
+    fx.route("GET", "/v1/models", json(OLLAMA_MODELS));
+    fx.route("GET", "/api/ps", json(ps));
+    fx.route("POST", "/api/show", json(OLLAMA_SHOW));
+    let c = client(&fx.base_url());
+    assert_eq!(c.context_window("qwen3:8b").await.tokens, 4096);
+    let w = c.context_window("qwen3:8b").await;
     assert_eq!(
         (w.tokens, w.source, w.confidence),
         (32768, WindowSource::Ollama, Confidence::Loaded)
     );
+    let paths: Vec<String> = fx.all_requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(paths, ["/v1/models", "/api/show", "/api/ps"]);
     // /api/show is asked about the model by name.
     let fx = Fixture::start().await;
+    fx.route("GET", "/v1/models", json(OLLAMA_MODELS));
     fx.route("POST", "/api/show", json(OLLAMA_SHOW));
     client(&fx.base_url()).context_window("qwen3:8b").await;
     let show = fx
@@ -258,6 +257,7 @@ async fn ollama_not_loaded_uses_the_modelfile_num_ctx_or_assumes_its_default() {
     let with_num_ctx = r#"{"parameters":"num_ctx 8192\nstop \"<|im_end|>\"","model_info":{"general.architecture":"llama","llama.context_length":131072}}"#;
     let (w, _) = probed(
         &[
+            ("GET", "/v1/models", json(OLLAMA_MODELS)),
             ("GET", "/api/ps", json(r#"{"models":[]}"#)),
             ("POST", "/api/show", json(with_num_ctx)),
         ],
@@ -268,7 +268,14 @@ async fn ollama_not_loaded_uses_the_modelfile_num_ctx_or_assumes_its_default() {
         (w.tokens, w.source, w.confidence),
         (8192, WindowSource::Ollama, Confidence::Loaded)
     );
-    let (w, _) = probed(&[("POST", "/api/show", json(OLLAMA_SHOW))], "llama3").await;
+    let (w, _) = probed(
+        &[
+            ("GET", "/v1/models", json(OLLAMA_MODELS)),
+            ("POST", "/api/show", json(OLLAMA_SHOW)),
+        ],
+        "llama3",
+    )
+    .await;
     assert_eq!(
         (w.tokens, w.source, w.confidence),
         (4096, WindowSource::Ollama, Confidence::Assumed),
@@ -279,6 +286,7 @@ async fn ollama_not_loaded_uses_the_modelfile_num_ctx_or_assumes_its_default() {
 #[tokio::test]
 async fn an_assumed_ollama_window_is_asked_again_once_the_model_is_loaded() {
     let fx = Fixture::start().await;
+    fx.route("GET", "/v1/models", json(OLLAMA_MODELS));
     fx.route("POST", "/api/show", json(OLLAMA_SHOW));
     let c = client(&fx.base_url());
     assert_eq!(c.context_window("llama3").await.tokens, 4096);
@@ -299,11 +307,15 @@ async fn an_assumed_ollama_window_is_asked_again_once_the_model_is_loaded() {
 #[tokio::test]
 async fn lm_studio_loaded_context_length() {
     let v0 = r#"{"object":"list","data":[{"id":"qwen2.5-7b-instruct","type":"llm","state":"loaded","loaded_context_length":8192,"max_context_length":131072}]}"#;
-    let (w, _) = probed(
-        &[("GET", "/api/v0/models", json(v0))],
+    let (w, paths) = probed(
+        &[
+            ("GET", "/v1/models", json(LM_STUDIO_MODELS)),
+            ("GET", "/api/v0/models", json(v0)),
+        ],
         "qwen2.5-7b-instruct",
     )
     .await;
+    assert_eq!(paths, ["GET /api/v0/models", "GET /v1/models"]);
     assert_eq!(
         (w.tokens, w.source, w.confidence),
         (8192, WindowSource::LmStudio, Confidence::Loaded)
@@ -332,7 +344,11 @@ async fn a_server_that_says_nothing_gives_the_default() {
         (w.tokens, w.source, w.confidence),
         (8192, WindowSource::Default, Confidence::Assumed)
     );
-    assert_eq!(paths.len(), 6);
+    assert_eq!(
+        paths,
+        ["GET /props?model=m", "GET /v1/models"],
+        "the list, then the one guess"
+    );
     // Nothing listening at all: the same, no error.
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -346,16 +362,22 @@ async fn a_server_that_says_nothing_gives_the_default() {
 
 #[tokio::test]
 async fn a_route_that_never_answers_is_given_up_on() {
-    let vllm = r#"{"data":[{"id":"m","owned_by":"vllm","max_model_len":2048}]}"#;
-    let (w, _) = probed(
+    // An older llama.cpp whose list has only the trained length, and a /props that stalls:
+    // the catalog number, once the probe's time is up.
+    let old = r#"{"data":[{"id":"m","owned_by":"llamacpp","meta":{"n_ctx_train":2048}}]}"#;
+    let (w, paths) = probed(
         &[
             ("GET", "/props", Reply::Stream(vec![Step::Stall])),
-            ("GET", "/v1/models", json(vllm)),
+            ("GET", "/v1/models", json(old)),
         ],
         "m",
     )
     .await;
-    assert_eq!((w.tokens, w.source), (2048, WindowSource::Vllm));
+    assert_eq!(
+        (w.tokens, w.source, w.confidence),
+        (2048, WindowSource::LlamaCpp, Confidence::Catalog)
+    );
+    assert_eq!(paths, ["GET /props?model=m", "GET /v1/models"]);
 }
 
 #[tokio::test]

@@ -31,6 +31,16 @@ fn flat(screen: &str) -> String {
 }
 
 /// The seconds shown after `label · ` on the screen, if shown.
+/// The seconds in "waiting for the first token 37 s" (counted from the request).
+fn seconds_waited(screen: &str) -> Option<u64> {
+    let label = "waiting for the first token ";
+    let rest = &screen[screen.find(label)? + label.len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    rest[digits.len()..]
+        .starts_with(" s")
+        .then(|| digits.parse().ok())?
+}
+
 fn seconds_after(screen: &str, label: &str) -> Option<u64> {
     let rest = &screen[screen.find(&format!("{label} · "))? + label.len() + " · ".len()..];
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
@@ -169,7 +179,7 @@ async fn the_waiting_state_counts_seconds_until_and_after_the_first_token() {
     tui.send("hi").await;
     // The clock moves while the server holds the first token.
     tui.wait_until("a second of waiting for the first token", |s| {
-        seconds_after(s, "waiting for the first token").is_some_and(|n| n >= 1)
+        seconds_waited(s).is_some_and(|n| n >= 1)
     })
     .await;
     first.notify_one();
@@ -305,7 +315,7 @@ async fn a_long_turn_that_ends_unfocused_rings_and_notifies() {
     );
     tui.send("take your time").await;
     tui.wait_until("the turn past its first second", |s| {
-        seconds_after(s, "waiting for the first token").is_some_and(|n| n >= 1)
+        seconds_waited(s).is_some_and(|n| n >= 1)
     })
     .await;
     // The user goes to another window: the terminal reports focus out (CSI O).

@@ -200,7 +200,7 @@ async fn a_silent_stream_hits_the_idle_timeout_and_is_retried() {
 }
 
 #[tokio::test]
-async fn connection_refused_on_this_machine_is_reported_at_once() {
+async fn connection_refused_on_this_machine_is_retried_once_quickly_then_reported() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let url = format!("http://{addr}/v1");
@@ -208,8 +208,8 @@ async fn connection_refused_on_this_machine_is_reported_at_once() {
     let (events, result) = collect(&client(&url), &user_request("q")).await;
     assert_eq!(
         retries(&events),
-        [],
-        "nothing listens: waiting will not start it"
+        [(1, 1, Duration::from_millis(20))],
+        "nothing listens: one quick retry for a server that is starting, no more"
     );
     let e = result.unwrap_err();
     assert!(matches!(e, ProviderError::Connect { .. }), "{e:?}");

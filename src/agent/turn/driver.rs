@@ -98,6 +98,7 @@ impl Agent {
                     Effect::ToolsDropped(names) => self.tools_dropped(&names),
                     Effect::Request(mut request) => {
                         request.model = self.model.get();
+                        sink.emit(Event::RequestSent);
                         stream = Some(Box::pin(self.client.stream_chat(&request)));
                     }
                     Effect::Summarise(mut request) => {

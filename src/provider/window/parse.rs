@@ -23,6 +23,32 @@ pub(crate) struct Probes {
     pub lmstudio_v1: Option<Value>,
 }
 
+/// The route and field of Ollama's default `num_ctx`.
+const OLLAMA_DEFAULT_VIA: &str =
+    "Ollama's default num_ctx (the model is not loaded yet; /api/ps will tell once it is)";
+
+/// Every route and field [`choose`] names, so that a window read back from the disk cache
+/// names its own (`None`: not one this build reads).
+pub(crate) fn static_via(via: &str) -> Option<&'static str> {
+    const VIAS: &[&str] = &[
+        "/api/ps context_length",
+        "/api/show parameters num_ctx",
+        "/api/v0/models loaded_context_length",
+        "/api/v0/models max_context_length",
+        "/api/v1/models loaded_instances[].config.context_length",
+        "/api/v1/models max_context_length",
+        "/props default_generation_settings.n_ctx",
+        "/v1/models context_length",
+        "/v1/models max_input_tokens",
+        "/v1/models max_model_len",
+        "/v1/models meta.n_ctx",
+        "/v1/models meta.n_ctx_train",
+        "/v1/models top_provider.context_length",
+        OLLAMA_DEFAULT_VIA,
+    ];
+    VIAS.iter().copied().find(|v| *v == via)
+}
+
 /// The best answer, or `None` when no probe said anything. Order: what a server runs the
 /// model with (llama.cpp, vLLM, a loaded Ollama or LM Studio model), then Ollama's `num_ctx`
 /// for a model not yet loaded, then catalog numbers.
@@ -245,7 +271,7 @@ pub(crate) fn ollama_show(v: &Value) -> Option<ContextWindow> {
             cap(OLLAMA_DEFAULT_NUM_CTX),
             WindowSource::Ollama,
             Confidence::Assumed,
-            "Ollama's default num_ctx (the model is not loaded yet; /api/ps will tell once it is)",
+            OLLAMA_DEFAULT_VIA,
         ),
     })
 }

@@ -281,6 +281,8 @@ fn settings() -> ProviderSettings {
         headers: vec![],
         request_timeout: std::time::Duration::from_secs(1),
         idle_timeout: std::time::Duration::from_secs(1),
+        first_token_timeout: std::time::Duration::from_secs(1),
+        connect_timeout: std::time::Duration::from_secs(1),
         retry: RetryPolicy::default(),
         context_window: None,
         model_windows: Default::default(),

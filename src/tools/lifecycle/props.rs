@@ -7,12 +7,14 @@
 //!   the decision sent it there; a forced call only after the user accepted it.
 //! - Every call id ends with exactly one result, in call order, and one `ToolFinished` event.
 //! - After Cancel or a stop, nothing runs any more.
+//! - A call whose arguments do not fit its tool's schema is never set up, judged, asked about
+//!   or run: it ends with one error result.
 //! - A call whose `setup` ran and that was not rejected gets exactly one `on_exit`, after its
 //!   `setup` and after its `on_cancelled` (a Cancel and a stop alike); a call never set up, none.
 
 use proptest::prelude::*;
 
-use super::tests::{Fake, World, call};
+use super::tests::{Fake, World, call, cmd_schema};
 use super::*;
 use crate::tools::policy::approval::{CallFacts, Decision, call_key};
 use crate::tools::tool::Kind;
@@ -62,6 +64,7 @@ fn tool_plan() -> impl Strategy<Value = ToolPlan> {
 
 fn fake(i: usize, p: &ToolPlan) -> Fake {
     let mut t = Fake::new(&format!("t{i}"));
+    t.schema = Some(cmd_schema());
     t.opts.require_approval_before = Some(p.asking.into());
     t.opts.require_cmd_approval = Some(p.cmd_approval);
     t.opts.protect = Some(p.protect);
@@ -130,8 +133,8 @@ fn answer() -> impl Strategy<Value = Answer> {
 #[derive(Debug, Clone)]
 struct Case {
     tools: Vec<ToolPlan>,
-    /// (tool index or an unknown tool, command).
-    calls: Vec<(Option<usize>, usize)>,
+    /// (tool index or an unknown tool, command, arguments that fail the schema).
+    calls: Vec<(Option<usize>, usize, bool)>,
     mode: Mode,
     headless: bool,
     judge: bool,
@@ -143,7 +146,14 @@ struct Case {
 fn case() -> impl Strategy<Value = Case> {
     (
         prop::collection::vec(tool_plan(), 1..4),
-        prop::collection::vec((prop::option::weighted(0.9, 0..4usize), 0..3usize), 1..7),
+        prop::collection::vec(
+            (
+                prop::option::weighted(0.9, 0..4usize),
+                0..3usize,
+                prop::bool::weighted(0.2),
+            ),
+            1..7,
+        ),
         prop::sample::select(Mode::ALL.to_vec()),
         prop::bool::weighted(0.25),
         any::<bool>(),
@@ -197,17 +207,23 @@ proptest! {
                 memory.always(&name, &cmd_key, c.tools[*t].cmd_approval);
             }
         }
-        let calls: Vec<ToolCall> = c.calls.iter().enumerate().map(|(i, (t, k))| {
+        let calls: Vec<ToolCall> = c.calls.iter().enumerate().map(|(i, (t, k, bad))| {
             let name = match t {
                 Some(t) if *t < n_tools => format!("t{t}"),
                 _ => "unknown".to_owned(),
             };
-            call(&format!("c{i}"), &name, &serde_json::json!({"cmd": COMMANDS[*k]}).to_string())
+            let field = if *bad { "command" } else { "cmd" };
+            call(&format!("c{i}"), &name, &serde_json::json!({field: COMMANDS[*k]}).to_string())
         }).collect();
+        // A known tool's call whose arguments fail its schema (an unknown tool's is not found).
+        let bad = |id: &str| -> bool {
+            id[1..].parse::<usize>().ok().and_then(|i| c.calls.get(i))
+                .is_some_and(|(t, _, b)| *b && t.is_some_and(|t| t < n_tools))
+        };
         let plan_of = |id: &str| -> Option<(usize, &ToolPlan, &str)> {
             let i: usize = id[1..].parse().ok()?;
-            let (t, k) = c.calls[i];
-            let t = t.filter(|t| *t < n_tools)?;
+            let (t, k, bad) = c.calls[i];
+            let t = t.filter(|t| *t < n_tools && !bad)?;
             Some((t, &c.tools[t], COMMANDS[k]))
         };
 
@@ -230,6 +246,7 @@ proptest! {
                     Effect::Run { inv, .. } => {
                         let id = inv.function_call.id.clone();
                         prop_assert!(!over, "{id} ran after a cancel or stop");
+                        prop_assert!(!bad(&id), "{id} failed the argument check but ran");
                         if !ran.contains(&id) {
                             let (t, p, cmd) = plan_of(&id).expect("only known tools run");
                             let name = format!("t{t}");
@@ -253,6 +270,7 @@ proptest! {
                         });
                     }
                     Effect::AskUser(a) => {
+                        prop_assert!(!bad(&a.call_id), "{} failed the argument check but was asked about", a.call_id);
                         let (t, p, cmd) = plan_of(&a.call_id).expect("a known tool");
                         next = Some(match answers.next() {
                             Some(Answer::Always) => {
@@ -274,6 +292,7 @@ proptest! {
                     }
                     Effect::AskJudge { .. } => {
                         let id = calls[finished_events.len()].id.clone();
+                        prop_assert!(!bad(&id), "{id} failed the argument check but was judged");
                         next = Some(match answers.next() {
                             Some(Answer::Safe | Answer::Ok) => {
                                 judged_safe = Some(id);
@@ -298,6 +317,11 @@ proptest! {
         prop_assert_eq!(&got, &ids);
         prop_assert_eq!(finished_events.iter().map(String::as_str).collect::<Vec<_>>(), ids);
         prop_assert!(r.results.iter().all(|c| !c.content().is_empty()));
+        for res in r.results.iter().filter(|res| bad(&res.call_id)) {
+            prop_assert_eq!(res.end, CallEnd::Error, "{}", res.call_id);
+            prop_assert!(res.content().contains("`cmd` is missing"), "{}", res.content());
+            prop_assert!(!ran.contains(&res.call_id));
+        }
         let log = log.lock().map(|l| l.clone()).unwrap_or_default();
         for res in &r.results {
             let hooks: Vec<&str> = log
@@ -306,6 +330,9 @@ proptest! {
                 .collect();
             let at = |h: &str| hooks.iter().position(|x| *x == h);
             let exits = hooks.iter().filter(|h| **h == "exit").count();
+            if bad(&res.call_id) {
+                prop_assert!(hooks.is_empty(), "{}: {:?}", res.call_id, hooks);
+            }
             match at("setup") {
                 Some(setup) if res.end != CallEnd::Rejected => {
                     prop_assert_eq!(exits, 1, "{}: {:?}", res.call_id, hooks);

@@ -32,6 +32,8 @@ pub struct Fake {
     pub setup_error: Option<String>,
     /// Reports nothing on success (the stand-in result applies).
     pub silent: bool,
+    /// The arguments' schema (`{"type": "object"}` when `None`).
+    pub schema: Option<Value>,
     pub log: Arc<Mutex<Vec<String>>>,
 }
 
@@ -65,7 +67,10 @@ impl Tool for Fake {
         ToolSpec {
             name: self.name.clone(),
             description: "fake".into(),
-            parameters: json!({"type": "object"}),
+            parameters: self
+                .schema
+                .clone()
+                .unwrap_or_else(|| json!({"type": "object"})),
             strict: None,
         }
     }
@@ -268,6 +273,23 @@ fn shell_like() -> Fake {
 
 fn cmd(c: &str) -> String {
     json!({ "cmd": c }).to_string()
+}
+
+/// The schema of a tool that takes one string `cmd` and nothing else.
+pub fn cmd_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"cmd": {"type": "string"}},
+        "required": ["cmd"],
+        "additionalProperties": false
+    })
+}
+
+fn checked(t: Fake) -> Fake {
+    Fake {
+        schema: Some(cmd_schema()),
+        ..t
+    }
 }
 
 #[test]
@@ -481,6 +503,45 @@ fn lifecycle_table() {
             steps: vec![
                 (Input::Start, vec!["end c1 error", "end c2 error", "run c3"]),
                 (ok("r"), vec!["end c3 success", "done"]),
+            ],
+        },
+        Row {
+            name: "arguments that do not fit the schema fail alone: no judge, no modal",
+            world: auto(World::new(vec![
+                checked(shell_like()),
+                checked(plain("edit").asking()),
+            ])),
+            calls: vec![
+                call("c1", "sh", r#"{"command": "ls"}"#),
+                call("c2", "edit", r#"{"cmd": ["a"]}"#),
+                call("c3", "sh", &cmd("deploy")),
+                call("c4", "edit", r#"{"cmd": "x", "extra": 1}"#),
+            ],
+            memory: Approvals::default(),
+            steps: vec![
+                (
+                    Input::Start,
+                    vec!["end c1 error", "end c2 error", "judge sh deploy"],
+                ),
+                (
+                    Input::Verdict(Verdict {
+                        safe: true,
+                        reason: "fine".into(),
+                    }),
+                    vec!["run c3"],
+                ),
+                (ok("d"), vec!["end c3 success", "end c4 error", "done"]),
+            ],
+        },
+        Row {
+            name: "a call failing the check asks nobody, even when the tool always asks",
+            world: World::new(vec![checked(plain("edit").asking())]),
+            calls: vec![call("c1", "edit", "{}"), call("c2", "edit", &cmd("ok"))],
+            memory: Approvals::default(),
+            steps: vec![
+                (Input::Start, vec!["end c1 error", "ask c2 2/2"]),
+                (accept(), vec!["decided c2 accept", "run c2"]),
+                (ok("x"), vec!["end c2 success", "done"]),
             ],
         },
         Row {
@@ -800,4 +861,38 @@ fn the_config_setting_wins_over_the_tools_condition() {
         let mut b = world.batch(&[call("c1", "t", "{}")], Approvals::default());
         assert_eq!(words(&b.step(Input::Start)), [want], "{name}");
     }
+}
+
+/// A call that fails the argument check gets exactly one result, the check's message, and
+/// none of the tool's hooks run (no setup, no exit); the others in the batch go on.
+#[test]
+fn a_call_failing_the_argument_check_gets_one_result_and_no_hooks() {
+    let t = checked(plain("edit").asking());
+    let log = t.log.clone();
+    let world = World::new(vec![t]);
+    let calls = [
+        call("c1", "edit", r#"{"cmd": 7, "cmdd": "ls"}"#),
+        call("c2", "edit", &cmd("ls")),
+    ];
+    let mut b = world.batch(&calls, Approvals::default());
+    let fx = b.step(Input::Start);
+    let outputs: Vec<&str> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Emit(Event::ToolOutput {
+                call_id, content, ..
+            }) if call_id == "c1" => Some(content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(outputs.len(), 1, "{outputs:?}");
+    assert_eq!(
+        outputs[0],
+        "You made an error in calling the edit tool, so it did not run:\n\
+         - `cmdd` is not an argument of edit here; the ones it takes are `cmd`.\n\
+         Call edit again with arguments of this shape: {\"cmd\": string}"
+    );
+    assert_eq!(words(&fx), ["end c1 error", "ask c2 2/2"]);
+    b.step(Input::Choice(UserChoice::Reject(None)));
+    assert_eq!(*log.lock().unwrap(), ["c2 setup"]);
 }

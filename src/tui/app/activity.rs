@@ -2,8 +2,10 @@
 //!
 //! A turn's clock starts when the app becomes busy (a message sent, `/compact`) and stops when
 //! it is not any more. While it runs, the activity carries the seconds since the start:
-//! "waiting for the first token · 3s" until a reply's first token arrives, then
-//! "thinking · 5s" (reasoning) or "writing · 7s" (text), "running CMD · 9s" for a tool. While
+//! "waiting for the first token 37 s" from the moment a request goes out until its reply's
+//! first token arrives (with the turn's clock after it, " · 2m 05s", when the turn began
+//! earlier: after tool calls), then "thinking · 5s" (reasoning) or "writing · 7s" (text),
+//! "running CMD · 9s" for a tool. While
 //! only the user can move things on (an approval, a question) the clock is not shown and
 //! nothing ticks. [`App::next_tick`] says when the next visible change is due — the next whole
 //! second of the turn, or a quarter second for a retry's countdown — so the event loop wakes
@@ -52,6 +54,19 @@ impl App {
         match &self.activity {
             Activity::Idle => Vec::new(),
             Activity::Waiting => two("waiting for the first token", "waiting"),
+            Activity::FirstToken { since } => {
+                let waited = now.saturating_duration_since(*since);
+                let earlier = self
+                    .turn_time(now)
+                    .is_some_and(|t| t.saturating_sub(waited) >= Duration::from_secs(1));
+                let clock = if earlier { clock } else { String::new() };
+                let waited = waited_text(waited);
+                vec![
+                    format!("waiting for the first token {waited}{clock}"),
+                    format!("waiting {waited}{clock}"),
+                    format!("waiting {waited}"),
+                ]
+            }
             Activity::Thinking => vec![format!("thinking{clock}")],
             Activity::Streaming => vec![format!("writing{clock}")],
             Activity::Tool(c) => two(&format!("running {c}"), "running"),
@@ -82,8 +97,15 @@ impl App {
             return None;
         }
         let start = self.turn_started?;
-        let whole = now.saturating_duration_since(start).as_secs();
-        Some(start + Duration::from_secs(whole + 1))
+        let next_second = |from: Instant| {
+            let whole = now.saturating_duration_since(from).as_secs();
+            from + Duration::from_secs(whole + 1)
+        };
+        let turn = next_second(start);
+        match self.activity {
+            Activity::FirstToken { since } => Some(turn.min(next_second(since))),
+            _ => Some(turn),
+        }
     }
 
     /// After every event: starts the turn's clock when the app became busy; when it is not
@@ -111,6 +133,16 @@ impl App {
             "sayso: {what} (after {})",
             duration_text::clock(took)
         ))]
+    }
+}
+
+/// How long the first token has been waited for: "37 s", then "12m 05s".
+fn waited_text(d: Duration) -> String {
+    let whole = Duration::from_secs(d.as_secs());
+    if whole < Duration::from_secs(60) {
+        duration_text::spaced(whole)
+    } else {
+        duration_text::clock(whole)
     }
 }
 
@@ -142,6 +174,63 @@ mod tests {
         agent(&mut a, Event::TurnEnded(TurnEnd::Completed));
         assert_eq!(a.next_tick(now), None);
         assert!(a.activity_forms(now).is_empty());
+    }
+
+    #[test]
+    fn the_wait_for_the_first_token_counts_from_the_request() {
+        let mut a = app();
+        send(&mut a, "hi");
+        agent(&mut a, Event::RequestSent);
+        assert!(
+            matches!(a.activity, Activity::FirstToken { .. }),
+            "{:?}",
+            a.activity
+        );
+        // Sent as the turn began (the instants made exact for the test).
+        let since = a.turn_started.expect("the turn's clock runs");
+        a.activity = Activity::FirstToken { since };
+        // The turn's first request: one clock is enough.
+        assert_eq!(
+            a.activity_forms(since + Duration::from_millis(37_400))[..2],
+            ["waiting for the first token 37 s", "waiting 37 s"]
+        );
+        assert_eq!(
+            a.next_tick(since + Duration::from_millis(37_400)),
+            Some(since + Duration::from_secs(38))
+        );
+        assert_eq!(
+            a.activity_forms(since + Duration::from_secs(725))[0],
+            "waiting for the first token 12m 05s"
+        );
+        agent(&mut a, Event::Delta(StreamDelta::Text("x".into())));
+        assert!(a.activity_forms(since)[0].starts_with("writing"));
+    }
+
+    #[test]
+    fn after_tool_calls_the_wait_shows_beside_the_turns_clock() {
+        let mut a = app();
+        send(&mut a, "hi");
+        let start = a.turn_started.expect("the turn's clock runs");
+        // The request of a later round, sent while the turn ran for a while already.
+        a.activity = Activity::FirstToken {
+            since: start + Duration::from_millis(80_500),
+        };
+        let now = start + Duration::from_millis(90_700);
+        assert_eq!(
+            a.activity_forms(now),
+            [
+                "waiting for the first token 10 s · 1m 30s",
+                "waiting 10 s · 1m 30s",
+                "waiting 10 s"
+            ]
+        );
+        // Both clocks change on their own whole seconds.
+        assert_eq!(a.next_tick(now), Some(start + Duration::from_secs(91)));
+        let now = start + Duration::from_millis(91_200);
+        assert_eq!(
+            a.next_tick(now),
+            Some(start + Duration::from_millis(91_500))
+        );
     }
 
     #[test]

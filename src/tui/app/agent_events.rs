@@ -82,6 +82,11 @@ impl App {
                 self.activity = Activity::Tool(cmd_string.clone());
             }
             Event::JudgeStarted { .. } => self.activity = Activity::Judge,
+            Event::RequestSent => {
+                self.activity = Activity::FirstToken {
+                    since: Instant::now(),
+                }
+            }
             // Every call has its result: the next request goes out.
             Event::ToolsFinished => self.activity = Activity::Waiting,
             Event::ToolFinished { call_id, .. } => {

@@ -4,6 +4,7 @@ pub mod context_limit;
 pub mod controller;
 pub mod fixture;
 pub mod fixture_overflow;
+pub mod fixture_timeouts;
 pub mod sessions;
 pub mod tui;
 
@@ -27,6 +28,8 @@ pub fn settings(base_url: &str) -> ProviderSettings {
         headers: vec![],
         request_timeout: Duration::from_secs(30),
         idle_timeout: Duration::from_secs(10),
+        first_token_timeout: Duration::from_secs(10),
+        connect_timeout: Duration::from_secs(10),
         retry: RetryPolicy {
             max_retries: 3,
             initial_delay: Duration::from_millis(20),
