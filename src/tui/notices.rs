@@ -165,7 +165,7 @@ mod tests {
                 Notice::ToolsCut {
                     dropped: vec!["ask_questions".into()],
                 },
-                "to fit the window, fewer tools are offered from now on: ask_questions left out (add them back with @{{name}})",
+                "to fit the window, fewer tools are offered from now on: ask_questions left out (add them back with @{name})",
             ),
             (
                 Notice::NothingToCompact,
