@@ -31,6 +31,9 @@ pub const DEFAULT_RATIO: f64 = 3.0;
 /// More characters a token than any tokenizer manages (English prose is about 4, code 3):
 /// a server counting fewer tokens than `chars / 8` is not counting this request.
 pub const MAX_CHARS_PER_TOKEN: f64 = 8.0;
+/// Fewer characters a token than any tokenizer gives a whole request (a byte-level vocabulary
+/// with its chat template comes near 1): a ratio under it calibrates nothing.
+pub const MIN_CHARS_PER_TOKEN: f64 = 0.5;
 /// Characters a prompt may grow by with no more tokens counted (a chat template's slack).
 const GROWTH_SLACK: usize = 256;
 /// Pruning starts at this share of the window…

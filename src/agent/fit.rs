@@ -9,6 +9,7 @@
 //! ([`super::compaction`]), the budget's shares ([`super::context::Budget`]).
 
 use super::context::{Budget, prepare, prune, request_chars, tools_chars};
+use super::output_cut::cut_last_outputs;
 use super::window::WindowState;
 use crate::events::{Event, Notice};
 use crate::provider::{ChatMessage, ProviderError, ToolSpec};
@@ -60,7 +61,8 @@ pub fn fit(
 }
 
 /// After the compaction [`fit`] asked for (or found nothing to compact): the history pruned
-/// under the input budget, else with only the last round's outputs kept, if that fits.
+/// under the input budget, else with only the last round's outputs kept — cut to their heads
+/// when they alone are too large — if that fits.
 pub fn after_compaction(
     w: &mut WindowState,
     messages: &[ChatMessage],
@@ -68,9 +70,107 @@ pub fn after_compaction(
     interaction: Interaction,
     out: &mut Vec<Event>,
 ) -> Result<Vec<ChatMessage>, ProviderError> {
-    let sent = pruned_under(w, w.budget().input(), messages, tools, out)
-        .unwrap_or_else(|| prune(messages, 1).0);
+    let input = w.budget().input();
+    let mut sent =
+        pruned_under(w, input, messages, tools, out).unwrap_or_else(|| prune(messages, 1).0);
+    // The last round's own outputs too large: their heads, with a note.
+    if w.estimate(&sent, tools) > input {
+        let room = ((input as f64) * w.ratio.max(0.5)).floor() as usize;
+        if let Some(cut) = cut_last_outputs(&sent, room.saturating_sub(tools_chars(tools))) {
+            sent = cut;
+        }
+    }
     checked(w, sent, tools, interaction)
+}
+
+/// What the retry after a server's overflow error sends ([`retry`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Retry {
+    /// Send these messages with these tools (fewer than before when `tools` shrank).
+    Send {
+        messages: Vec<ChatMessage>,
+        tools: Vec<ToolSpec>,
+    },
+    /// Pruning is not enough: compact the history, then [`retry`] again (`compacted`).
+    Compact,
+    /// Nothing smaller fits: the error says what takes the room.
+    TooLarge(ProviderError),
+}
+
+/// The retry after the server refused a request of `failed` characters as too large for its
+/// window, with `w` already told what the error said (its window, the ratio on its count).
+/// Strictly smaller than `failed` and under the input budget by the estimate, the cheapest
+/// way first: old tool outputs as stand-ins; then (unless `compacted` already) a compaction;
+/// then fewer tools, the least needed dropped first ([`crate::tools::offer::keep_rank`]),
+/// with only the last round's outputs kept, when that is enough; then the last round's
+/// outputs cut to fit (with as many tools as still fit); else the error naming both sizes.
+/// Never the same request again.
+pub fn retry(
+    w: &mut WindowState,
+    messages: &[ChatMessage],
+    tools: &[ToolSpec],
+    failed: usize,
+    compacted: bool,
+    interaction: Interaction,
+    out: &mut Vec<Event>,
+) -> Retry {
+    let input = w.budget().input();
+    let fits = |w: &WindowState, sent: &[ChatMessage], tools: &[ToolSpec]| {
+        w.estimate(sent, tools) <= input && request_chars(sent, tools) < failed
+    };
+    if let Some(sent) = pruned_under(w, input, messages, tools, out)
+        && fits(w, &sent, tools)
+    {
+        w.last_sent_chars = request_chars(&sent, tools);
+        return Retry::Send {
+            messages: sent,
+            tools: tools.to_vec(),
+        };
+    }
+    if !compacted {
+        return Retry::Compact;
+    }
+    let sent = prune(messages, 1).0;
+    let mut ranked = tools.to_vec();
+    ranked.sort_by_key(|t| crate::tools::offer::keep_rank(&t.name));
+    // Fewer tools, as long as that is enough; else the last round's outputs cut too.
+    let send = |w: &mut WindowState, sent: Vec<ChatMessage>, kept: &[ToolSpec]| {
+        w.last_sent_chars = request_chars(&sent, kept);
+        Retry::Send {
+            messages: sent,
+            // In the order they were offered.
+            tools: tools
+                .iter()
+                .filter(|t| kept.iter().any(|k| k.name == t.name))
+                .cloned()
+                .collect(),
+        }
+    };
+    for keep in (0..tools.len()).rev() {
+        if fits(w, &sent, &ranked[..keep]) {
+            return send(w, sent, &ranked[..keep]);
+        }
+    }
+    for keep in (0..=tools.len()).rev() {
+        let kept = &ranked[..keep];
+        let room = ((input as f64) * w.ratio.max(0.5)).floor() as usize;
+        let limit = room
+            .min(failed.saturating_sub(1))
+            .saturating_sub(tools_chars(kept));
+        if let Some(cut) = cut_last_outputs(&sent, limit)
+            && fits(w, &cut, kept)
+        {
+            return send(w, cut, kept);
+        }
+    }
+    // What is named: the system prompt alone when even no tools leave room, else the tools.
+    let tools = if fixed_tokens(w, &sent, &[]) > input {
+        &[]
+    } else {
+        tools
+    };
+    let estimate = w.estimate(&sent, tools);
+    Retry::TooLarge(too_large(w, &sent, tools, estimate, interaction))
 }
 
 /// `sent`, unless its estimate is over the input budget.
@@ -138,10 +238,18 @@ fn too_large(
     let budget: Budget = w.budget();
     let window = budget.window;
     let fixed = fixed_tokens(w, sent, tools);
-    let message = if fixed > budget.input() {
+    let message = if fixed > budget.input() && tools.is_empty() {
         format!(
-            "the system prompt and the {} tool schemas alone are about {fixed} tokens, more than the model's context window of {window} tokens can take with room for a reply; give the model a larger window (llama.cpp `-c`, Ollama `num_ctx`) and tell sayso with `context_window` in the config, or offer fewer tools with `--tools` (e.g. `--tools read_file,run_command`)",
-            tools.len()
+            "the system prompt alone is about {fixed} tokens, more than the model's context window of {window} tokens can take with room for a reply (at most {} tokens for the request), even with no tools offered; give the model a larger window (llama.cpp `-c`, Ollama `num_ctx`) and tell sayso with `context_window` in the config, or shorten the project's instructions (AGENTS.md)",
+            budget.input(),
+        )
+    } else if fixed > budget.input() {
+        let system = fixed_tokens(w, sent, &[]);
+        format!(
+            "the system prompt and the {} tool schemas alone are about {fixed} tokens (the system prompt {system}, the schemas {}), more than the model's context window of {window} tokens can take with room for a reply (at most {} tokens for the request); give the model a larger window (llama.cpp `-c`, Ollama `num_ctx`) and tell sayso with `context_window` in the config, or offer fewer tools with `--tools` (e.g. `--tools read_file,run_command`)",
+            tools.len(),
+            fixed.saturating_sub(system),
+            budget.input(),
         )
     } else {
         let new_chat = match interaction {

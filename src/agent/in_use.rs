@@ -7,9 +7,14 @@
 //! answering 42 to any request, a count stuck while the chat grows) is ignored: the number is
 //! then the estimate, from the characters sent and received, as before the first request.
 //!
+//! A count that looked true once and then stays stuck while the chat grows was never a count:
+//! the ratio goes back to what it was before it, and the server's usage calibrates nothing
+//! more (`usage_distrusted`). The count in a server's overflow error always does
+//! ([`WindowState::calibrate_on_count`]): it is the server's own count of what was sent.
+//!
 //! Not here: what a request sends (pruning, compaction: `fit.rs`), the window's size (`window.rs`).
 
-use super::context::{plausible_prompt, tokens};
+use super::context::{MAX_CHARS_PER_TOKEN, MIN_CHARS_PER_TOKEN, plausible_prompt, tokens};
 use super::window::{WARN_AT, WindowState};
 use crate::events::{Event, Notice};
 use crate::provider::AssistantMessage;
@@ -64,6 +69,27 @@ impl WindowState {
         });
     }
 
+    /// Whether a plausible usage of `prompt` tokens for `sent` characters calibrates the ratio:
+    /// its ratio is one a tokenizer gives (between [`MIN_CHARS_PER_TOKEN`] and [`MAX_CHARS_PER_TOKEN`]). A ratio outside is not
+    /// clamped into the range: it is not taken at all.
+    fn calibrates(&self, prompt: u64, sent: usize) -> bool {
+        let ratio = sent as f64 / prompt.max(1) as f64;
+        (MIN_CHARS_PER_TOKEN..=MAX_CHARS_PER_TOKEN).contains(&ratio)
+    }
+
+    /// The server counted `prompt` tokens in a request of `sent` characters (its overflow
+    /// error said so): the truest count there is, so the ratio is that one from now on (even
+    /// after usage was distrusted). `false` when there is nothing to calibrate on.
+    pub fn calibrate_on_count(&mut self, prompt: u64, sent: usize) -> bool {
+        if prompt == 0 || sent == 0 {
+            return false;
+        }
+        self.ratio = (sent as f64 / prompt as f64).max(MIN_CHARS_PER_TOKEN);
+        self.ratio_before = self.ratio;
+        self.calibrated_on = Some((prompt, sent));
+        true
+    }
+
     /// After a reply: the server's usage when it is plausible (calibrating the estimate on
     /// it), else the estimate; reports it (and warns once when the window is nearly full).
     pub fn usage(&mut self, reply: &AssistantMessage, out: &mut Vec<Event>) {
@@ -79,10 +105,12 @@ impl WindowState {
                     completion,
                 },
             },
-            Some(p) if plausible_prompt(p, sent, self.calibrated_on) => {
-                // Calibrate, within sane bounds (1–8 characters a token).
-                self.ratio = (sent as f64 / p as f64).clamp(1.0, 8.0);
-                self.calibrated_on = Some((p, sent));
+            Some(p) if !self.usage_distrusted && plausible_prompt(p, sent, self.calibrated_on) => {
+                if self.calibrates(p, sent) {
+                    self.ratio_before = self.ratio;
+                    self.ratio = sent as f64 / p as f64;
+                    self.calibrated_on = Some((p, sent));
+                }
                 InUse {
                     tokens: p + completion,
                     counted: Counted::Server {
@@ -92,6 +120,16 @@ impl WindowState {
                 }
             }
             Some(p) => {
+                // A count stuck while the chat grew: the calibration it gave before was no
+                // count either. Back to the ratio before it, and no usage calibrates again.
+                if !self.usage_distrusted
+                    && self.calibrated_on.is_some()
+                    && !plausible_prompt(p, sent, self.calibrated_on)
+                {
+                    self.usage_distrusted = true;
+                    self.ratio = self.ratio_before;
+                    self.calibrated_on = None;
+                }
                 tracing::info!(
                     prompt = p,
                     chars = sent,

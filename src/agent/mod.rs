@@ -31,6 +31,8 @@
 //! - [`context_report`]: `/context`, what fills the window.
 //! - [`mcp_sync`]: the MCP servers' tools offered as they start, change or fail.
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
+//! - [`output_cut`]: the last round's tool outputs cut to their heads: the last resort before
+//!   a request is refused as too large.
 
 mod build;
 pub use build::build;
@@ -44,6 +46,7 @@ pub mod instructions;
 pub mod loop_guard;
 pub mod mcp_sync;
 pub mod mentions;
+pub mod output_cut;
 pub mod resume_mode;
 pub mod saving;
 pub mod task;
@@ -248,7 +251,8 @@ impl Agent {
         }
         self.engine.restore_approvals(saved.remembered.clone());
         if let Some(ratio) = saved.ratio.filter(|r| r.is_finite()) {
-            self.window.ratio = ratio.clamp(1.0, 8.0);
+            self.window.ratio =
+                ratio.clamp(context::MIN_CHARS_PER_TOKEN, context::MAX_CHARS_PER_TOKEN);
         }
         let (mode, notice) = resume_mode::resumed_mode(saved.mode, self.start_mode);
         self.engine.mode().set(mode);

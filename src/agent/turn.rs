@@ -11,7 +11,8 @@
 //! Waiting ─User→ round ─fit→ Streaming ─reply without calls→ Done
 //!                 ↑ │ │      (or Compact → Compacting ─Summary→ Streaming)
 //!                 │ │ └─ too large, or max_turns used → Done
-//!                 │ └──── Streaming ─overflow error (once)→ Compacting ─Summary→ round
+//!                 │ └──── Streaming ─overflow error (≤ 3)→ smaller retry: pruned | Compacting
+//!                 │                     ─Summary→ retry | fewer tools | too large → Done
 //!                 └─ resubmit ─ Running ←reply with calls─ Streaming
 //! Stop: Waiting, Streaming, Compacting → Done; Running → Done with the batch's results
 //! ```
@@ -20,6 +21,8 @@
 //! - every call id of a reply ends with exactly one tool message, in call order, before the
 //!   next request (a call the batch left unanswered gets the no-output stand-in);
 //! - no request is sent whose estimate is over the window's input budget;
+//! - a retry after an overflow error is strictly smaller than the request refused, and there
+//!   are at most [`MAX_OVERFLOW_RETRIES`] of them;
 //! - a stop ends the turn at once — during a batch, as soon as its results are in (the batch
 //!   stops itself) — and nothing is asked for after it;
 //! - a queued user message ([`Input::Queued`]) is delivered exactly once: as a user message
@@ -158,6 +161,9 @@ pub enum Effect {
     /// The server's overflow error gave the window (now in the turn's state): it is the one of
     /// the model in use, not to be asked again.
     WindowLearned,
+    /// An overflow retry offers fewer tools: these are no longer offered, for the rest of the
+    /// chat (the engine stops offering them).
+    ToolsDropped(Vec<String>),
     /// The turn is over.
     Finish(Finished),
 }
@@ -171,12 +177,15 @@ pub struct Finished {
     pub queued: Vec<String>,
 }
 
+/// Overflow errors a turn answers with a smaller request; the next one ends it.
+pub const MAX_OVERFLOW_RETRIES: u32 = 3;
+
 /// After a summary: what comes next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Then {
     /// Send this round's request (pruned under the input budget).
     Send,
-    /// The server's overflow error asked for room: a new round.
+    /// The server's overflow error asked for room: the retry, smaller than what failed.
     Retry,
 }
 
@@ -209,8 +218,12 @@ pub struct Turn {
     phase: Phase,
     /// Round-trips begun.
     round: u32,
-    /// The server's overflow error was answered once already.
-    overflow_retried: bool,
+    /// The server's overflow errors answered so far (at most [`MAX_OVERFLOW_RETRIES`]).
+    overflow_retries: u32,
+    /// Characters of the last request the server refused as too large: a retry is smaller.
+    overflowed_chars: usize,
+    /// The history was compacted since the last overflow error.
+    compacted_for_retry: bool,
     guard: LoopGuard,
     /// Queued messages not delivered yet.
     queued: Vec<String>,
@@ -227,7 +240,9 @@ impl Turn {
             rules: setup.rules,
             phase: Phase::Waiting,
             round: 0,
-            overflow_retried: false,
+            overflow_retries: 0,
+            overflowed_chars: usize::MAX,
+            compacted_for_retry: false,
             guard: LoopGuard::default(),
             queued: Vec::new(),
             stopped: false,

@@ -37,6 +37,12 @@ pub struct WindowState {
     pub ratio: f64,
     /// The last plausible usage the ratio was calibrated on: (prompt tokens, characters sent).
     pub calibrated_on: Option<(u64, usize)>,
+    /// The ratio before the last calibration on `usage`: what it goes back to when that usage
+    /// turns out to be no count (stuck while the chat grew).
+    pub ratio_before: f64,
+    /// The server's `usage` was caught reporting what cannot be a count: it calibrates nothing
+    /// from now on (an overflow error's own count still does).
+    pub usage_distrusted: bool,
     /// The tokens in use as last reported: what the gauge and `/context` show.
     pub in_use: Option<InUse>,
     /// Characters of the last request sent, to calibrate with its usage.
@@ -57,6 +63,8 @@ impl Default for WindowState {
             source: "assumed: nothing reported it (set context_window in the config)".into(),
             ratio: DEFAULT_RATIO,
             calibrated_on: None,
+            ratio_before: DEFAULT_RATIO,
+            usage_distrusted: false,
             in_use: None,
             last_sent_chars: 0,
             pruned: 0,
@@ -189,9 +197,12 @@ impl Agent {
     }
 
     /// The window the server's overflow error gave is the one of the model in use: the next
-    /// turn does not ask again.
+    /// turn does not ask again, and the next run does not trust the cached window.
     pub(super) fn window_learned(&mut self) {
-        self.learning.learned_for = Some((self.model.get(), self.client.base_url()));
+        let model = self.model.get();
+        // What the probes found (also on disk) was wrong: the next run asks again.
+        self.client.forget_window(&model);
+        self.learning.learned_for = Some((model, self.client.base_url()));
     }
 
     /// Reports the estimate of what the next request sends as the tokens in use: when the
@@ -218,12 +229,29 @@ impl Agent {
     }
 
     /// The first time a window is reported for this chat (at its start, or before a resumed
-    /// chat goes on): when it is small, the default tools become the `files` ones (tools the
-    /// chat added stay), unless the user chose the tools. A later model switch changes no
-    /// tools under the conversation.
+    /// chat goes on): the default tools become the largest set whose system message and
+    /// schemas fit in a quarter of it (`offer::offer_sized`, estimated at the calibrated ratio;
+    /// tools the chat added stay), unless the user chose the tools. A later model switch
+    /// changes no tools under the conversation.
     fn fit_tools_to_window(&mut self, tokens: u64, sink: &EventSink) {
         let defaults = self.engine.defaults().clone();
-        let offer = crate::tools::offer::offer_for(tokens, &defaults, &self.groups, false);
+        let cost = |tools: &std::collections::BTreeSet<String>| {
+            let i = &self.settings.instructions;
+            let system = crate::tools::offer::compose(
+                &self.settings.system_prompt,
+                &[&i.environment, &i.text],
+                self.engine.registry(),
+                tools,
+            );
+            let specs: Vec<ToolSpec> = tools
+                .iter()
+                .filter_map(|n| self.engine.registry().get(n))
+                .map(|e| e.tool.spec())
+                .collect();
+            request_chars(&[ChatMessage::System { content: system }], &specs)
+        };
+        let offer =
+            crate::tools::offer::offer_sized(tokens, self.window.ratio, &defaults, cost, false);
         let Some(notice) = offer.notice else {
             return;
         };
@@ -231,6 +259,12 @@ impl Agent {
         for dropped in defaults.difference(&offer.tools) {
             self.engine.deactivate(dropped);
         }
+        self.refresh_system_message();
+        sink.emit(Event::Notice(Notice::ToolsNarrowed(notice)));
+    }
+
+    /// The history's system message as the tools offered now make it.
+    fn refresh_system_message(&mut self) {
         let system = self.system_message();
         match self.messages.first_mut() {
             Some(ChatMessage::System { content }) => *content = system,
@@ -238,7 +272,13 @@ impl Agent {
                 .messages
                 .insert(0, ChatMessage::System { content: system }),
         }
-        sink.emit(Event::Notice(Notice::ToolsNarrowed(notice)));
+    }
+
+    /// An overflow retry offered fewer tools: the chat goes on without `dropped`.
+    pub(super) fn tools_dropped(&mut self, dropped: &[String]) {
+        for name in dropped {
+            self.engine.deactivate(name);
+        }
     }
 
     /// A new chat: what was learned about the window stays, the counts start over.

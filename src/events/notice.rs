@@ -37,6 +37,18 @@ pub enum Notice {
     /// The server refused the `tools` parameter (`why`, its words): from now on the chat's
     /// tools are described in the system message and calls read from the reply's text.
     ToolsInText { why: String },
+    /// The server refused a request as too large for its window (`window` tokens, as now
+    /// known): it counted `counted` tokens (when its error says) where sayso estimated
+    /// `estimated`; a smaller request is tried (`attempt` of at most `max`).
+    OverflowRetry {
+        window: u64,
+        counted: Option<u64>,
+        estimated: u64,
+        attempt: u32,
+        max: u32,
+    },
+    /// To fit the window after an overflow, these tools are no longer offered.
+    ToolsCut { dropped: Vec<String> },
     /// `/compact` found nothing older to summarise.
     NothingToCompact,
     /// `/compact` was stopped; the history is unchanged.

@@ -36,6 +36,24 @@ pub fn message(n: &Notice) -> Option<String> {
         Notice::ToolsInText { why } => format!(
             "the server refused the tools parameter ({why}): describing the tools in the system message and reading tool calls from the replies' text for this chat"
         ),
+        Notice::OverflowRetry {
+            window,
+            counted,
+            estimated,
+            attempt,
+            max,
+        } => {
+            let counted = counted.map_or(String::new(), |c| {
+                format!(": the server counted {c} tokens where sayso estimated {estimated}")
+            });
+            format!(
+                "the request did not fit the model's context window ({window} tokens){counted}; trying a smaller request ({attempt} of {max})"
+            )
+        }
+        Notice::ToolsCut { dropped } => format!(
+            "to fit the window, fewer tools are offered from now on: {} left out (--tools chooses what is offered)",
+            dropped.join(", ")
+        ),
         Notice::NothingToCompact => "nothing to compact yet: the conversation is too short".into(),
         Notice::CompactionStopped => "compaction stopped; the history is unchanged".into(),
         Notice::CompactionFailed(e) => format!("could not compact: {e} — the history is unchanged"),
@@ -118,6 +136,26 @@ mod tests {
                 },
                 Some(
                     "the server refused the tools parameter (tools param requires --jinja flag): describing the tools in the system message and reading tool calls from the replies' text for this chat",
+                ),
+            ),
+            (
+                Notice::OverflowRetry {
+                    window: 9000,
+                    counted: Some(10751),
+                    estimated: 5376,
+                    attempt: 1,
+                    max: 3,
+                },
+                Some(
+                    "the request did not fit the model's context window (9000 tokens): the server counted 10751 tokens where sayso estimated 5376; trying a smaller request (1 of 3)",
+                ),
+            ),
+            (
+                Notice::ToolsCut {
+                    dropped: vec!["ask_questions".into(), "file_search".into()],
+                },
+                Some(
+                    "to fit the window, fewer tools are offered from now on: ask_questions, file_search left out (--tools chooses what is offered)",
                 ),
             ),
             (

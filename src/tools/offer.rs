@@ -7,10 +7,10 @@
 //!
 //! Pure: no IO. Finding the window (asking the server) is the caller's job.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::provider::{ChatRequest, ToolSpec};
-use crate::tools::configured::{Group, ToolSetup};
+use crate::tools::configured::ToolSetup;
 use crate::tools::registry::Registry;
 
 /// The most characters the default tools' schemas (the `tools` array as sent) and the default
@@ -19,15 +19,36 @@ use crate::tools::registry::Registry;
 /// when the defaults grow past it; raise it only for something the model cannot do without.
 pub const DEFAULT_FOOTPRINT_BUDGET_CHARS: usize = 5_000;
 
-/// A window of at most this many tokens is small: without a user choice, only the file tools
-/// are offered.
-pub const SMALL_WINDOW_TOKENS: u32 = 8192;
-
-/// The group offered instead of the default one in a small window.
-const SMALL_WINDOW_GROUP: &str = "files";
+/// The share of the window the system message and the tool schemas may take together (a
+/// quarter): the rest is the conversation's and the reply's.
+pub const TOOLS_SHARE_DIVISOR: u64 = 4;
 
 /// The group the user gets when they choose nothing (`chat.default_tools` unset).
 const DEFAULT_GROUP: &str = "agent";
+
+/// The built-in tools from the most needed to the least: what a small window keeps first, and
+/// what an overflow retry drops last. A tool not listed (a configured or MCP one) comes after.
+const KEEP_ORDER: [&str; 11] = [
+    "read_file",
+    "edit_file",
+    "run_command",
+    "grep_search",
+    "create_file",
+    "file_search",
+    "delete_file",
+    "get_changed_files",
+    "ask_questions",
+    "fetch_webpage",
+    "memory",
+];
+
+/// Where `name` stands in [`KEEP_ORDER`] (unlisted tools after every listed one).
+pub fn keep_rank(name: &str) -> usize {
+    KEEP_ORDER
+        .iter()
+        .position(|n| *n == name)
+        .unwrap_or(KEEP_ORDER.len())
+}
 
 /// What sayso sends with every request before the conversation, in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,56 +139,81 @@ pub struct WindowOffer {
     pub notice: Option<String>,
 }
 
-/// The tools to offer when the model's window is `window_tokens` tokens.
-///
-/// When the window is at most [`SMALL_WINDOW_TOKENS`] and the user did not choose the tools
-/// (`user_chose`: `--tools`, or `chat.default_tools` in a config file; pass
-/// `config.tools.default_tools_chosen`), only the offered tools that belong to the `files`
-/// group are kept, with a notice. Otherwise `setup.active` unchanged and no notice: a larger
-/// window, a user choice, a window of 0 (unknown), or a `files` group that would leave nothing
-/// or remove nothing.
-pub fn offer_for_window(window_tokens: u32, setup: &ToolSetup, user_chose: bool) -> WindowOffer {
-    offer_for(
+/// The tools to offer when the model's window is `window_tokens` tokens, estimating with the
+/// default ratio and `setup`'s system message built on `system_prompt` and `environment`.
+pub fn offer_for_window(
+    window_tokens: u32,
+    setup: &ToolSetup,
+    system_prompt: &str,
+    environment: &str,
+    user_chose: bool,
+) -> WindowOffer {
+    let cost = |tools: &BTreeSet<String>| {
+        let offered = ToolSetup {
+            active: tools.clone(),
+            ..setup.clone()
+        };
+        let system = system_message(&offered, system_prompt, environment);
+        system.len() + tools_json(&specs(&offered)).len()
+    };
+    offer_sized(
         u64::from(window_tokens),
+        3.0,
         &setup.active,
-        &setup.groups,
+        cost,
         user_chose,
     )
 }
 
-/// [`offer_for_window`] on the parts of a setup: the tools offered now and the groups.
-pub fn offer_for(
+/// The largest set of the `active` tools whose system message and schemas (`cost`: their
+/// characters as a request sends them) stay under a quarter of a window of `window_tokens`
+/// tokens, at `ratio` characters a token: the tools taken in [`KEEP_ORDER`], each one kept
+/// when it still fits. With a note saying which were chosen and how to have more. `active`
+/// unchanged and no note: the user chose the tools (`user_chose`: `--tools`, or
+/// `chat.default_tools` in a config file), the window is unknown (0), or they all fit.
+pub fn offer_sized(
     window_tokens: u64,
+    ratio: f64,
     active: &BTreeSet<String>,
-    groups: &BTreeMap<String, Group>,
+    cost: impl Fn(&BTreeSet<String>) -> usize,
     user_chose: bool,
 ) -> WindowOffer {
     let unchanged = || WindowOffer {
         tools: active.clone(),
         notice: None,
     };
-    if user_chose || window_tokens == 0 || window_tokens > u64::from(SMALL_WINDOW_TOKENS) {
+    let limit = window_tokens / TOOLS_SHARE_DIVISOR;
+    let tokens = |tools: &BTreeSet<String>| (cost(tools) as f64 / ratio.max(0.5)).ceil() as u64;
+    if user_chose || window_tokens == 0 || tokens(active) <= limit {
         return unchanged();
     }
-    let Some(files) = groups.get(SMALL_WINDOW_GROUP) else {
-        return unchanged();
+    let mut ranked: Vec<&String> = active.iter().collect();
+    ranked.sort_by_key(|n| keep_rank(n));
+    let mut tools = BTreeSet::new();
+    for name in ranked {
+        tools.insert(name.clone());
+        if tokens(&tools) > limit {
+            tools.remove(name);
+        }
+    }
+    let mut listed: Vec<&String> = tools.iter().collect();
+    listed.sort_by_key(|n| keep_rank(n));
+    let chosen = match listed.len() {
+        0 => "no tools".to_owned(),
+        _ => listed
+            .iter()
+            .map(|n| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
     };
-    let tools: BTreeSet<String> = files
-        .tools
-        .iter()
-        .filter(|t| active.contains(*t))
-        .cloned()
-        .collect();
-    if tools.is_empty() || &tools == active {
-        return unchanged();
-    }
+    let notice = format!(
+        "the model's window is {} tokens: offering {chosen} (what fits in a quarter of it, about {} tokens); add more with @{{{DEFAULT_GROUP}}} or --tools",
+        thousands(window_tokens),
+        thousands(limit),
+    );
     WindowOffer {
         tools,
-        notice: Some(format!(
-            "the model's window is {} tokens: offering the {SMALL_WINDOW_GROUP} tools only; \
-             add more with @{{{DEFAULT_GROUP}}} or --tools",
-            thousands(window_tokens)
-        )),
+        notice: Some(notice),
     }
 }
 
@@ -248,78 +294,122 @@ mod tests {
         list.iter().map(|s| s.to_string()).collect()
     }
 
-    fn files_group(setup: &ToolSetup) -> BTreeSet<String> {
-        setup.groups["files"].tools.iter().cloned().collect()
+    const ENVIRONMENT: &str = "Environment:\n- working directory: /home/user/src/project";
+
+    fn offer(window: u32, setup: &ToolSetup, config: &Config, chose: bool) -> WindowOffer {
+        offer_for_window(window, setup, &config.system_prompt, ENVIRONMENT, chose)
+    }
+
+    /// The estimated tokens of offering `tools` (as `offer_for_window` counts them).
+    fn cost(setup: &ToolSetup, config: &Config, tools: &BTreeSet<String>) -> u64 {
+        let offered = ToolSetup {
+            active: tools.clone(),
+            ..setup.clone()
+        };
+        let chars = system_message(&offered, &config.system_prompt, ENVIRONMENT).len()
+            + tools_json(&specs(&offered)).len();
+        (chars as f64 / 3.0).ceil() as u64
     }
 
     #[test]
-    fn a_small_window_without_a_choice_offers_the_file_tools_with_a_notice() {
-        let (_, setup) = default_setup();
-        for window in [2048, 4096, 8192] {
-            let offer = offer_for_window(window, &setup, false);
-            assert_eq!(offer.tools, files_group(&setup), "window {window}");
-            assert!(offer.tools.len() < setup.active.len());
+    fn a_small_window_offers_the_largest_set_under_a_quarter_of_it_most_needed_first() {
+        let (config, setup) = default_setup();
+        for window in [2048u32, 4096, 6000] {
+            let o = offer(window, &setup, &config, false);
+            let quarter = u64::from(window) / 4;
+            assert!(o.tools.len() < setup.active.len(), "window {window}");
+            assert!(
+                cost(&setup, &config, &o.tools) <= quarter,
+                "window {window}: {:?}",
+                o.tools
+            );
+            // Largest: no tool left out would still fit beside the others.
+            for left_out in setup.active.difference(&o.tools) {
+                let mut more = o.tools.clone();
+                more.insert(left_out.clone());
+                assert!(
+                    cost(&setup, &config, &more) > quarter,
+                    "{left_out} fits too"
+                );
+            }
+            let notice = o.notice.expect("a notice says which");
+            assert!(
+                notice.contains("add more with @{agent} or --tools"),
+                "{notice}"
+            );
         }
-        assert_eq!(
-            offer_for_window(4096, &setup, false).notice.as_deref(),
-            Some(
-                "the model's window is 4,096 tokens: offering the files tools only; \
-                 add more with @{agent} or --tools"
-            )
+        // 4,096 tokens: a quarter is about 3,000 characters; the most needed come first, and
+        // running a command is one of them.
+        let o = offer(4096, &setup, &config, false);
+        assert!(
+            o.tools
+                .is_superset(&names(&["read_file", "edit_file", "run_command"])),
+            "{:?}",
+            o.tools
+        );
+        assert!(!o.tools.contains("ask_questions"), "{:?}", o.tools);
+        assert!(
+            o.notice.as_deref().is_some_and(|n| n.starts_with(
+                "the model's window is 4,096 tokens: offering read_file, edit_file, run_command, "
+            ) && n
+                .contains("(what fits in a quarter of it, about 1,024 tokens)")),
+            "{:?}",
+            o.notice
         );
     }
 
     #[test]
-    fn a_window_over_8192_tokens_keeps_the_default_tools() {
-        let (_, setup) = default_setup();
-        for window in [8193, 32_768, 1_000_000] {
-            let offer = offer_for_window(window, &setup, false);
-            assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+    fn an_8k_window_keeps_every_default_tool() {
+        let (config, setup) = default_setup();
+        for window in [8192, 32_768, 1_000_000] {
+            let o = offer(window, &setup, &config, false);
+            assert_eq!((o.tools, o.notice), (setup.active.clone(), None));
         }
     }
 
     #[test]
+    fn a_window_too_small_for_any_tool_offers_none_and_says_so() {
+        let (config, setup) = default_setup();
+        let o = offer(512, &setup, &config, false);
+        assert_eq!(o.tools, BTreeSet::new());
+        assert!(
+            o.notice
+                .as_deref()
+                .is_some_and(|n| n.contains("512 tokens: offering no tools")),
+            "{:?}",
+            o.notice
+        );
+    }
+
+    #[test]
     fn a_user_choice_is_kept_whatever_the_window() {
-        let (_, mut setup) = default_setup();
-        let offer = offer_for_window(4096, &setup, true);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+        let (config, mut setup) = default_setup();
+        let o = offer(4096, &setup, &config, true);
+        assert_eq!((o.tools, o.notice), (setup.active.clone(), None));
         setup.active = names(&["run_command", "read_file"]);
-        let offer = offer_for_window(2048, &setup, true);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+        let o = offer(1024, &setup, &config, true);
+        assert_eq!((o.tools, o.notice), (setup.active.clone(), None));
     }
 
     #[test]
     fn an_unknown_window_of_zero_changes_nothing() {
-        let (_, setup) = default_setup();
-        let offer = offer_for_window(0, &setup, false);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+        let (config, setup) = default_setup();
+        let o = offer(0, &setup, &config, false);
+        assert_eq!((o.tools, o.notice), (setup.active.clone(), None));
     }
 
     #[test]
-    fn only_offered_tools_of_the_files_group_are_kept() {
-        let (_, mut setup) = default_setup();
-        // A configured `agent` group without some file tools: none is added back.
-        setup.active = names(&["run_command", "read_file", "grep_search"]);
-        let offer = offer_for_window(4096, &setup, false);
-        assert_eq!(offer.tools, names(&["grep_search", "read_file"]));
-        assert!(offer.notice.is_some());
-    }
-
-    #[test]
-    fn nothing_changes_when_the_files_group_would_not_shrink_the_set() {
-        let (_, mut setup) = default_setup();
-        setup.active = names(&["read_file", "grep_search"]);
-        let offer = offer_for_window(4096, &setup, false);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
-
-        setup.active = names(&["run_command", "fetch_webpage"]);
-        let offer = offer_for_window(4096, &setup, false);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
-
-        let (_, mut setup) = default_setup();
-        setup.groups.remove("files");
-        let offer = offer_for_window(4096, &setup, false);
-        assert_eq!((offer.tools, offer.notice), (setup.active.clone(), None));
+    fn only_offered_tools_are_kept_and_a_ratio_that_packs_more_keeps_more() {
+        let active = names(&["run_command", "read_file", "grep_search", "mcp_thing"]);
+        // Each tool 1,000 characters; a window of 4,000 tokens: a quarter is 1,000 tokens.
+        let cost = |t: &BTreeSet<String>| t.len() * 1_000;
+        let o = offer_sized(4_000, 3.0, &active, cost, false);
+        assert_eq!(o.tools, names(&["read_file", "run_command", "grep_search"]));
+        let o = offer_sized(4_000, 1.0, &active, cost, false);
+        assert_eq!(o.tools, names(&["read_file"]));
+        let o = offer_sized(4_000, 4.0, &active, cost, false);
+        assert_eq!((o.tools, o.notice), (active.clone(), None));
+        assert!(keep_rank("mcp_thing") > keep_rank("memory"));
     }
 
     #[test]

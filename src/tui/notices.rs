@@ -37,6 +37,24 @@ pub fn text(n: &Notice) -> String {
         Notice::ToolsInText { why } => format!(
             "the server refused the tools parameter ({why}): describing the tools in the system message and reading tool calls from the replies' text for this chat"
         ),
+        Notice::OverflowRetry {
+            window,
+            counted,
+            estimated,
+            attempt,
+            max,
+        } => {
+            let counted = counted.map_or(String::new(), |c| {
+                format!(": the server counted {c} tokens where sayso estimated {estimated}")
+            });
+            format!(
+                "the request did not fit the model's context window ({window} tokens){counted}; trying a smaller request ({attempt} of {max})"
+            )
+        }
+        Notice::ToolsCut { dropped } => format!(
+            "to fit the window, fewer tools are offered from now on: {} left out (add them back with @{{name}})",
+            dropped.join(", ")
+        ),
         Notice::NothingToCompact => "nothing to compact yet: the conversation is too short".into(),
         Notice::CompactionStopped => "compaction stopped; the history is unchanged".into(),
         Notice::CompactionFailed(e) => format!("could not compact: {e} — the history is unchanged"),
@@ -141,6 +159,22 @@ mod tests {
                     why: "tools param requires --jinja flag".into(),
                 },
                 "the server refused the tools parameter (tools param requires --jinja flag): describing the tools in the system message and reading tool calls from the replies' text for this chat",
+            ),
+            (
+                Notice::OverflowRetry {
+                    window: 4096,
+                    counted: None,
+                    estimated: 3000,
+                    attempt: 2,
+                    max: 3,
+                },
+                "the request did not fit the model's context window (4096 tokens); trying a smaller request (2 of 3)",
+            ),
+            (
+                Notice::ToolsCut {
+                    dropped: vec!["ask_questions".into()],
+                },
+                "to fit the window, fewer tools are offered from now on: ask_questions left out (add them back with @{name})",
             ),
             (
                 Notice::NothingToCompact,

@@ -1,7 +1,8 @@
 //! sayso's own footprint counted by llama-server's tokenizer: the default system message and
 //! tools array (`/tokenize`), and the whole first request as the server renders it with its
 //! chat template (`usage.prompt_tokens`, or `n_prompt_tokens` when the slot is too small); then
-//! the tools `offer_for_window` picks for the server's window, which must fit in it.
+//! the tools `offer_for_window` picks for the server's window (what fits a quarter of it by
+//! sayso's first estimate), which must fit in it.
 //!
 //! The tiny model's vocabulary is bytes plus a few merges, so its counts are close to the byte
 //! counts: an upper bound for real tokenizers, which take roughly 3.5–4 bytes a token.
@@ -125,7 +126,7 @@ async fn llama_counts_the_default_footprint_and_the_small_window_offer_fits() {
         "the server's count is the whole rendered prompt, template included"
     );
 
-    let offer = offer::offer_for_window(window, &setup, false);
+    let offer = offer::offer_for_window(window, &setup, prompt, &environment(), false);
     let offered = ToolSetup {
         active: offer.tools.clone(),
         ..setup.clone()

@@ -88,9 +88,11 @@ async fn the_nearly_full_notice_comes_when_the_chat_first_reaches_70_percent() {
 #[tokio::test]
 async fn a_system_prompt_and_tools_too_big_for_the_window_are_named_with_the_real_fixes() {
     let fx = Fixture::start().await;
-    // "hi" is 2 bytes; the system prompt and the files tools are what cannot fit in 1,024.
+    // "hi" is 2 bytes; the system prompt and the agent tools are what cannot fit in 1,024.
+    // (Without a choice, a window this small gets the tools that fit a quarter of it: the
+    // user's own `--tools` choice is kept, and then it cannot fit.)
     let h = home(&fx.base_url(), 1_024, 0);
-    let out = ask(&h, &["hi"]).await;
+    let out = ask(&h, &["hi", "--tools", "agent"]).await;
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert_eq!(chat_requests(&fx), 0, "nothing that cannot fit is sent");
     assert!(

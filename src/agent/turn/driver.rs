@@ -98,6 +98,7 @@ impl Agent {
                 match effect {
                     Effect::Emit(e) => sink.emit(e),
                     Effect::WindowLearned => self.window_learned(),
+                    Effect::ToolsDropped(names) => self.tools_dropped(&names),
                     Effect::Request(mut request) => {
                         request.model = self.model.get();
                         sink.emit(Event::RequestSent);

@@ -8,6 +8,9 @@
 //!   exactly one tool message, right after it, in call order; no call id is given out twice.
 //! - No request is sent whose estimate (at the window and ratio of that moment) is over the
 //!   input budget, and no more requests than `max_turns`.
+//! - A retry after an overflow error (with or without the server's window and count) is
+//!   strictly smaller than the request refused — so consecutive retries strictly shrink —
+//!   and there are at most [`MAX_OVERFLOW_RETRIES`] of them.
 //! - After a stop nothing is asked for; the turn ends at once, or with the running batch's
 //!   results.
 //! - Each queued message is delivered exactly once: as a user message in the history, or
@@ -158,7 +161,7 @@ fn reply(ch: &mut Choices) -> AssistantMessage {
     }
 }
 
-fn stream_input(ch: &mut Choices, window: u64) -> Input {
+fn stream_input(ch: &mut Choices, window: u64, last_chars: usize) -> Input {
     match ch.below(20) {
         0..=4 => Input::Stream(StreamEvent::Delta(StreamDelta::Text("tok".into()))),
         5 => Input::Stream(StreamEvent::Retrying(crate::provider::Retry {
@@ -172,7 +175,12 @@ fn stream_input(ch: &mut Choices, window: u64) -> Input {
         8 | 9 => Input::Stream(StreamEvent::Finished(Err(ProviderError::ContextOverflow {
             message: "too long".into(),
             window: [None, Some(window / 2), Some(window * 2)][ch.below(3)],
-            prompt: None,
+            // The server's count: none, or denser than any estimate so far.
+            prompt: [
+                None,
+                Some(last_chars as u64 / 2 + 1),
+                Some(last_chars as u64 / 4 + 1),
+            ][ch.below(3)],
         }))),
         10 => Input::Stream(StreamEvent::Finished(Err(ProviderError::Dropped(
             "gone".into(),
@@ -233,8 +241,19 @@ proptest! {
         let mut batch_pending = false;
         let mut finished: Option<Finished> = None;
         let mut input = user("hi");
+        // The characters of the last request, the one the server refused (until its retry),
+        // and the retries so far.
+        let mut last_chars = 0usize;
+        let mut refused: Option<usize> = None;
+        let mut retries = 0u32;
         for step in 0..400 {
             let was_stop = input == Input::Stop;
+            if matches!(
+                input,
+                Input::Stream(StreamEvent::Finished(Err(ProviderError::ContextOverflow { .. })))
+            ) {
+                refused = Some(last_chars);
+            }
             if matches!(input, Input::Batch(_)) {
                 batch_pending = false;
             }
@@ -251,6 +270,14 @@ proptest! {
                         prop_assert!(estimate <= w.budget().input(),
                             "sent ~{estimate} tokens in a window of {}", w.tokens);
                         prop_assert_eq!(answered(&r.messages), Ok(()));
+                        let chars = crate::agent::context::request_chars(&r.messages, &r.tools);
+                        if let Some(refused) = refused.take() {
+                            retries += 1;
+                            prop_assert!(chars < refused,
+                                "a retry of {chars} characters after {refused} were refused");
+                            prop_assert!(retries <= MAX_OVERFLOW_RETRIES, "{retries} retries");
+                        }
+                        last_chars = chars;
                         requests += 1;
                         asked = Some(Asked::Stream);
                         asks += 1;
@@ -278,7 +305,7 @@ proptest! {
                     Effect::Emit(Event::TurnEnded(_)) => {
                         prop_assert!(matches!(fx.get(i + 1), Some(Effect::Finish(_))));
                     }
-                    Effect::Emit(_) | Effect::WindowLearned => {}
+                    Effect::Emit(_) | Effect::WindowLearned | Effect::ToolsDropped(_) => {}
                 }
             }
             prop_assert!(asks <= 1, "more than one question in a step: {fx:?}");
@@ -316,7 +343,9 @@ proptest! {
                         Some(Asked::Batch(calls)) => batch_input(&mut ch, calls),
                         _ => Input::Stop,
                     },
-                    Some(Asked::Stream) => stream_input(&mut ch, turn.chat().window.tokens),
+                    Some(Asked::Stream) => {
+                        stream_input(&mut ch, turn.chat().window.tokens, last_chars)
+                    }
                     Some(Asked::Summary) => match ch.below(5) {
                         0 => Input::Summary(Err(ProviderError::Dropped("no".into()))),
                         _ => Input::Summary(Ok("the summary".into())),

@@ -1,9 +1,11 @@
 //! The reply: its stream's events passed on (the text so far kept for a stop; a retry
 //! discards it), then the finished reply — call ids made unique, usage counted, into the
 //! history, its calls to the engine — or the error that ended it: the server's overflow error
-//! is answered once by learning its window and making room.
+//! is answered (at most [`MAX_OVERFLOW_RETRIES`] times) by learning its window and its count,
+//! and retrying strictly smaller.
 
-use super::{Effect, Phase, Then, Turn};
+use super::{Effect, MAX_OVERFLOW_RETRIES, Phase, Turn};
+use crate::agent::context::{MIN_CHARS_PER_TOKEN, tokens};
 use crate::events::{Event, Notice, TurnEnd};
 use crate::provider::{AssistantMessage, ChatMessage, ProviderError, StreamDelta, StreamEvent};
 
@@ -60,8 +62,10 @@ impl Turn {
     /// The request failed (after the client's retries).
     pub(super) fn failed(&mut self, e: ProviderError, fx: &mut Vec<Effect>) {
         match e {
-            ProviderError::ContextOverflow { window, .. } if !self.overflow_retried => {
-                self.overflowed(window, fx)
+            ProviderError::ContextOverflow { window, prompt, .. }
+                if self.overflow_retries < MAX_OVERFLOW_RETRIES =>
+            {
+                self.overflowed(window, prompt, fx)
             }
             e if self.answers_tools_refusal(&e) => self.tools_refused(e, fx),
             e => self.finish(TurnEnd::Failed(e), fx),
@@ -69,17 +73,35 @@ impl Turn {
     }
 
     /// The server said the request does not fit: learn its window (when it says a smaller
-    /// one), make room, and try once more (a new round).
-    fn overflowed(&mut self, window: Option<u64>, fx: &mut Vec<Effect>) {
-        self.overflow_retried = true;
+    /// one) and its count of what was sent (the ratio from now on; without a count, the
+    /// request was at least the window), then retry with a strictly smaller request that fits
+    /// by that count (`sending::retry`): pruned, compacted, fewer tools — or say why none can.
+    fn overflowed(&mut self, window: Option<u64>, prompt: Option<u64>, fx: &mut Vec<Effect>) {
+        self.overflow_retries += 1;
         let w = &mut self.chat.window;
+        let sent = w.last_sent_chars;
+        let estimated = tokens(sent, w.ratio);
         if let Some(tokens) = window.filter(|t| *t < w.tokens) {
             w.set(tokens, "the server's overflow error");
             fx.push(Effect::WindowLearned);
         }
-        fx.push(Effect::Emit(Event::Notice(Notice::Overflow {
+        let counted = prompt.filter(|p| w.calibrate_on_count(*p, sent));
+        if counted.is_none() && sent > 0 {
+            // No count: the server found it at least its window's size.
+            w.ratio = w
+                .ratio
+                .min(sent as f64 / w.tokens.max(1) as f64)
+                .max(MIN_CHARS_PER_TOKEN);
+        }
+        self.overflowed_chars = self.overflowed_chars.min(sent);
+        self.compacted_for_retry = false;
+        fx.push(Effect::Emit(Event::Notice(Notice::OverflowRetry {
             window: w.tokens,
+            counted,
+            estimated,
+            attempt: self.overflow_retries,
+            max: MAX_OVERFLOW_RETRIES,
         })));
-        self.compact(Then::Retry, fx);
+        self.retry_round(fx);
     }
 }

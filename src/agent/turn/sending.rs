@@ -1,11 +1,12 @@
 //! The turn's rounds: the user's message into the history, a new round (or `max_turns`
 //! reached), queued messages delivered, the request fitted to the window ([`fit`]) and, when
-//! pruning is not enough, the compaction asked for and applied.
+//! pruning is not enough, the compaction asked for and applied; after an overflow error, the
+//! smaller retry ([`fit::retry`]), with fewer tools when nothing else makes it fit.
 
 use super::{Effect, Phase, Then, Turn, UserMessage};
 use crate::agent::compaction;
-use crate::agent::fit::{self, Fit};
-use crate::events::{Event, TurnEnd};
+use crate::agent::fit::{self, Fit, Retry};
+use crate::events::{Event, Notice, TurnEnd};
 use crate::provider::{ChatMessage, ChatRequest, ProviderError};
 
 impl Turn {
@@ -58,6 +59,54 @@ impl Turn {
             Fit::Send(sent) => self.request(sent, fx),
             Fit::Compact => self.compact(Then::Send, fx),
             Fit::TooLarge(e) => self.finish(TurnEnd::Failed(e), fx),
+        }
+    }
+
+    /// The retry after an overflow error: a new round (unless `max_turns` are used), sending
+    /// what [`fit::retry`] makes of the history — smaller than what was refused.
+    pub(super) fn retry_round(&mut self, fx: &mut Vec<Effect>) {
+        if self.round >= self.rules.max_turns {
+            return self.finish(TurnEnd::MaxTurns(self.rules.max_turns), fx);
+        }
+        self.round += 1;
+        self.resend(fx);
+    }
+
+    /// The retry's request (after a compaction too), or the end when nothing smaller fits.
+    fn resend(&mut self, fx: &mut Vec<Effect>) {
+        let mut out = Vec::new();
+        let retry = fit::retry(
+            &mut self.chat.window,
+            &self.chat.messages,
+            &self.tools,
+            self.overflowed_chars,
+            self.compacted_for_retry,
+            self.rules.interaction,
+            &mut out,
+        );
+        Self::emit(fx, out);
+        match retry {
+            Retry::Send { messages, tools } => {
+                let dropped: Vec<String> = self
+                    .tools
+                    .iter()
+                    .filter(|t| !tools.iter().any(|k| k.name == t.name))
+                    .map(|t| t.name.clone())
+                    .collect();
+                if !dropped.is_empty() {
+                    fx.push(Effect::Emit(Event::Notice(Notice::ToolsCut {
+                        dropped: dropped.clone(),
+                    })));
+                    fx.push(Effect::ToolsDropped(dropped));
+                    self.tools = tools;
+                }
+                self.request(messages, fx);
+            }
+            Retry::Compact => {
+                self.compacted_for_retry = true;
+                self.compact(Then::Retry, fx);
+            }
+            Retry::TooLarge(e) => self.finish(TurnEnd::Failed(e), fx),
         }
     }
 
@@ -114,7 +163,7 @@ impl Turn {
     /// After a compaction (or none was possible).
     fn compacted(&mut self, then: Then, fx: &mut Vec<Effect>) {
         match then {
-            Then::Retry => self.next_round(fx),
+            Then::Retry => self.resend(fx),
             Then::Send => {
                 let mut out = Vec::new();
                 let sent = fit::after_compaction(

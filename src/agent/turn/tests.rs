@@ -104,11 +104,28 @@ fn ok(ids: &[&str]) -> Input {
 }
 
 fn overflow(window: Option<u64>) -> Input {
+    counted_overflow(window, None)
+}
+
+/// The server's overflow error, with its window and its count when it says them.
+pub fn counted_overflow(window: Option<u64>, prompt: Option<u64>) -> Input {
     Input::Stream(StreamEvent::Finished(Err(ProviderError::ContextOverflow {
         message: "too long".into(),
         window,
-        prompt: None,
+        prompt,
     })))
+}
+
+/// The request among `fx`.
+fn request_of(fx: &[Effect]) -> Option<ChatRequest> {
+    fx.iter().find_map(|e| match e {
+        Effect::Request(r) => Some(r.clone()),
+        _ => None,
+    })
+}
+
+fn chars_of(r: &ChatRequest) -> usize {
+    crate::agent::context::request_chars(&r.messages, &r.tools)
 }
 
 pub fn end_word(end: &TurnEnd) -> String {
@@ -148,6 +165,7 @@ pub fn words(effects: &[Effect]) -> Vec<String> {
                 Some(format!("run {}", ids.join(",")))
             }
             Effect::WindowLearned => Some("window learned".into()),
+            Effect::ToolsDropped(names) => Some(format!("dropped {}", names.join(","))),
             Effect::Finish(f) if f.queued.is_empty() => Some(format!("done {}", end_word(&f.end))),
             Effect::Finish(f) => Some(format!(
                 "done {}, queued {}",
@@ -369,13 +387,39 @@ fn turn_table() {
             ],
         ),
         row(
-            "an overflow is retried once; a second one fails",
+            "an overflow saying nothing: the retry is smaller (fewer tools); then nothing is",
             vec![
                 (user("hi"), vec!["user hi", "request 2"]),
-                (overflow(None), vec!["info", "request 2"]),
-                (overflow(None), vec!["done failed: does not fit"]),
+                (
+                    overflow(None),
+                    vec!["info", "info", "dropped run_command", "request 2"],
+                ),
+                (overflow(None), vec!["info", "done failed: does not fit"]),
             ],
         ),
+        Row {
+            history: rounds_history(4, 4_000),
+            window: 200_000,
+            ..row(
+                "overflows are retried at most three times, each smaller",
+                vec![
+                    (user("hi"), vec!["user hi", "request 14"]),
+                    (
+                        overflow(Some(12_000)),
+                        vec!["window learned", "info", "pruned 1", "request 14"],
+                    ),
+                    (
+                        overflow(Some(10_000)),
+                        vec!["window learned", "info", "request 14"],
+                    ),
+                    (
+                        overflow(Some(9_000)),
+                        vec!["window learned", "info", "request 14"],
+                    ),
+                    (overflow(Some(8_000)), vec!["done failed: does not fit"]),
+                ],
+            )
+        },
         Row {
             history: long_history(),
             window: 200_000,
@@ -688,4 +732,158 @@ fn a_window_nearly_full_is_told_once() {
     assert_eq!(warnings(&turn.step(reply(sent.max(26_000)))), 1);
     turn.step(ok(&["c"]));
     assert_eq!(warnings(&turn.step(reply(sent.max(27_000)))), 0);
+}
+
+#[test]
+fn a_server_count_over_the_estimate_recalibrates_and_the_retry_fits_under_it() {
+    // A ratio calibrated too high (8 characters a token, as on a constant usage): the
+    // history goes out whole, and the server counts it at 1.5 characters a token.
+    let mut turn = turn_on(rounds_history(4, 4_000), 9_000, rules());
+    let mut chat = turn.chat().clone();
+    chat.window.ratio = 8.0;
+    turn = Turn::new(Setup {
+        chat,
+        tools: vec![tool()],
+        system: "sys".into(),
+        rules: rules(),
+    });
+    let first = request_of(&turn.step(user("hi"))).expect("a request");
+    let failed = chars_of(&first);
+    let counted = (failed as f64 / 1.5) as u64;
+    assert!(counted > 9_000, "over the window by the server's count");
+    let fx = turn.step(counted_overflow(Some(9_000), Some(counted)));
+    assert!(
+        fx.iter().any(|e| matches!(
+            e,
+            Effect::Emit(Event::Notice(crate::events::Notice::OverflowRetry {
+                counted: Some(c),
+                window: 9_000,
+                attempt: 1,
+                ..
+            })) if *c == counted
+        )),
+        "{fx:?}"
+    );
+    let retry = request_of(&fx).expect("a retry");
+    let w = &turn.chat().window;
+    assert!(
+        (w.ratio - failed as f64 / counted as f64).abs() < 1e-9,
+        "{}",
+        w.ratio
+    );
+    assert!(chars_of(&retry) < failed, "strictly smaller");
+    // By the server's own count (its ratio), with the reply's reserve and the margin.
+    let by_server = (chars_of(&retry) as f64 * counted as f64 / failed as f64).ceil() as u64;
+    assert!(by_server <= w.budget().input(), "{by_server}");
+    assert!(by_server + w.budget().margin() < 9_000);
+    assert_eq!(words(&turn.step(text("done"))), ["done completed"]);
+}
+
+#[test]
+fn a_constant_usage_is_distrusted_and_its_calibration_undone() {
+    let mut turn = turn_on(vec![system(&"s".repeat(5_000))], 32_768, rules());
+    turn.step(user("hi"));
+    let sent = turn.chat().window.last_sent_chars as u64;
+    // The same prompt count whatever is sent: first it looks like 7.9 characters a token.
+    let constant = sent * 10 / 79;
+    let reply = |id: &str| {
+        finished(AssistantMessage {
+            tool_calls: vec![call(id, r#"{"cmd":"make"}"#)],
+            usage: Some(Usage {
+                prompt_tokens: Some(constant),
+                completion_tokens: Some(1),
+                total_tokens: None,
+            }),
+            ..AssistantMessage::default()
+        })
+    };
+    turn.step(reply("c1"));
+    assert!(turn.chat().window.ratio > 7.0);
+    let big = Input::Batch(Answers {
+        results: vec![Answer {
+            call_id: "c1".into(),
+            end: CallEnd::Success,
+            content: "o".repeat(20_000),
+        }],
+        had_error: false,
+        ends_turn: None,
+    });
+    turn.step(big);
+    let fx = turn.step(reply("c2"));
+    let w = &turn.chat().window;
+    assert_eq!(
+        w.ratio,
+        crate::agent::context::DEFAULT_RATIO,
+        "back to before it"
+    );
+    assert!(w.usage_distrusted);
+    assert!(fx.iter().any(|e| matches!(
+        e,
+        Effect::Emit(Event::Context {
+            estimated: true,
+            ..
+        })
+    )));
+    // Never calibrated again by it, even on a request it could be a count of.
+    turn.step(ok(&["c2"]));
+    assert_eq!(
+        turn.chat().window.ratio,
+        crate::agent::context::DEFAULT_RATIO
+    );
+}
+
+#[test]
+fn when_even_the_system_prompt_cannot_fit_the_end_names_both_sizes() {
+    let mut turn = turn_on(vec![system(&"s".repeat(2_000))], 32_768, rules());
+    let first = request_of(&turn.step(user("hi"))).expect("a request");
+    let counted = chars_of(&first) as u64 / 2;
+    let fx = turn.step(counted_overflow(Some(512), Some(counted)));
+    assert_eq!(
+        words(&fx),
+        ["window learned", "info", "done failed: does not fit"]
+    );
+    let message = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Finish(Finished {
+                end: TurnEnd::Failed(e),
+                ..
+            }) => Some(e.to_string()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    assert!(
+        message.contains("the system prompt alone is about 1004 tokens, more than the model's context window of 512 tokens can take with room for a reply (at most 128 tokens for the request)"),
+        "{message}"
+    );
+    assert!(!message.contains("shorten the message"), "{message}");
+}
+
+#[test]
+fn a_last_output_too_large_for_the_window_is_sent_cut_not_refused() {
+    let mut turn = turn_on(vec![system("sys")], 9_000, rules());
+    turn.step(user("hi"));
+    turn.step(calls(&["c1"]));
+    let fx = turn.step(Input::Batch(Answers {
+        results: vec![Answer {
+            call_id: "c1".into(),
+            end: CallEnd::Success,
+            content: "o".repeat(40_000),
+        }],
+        had_error: false,
+        ends_turn: None,
+    }));
+    assert_eq!(words(&fx), ["info", "request 4"]);
+    let sent = request_of(&fx).expect("a request");
+    let w = &turn.chat().window;
+    assert!(w.estimate(&sent.messages, &sent.tools) <= w.budget().input());
+    assert!(matches!(
+        &sent.messages[3],
+        ChatMessage::Tool { content, .. } if content.starts_with("ooo") && content.ends_with("ask for a smaller part]")
+    ));
+    // The history keeps the whole output.
+    assert!(matches!(
+        &turn.chat().messages[3],
+        ChatMessage::Tool { content, .. } if content.len() == 40_000
+    ));
 }

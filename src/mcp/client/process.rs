@@ -173,6 +173,10 @@ impl ServerProcess {
     pub async fn describe_failed_start(&self, what: String) -> String {
         let mut done = self.stderr_done.clone();
         let _ = tokio::time::timeout(END_WAIT, done.wait_for(|d| *d)).await;
+        // Its stderr can end (the pipe closed) a moment before its exit status is collected:
+        // wait for that moment too, or a server that died says nothing of how.
+        let mut exit = self.exit.clone();
+        let _ = tokio::time::timeout(END_WAIT, exit.wait_for(Option::is_some)).await;
         let mut reason = what;
         if let Some(status) = self.exit_status() {
             reason.push_str(&format!("; the process exited ({status})"));

@@ -10,6 +10,7 @@
 use serde_json::{Value, json};
 
 use super::fixture::{Reply, Step, sse};
+use super::fixture_overflow::Quirks;
 
 /// Which server's overflow error to answer with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +25,8 @@ pub enum Overflow {
 pub struct ContextLimit {
     pub n_ctx: u64,
     pub style: Overflow,
+    /// How it counts and reports (`fixture_overflow`).
+    pub quirks: Quirks,
 }
 
 /// The fixture's count of a chat request's prompt tokens: 4 characters of its `messages` and
@@ -70,6 +73,7 @@ impl ContextLimit {
     /// `reply` reporting `tokens` prompt tokens (a streamed reply's `usage` chunk replaced or
     /// added before `[DONE]`; a JSON reply's `usage` field set).
     pub fn with_usage(&self, reply: Reply, tokens: u64) -> Reply {
+        let reported = self.quirks.reported(tokens);
         match reply {
             Reply::Stream(steps) => {
                 let mut out: Vec<Step> = steps
@@ -80,10 +84,15 @@ impl ContextLimit {
                     .iter()
                     .position(|s| matches!(s, Step::Bytes(b) if *b == sse::done()))
                     .unwrap_or(out.len());
-                out.insert(at, Step::Bytes(sse::usage(tokens, 10)));
+                if let Some(tokens) = reported {
+                    out.insert(at, Step::Bytes(sse::usage(tokens, 10)));
+                }
                 Reply::Stream(out)
             }
             Reply::Json(mut v) => {
+                let Some(tokens) = reported else {
+                    return Reply::Json(v);
+                };
                 v["usage"] = json!({"prompt_tokens": tokens, "completion_tokens": 10, "total_tokens": tokens + 10});
                 Reply::Json(v)
             }

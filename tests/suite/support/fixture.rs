@@ -22,7 +22,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, mpsc};
 
-use super::context_limit::{ContextLimit, Overflow, is_streamed, prompt_tokens};
+use super::context_limit::{ContextLimit, Overflow, is_streamed};
 
 /// One step of a streamed reply.
 #[derive(Clone)]
@@ -174,8 +174,17 @@ impl Fixture {
     /// Enforces a context window of `n_ctx` tokens on chat requests (see [`ContextLimit`]);
     /// a llama.cpp-style limit also answers `GET /props` with it.
     pub fn context_limit(&self, n_ctx: u64, style: Overflow) -> &Self {
-        let limit = ContextLimit { n_ctx, style };
-        if style == Overflow::LlamaCpp {
+        self.limit_with(ContextLimit {
+            n_ctx,
+            style,
+            quirks: Default::default(),
+        })
+    }
+
+    /// Enforces `limit` (its quirks: `fixture_overflow`); `/props` tells its window when the
+    /// style is llama.cpp's and the quirks say so.
+    pub fn limit_with(&self, limit: ContextLimit) -> &Self {
+        if limit.style == Overflow::LlamaCpp && limit.quirks.props {
             self.route("GET", "/props", limit.props());
         }
         *self.limit.lock().unwrap() = Some(limit);
@@ -283,7 +292,7 @@ async fn serve(mut sock: TcpStream, server: Server) -> std::io::Result<()> {
         );
         let is_chat = method == "POST" && route.1.ends_with("/chat/completions");
         let limit = limit.lock().unwrap().filter(|_| is_chat);
-        let tokens = limit.map(|_| prompt_tokens(&body));
+        let tokens = limit.map(|l| l.quirks.tokens(&body));
         let recorded_streamed = is_streamed(&body);
         let refused = if is_chat {
             let guards = guards.lock().unwrap().clone();

@@ -3,6 +3,7 @@
 pub mod context_limit;
 pub mod controller;
 pub mod fixture;
+pub mod fixture_overflow;
 pub mod fixture_reasoning;
 pub mod fixture_timeouts;
 pub mod sessions;
