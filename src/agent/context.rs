@@ -66,6 +66,18 @@ impl Budget {
             .max(1)
     }
 
+    /// The last resort when pruning and compaction leave a request over [`Self::input`]: the
+    /// same margin, but only the smallest room for the reply (512 tokens, at most half the
+    /// window). A turn whose own rounds grew past the input budget is sent with less room for
+    /// the reply rather than refused.
+    pub fn last_resort_input(&self) -> u64 {
+        let reserve = 512.min(self.window / 2).min(self.reserve());
+        self.window
+            .saturating_sub(reserve)
+            .saturating_sub(self.margin())
+            .max(self.input())
+    }
+
     pub fn prune_at(&self) -> u64 {
         let of_window = (self.window as f64 * PRUNE_AT) as u64;
         of_window.min((self.input() as f64 * 0.75) as u64)
@@ -403,6 +415,7 @@ mod tests {
         assert_eq!(small.reserve(), 819);
         assert_eq!(small.margin(), 256);
         assert_eq!(small.input(), 3021);
+        assert_eq!(small.last_resort_input(), 3328);
         assert!(small.prune_at() < small.compact_at() && small.compact_at() < small.input());
         let big = Budget { window: 200_000 };
         assert_eq!(big.reserve(), 16_384);

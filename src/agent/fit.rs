@@ -173,7 +173,9 @@ pub fn retry(
     Retry::TooLarge(too_large(w, &sent, tools, estimate, interaction))
 }
 
-/// `sent`, unless its estimate is over the input budget.
+/// `sent`, unless its estimate is over the input budget — the last-resort one: after pruning
+/// (and a compaction) a request the turn's own rounds grew past the usual budget is sent with
+/// only the smallest room for the reply ([`super::context::Budget::last_resort_input`]).
 fn checked(
     w: &mut WindowState,
     sent: Vec<ChatMessage>,
@@ -181,7 +183,7 @@ fn checked(
     interaction: Interaction,
 ) -> Result<Vec<ChatMessage>, ProviderError> {
     let estimate = w.estimate(&sent, tools);
-    if estimate > w.budget().input() {
+    if estimate > w.budget().last_resort_input() {
         return Err(too_large(w, &sent, tools, estimate, interaction));
     }
     w.last_sent_chars = request_chars(&sent, tools);
@@ -264,5 +266,40 @@ fn too_large(
         message,
         window: Some(window),
         prompt: Some(estimate),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(tokens: u64) -> WindowState {
+        WindowState {
+            tokens,
+            ratio: 1.0,
+            ..WindowState::default()
+        }
+    }
+
+    /// A chat of one user message of `chars` characters (at one character a token).
+    fn chat(chars: usize) -> Vec<ChatMessage> {
+        vec![ChatMessage::User {
+            content: "x".repeat(chars),
+        }]
+    }
+
+    #[test]
+    fn a_request_past_the_budget_but_inside_the_last_resort_goes_with_less_room_for_the_reply() {
+        let mut w = window(4096);
+        let (input, last) = (w.budget().input(), w.budget().last_resort_input());
+        assert!(input < last, "{input} {last}");
+        // Between the two: sent (nothing older to prune or compact could make it smaller).
+        let between = chat(usize::try_from(input + 100).unwrap());
+        let sent = checked(&mut w, between.clone(), &[], Interaction::Headless);
+        assert_eq!(sent.ok(), Some(between));
+        // Past the last resort: refused, naming its size.
+        let over = chat(usize::try_from(last + 100).unwrap());
+        let refused = checked(&mut w, over, &[], Interaction::Headless);
+        assert!(refused.is_err());
     }
 }

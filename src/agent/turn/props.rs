@@ -267,7 +267,7 @@ proptest! {
                     Effect::Request(r) => {
                         let w = &turn.chat().window;
                         let estimate = w.estimate(&r.messages, &r.tools);
-                        prop_assert!(estimate <= w.budget().input(),
+                        prop_assert!(estimate <= w.budget().last_resort_input(),
                             "sent ~{estimate} tokens in a window of {}", w.tokens);
                         prop_assert_eq!(answered(&r.messages), Ok(()));
                         let chars = crate::agent::context::request_chars(&r.messages, &r.tools);
