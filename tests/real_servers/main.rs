@@ -28,6 +28,7 @@
 mod harness;
 mod agent_loop;
 mod footprint;
+mod litellm;
 mod llama;
 mod llmock;
 mod llmock_control;

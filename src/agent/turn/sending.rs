@@ -176,7 +176,13 @@ impl Turn {
                 Self::emit(fx, out);
                 match sent {
                     Ok(sent) => self.request(sent, fx),
-                    Err(e) => self.finish(TurnEnd::Failed(e), fx),
+                    // Pruned and compacted, and still too large: what a retry after an
+                    // overflow would try next — fewer tools, the last outputs cut — before
+                    // giving up (still smaller than anything the server refused this turn).
+                    Err(_) => {
+                        self.compacted_for_retry = true;
+                        self.resend(fx);
+                    }
                 }
             }
         }
