@@ -20,6 +20,7 @@ use crate::provider::{AssistantMessage, ProviderError, Retry, StreamDelta};
 pub mod answer;
 pub mod file_change;
 pub mod notice;
+pub mod notice_words;
 mod saved_form;
 
 pub use crate::config::mode::Mode;

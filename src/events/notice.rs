@@ -1,6 +1,7 @@
 //! What the agent tells the user along the way, as data ([`Notice`], in `Event::Notice`): a
-//! note on the window, on the endpoint, on a server, on a resumed session. Each front-end
-//! words it (`tui::notices`, `headless::notices`); an error is one whose [`Notice::is_error`]
+//! note on the window, on the endpoint, on a server, on a resumed session. Its words are
+//! [`Notice::words`] (`notice_words`, one table for both front-ends, which show it:
+//! `tui::notices`, `headless::notices`); an error is one whose [`Notice::is_error`]
 //! says so (the TUI marks it `✗`, the text printer `error:`, `--json` `"error": true`).
 //!
 //! The few variants that carry a `String` carry words another layer already chose: the

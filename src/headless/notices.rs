@@ -5,81 +5,18 @@
 //! Not here: how the TUI words the same notices (`tui::notices`), which events are notices.
 
 use crate::events::Notice;
+use crate::events::notice_words::Reader;
 
 /// What a headless run says of `n`; `None` for what it does not show (a resumed session's
 /// history is not printed again, its mode and model changes neither).
 pub fn message(n: &Notice) -> Option<String> {
-    Some(match n {
-        Notice::Stream(t)
-        | Notice::Instructions(t)
-        | Notice::ToolsNarrowed(t)
-        | Notice::McpToolMissing(t)
-        | Notice::Banner(t) => t.clone(),
-        Notice::ModeNotRestored { saved, continues } => format!(
-            "this session was saved in {s} mode, which asks less than {c}, the mode your config starts in: it continues in {c}. To continue in {s}: /mode {s} (or --approval-mode {s})",
-            s = saved.as_str(),
-            c = continues.as_str()
-        ),
-        Notice::WindowFull {
-            percent,
-            used,
-            window,
-            prune_at,
-            compact_at,
-        } => format!(
-            "the context window is {percent}% full ({used} of {window} tokens): from {prune_at}% older tool outputs are sent as short stand-ins, from {compact_at}% the older conversation is summarised (a run without --continue or --resume starts with an empty window)"
-        ),
-        Notice::Summarising => "the conversation nearly fills the context window: summarising its older part (one request)…".into(),
-        Notice::Overflow { window } => format!(
-            "the request did not fit the model's context window ({window} tokens): making room and trying once more"
-        ),
-        Notice::ToolsInText { why } => format!(
-            "the server refused the tools parameter ({why}): describing the tools in the system message and reading tool calls from the replies' text for this chat"
-        ),
-        Notice::OverflowRetry {
-            window,
-            counted,
-            estimated,
-            attempt,
-            max,
-        } => {
-            let counted = counted.map_or(String::new(), |c| {
-                format!(": the server counted {c} tokens where sayso estimated {estimated}")
-            });
-            format!(
-                "the request did not fit the model's context window ({window} tokens){counted}; trying a smaller request ({attempt} of {max})"
-            )
-        }
-        Notice::ToolsCut { dropped } => format!(
-            "to fit the window, fewer tools are offered from now on: {} left out (--tools chooses what is offered)",
-            dropped.join(", ")
-        ),
-        Notice::NothingToCompact => "nothing to compact yet: the conversation is too short".into(),
-        Notice::CompactionStopped => "compaction stopped; the history is unchanged".into(),
-        Notice::CompactionFailed(e) => format!("could not compact: {e} — the history is unchanged"),
-        Notice::McpReady {
-            server,
-            tools,
-            skipped,
-        } => {
-            let mut n = format!("MCP server `{server}`: {tools} tool(s)");
-            if !skipped.is_empty() {
-                n.push_str(&format!("; not offered: {}", skipped.join("; ")));
-            }
-            n
-        }
-        Notice::McpFailed { server, why } => format!("MCP server `{server}`: {why}"),
-        Notice::SkippedLines(n) => skipped_lines(*n),
-        Notice::ReplayedMode(_) | Notice::ReplayedModel(_) => return None,
-    })
+    n.words(Reader::Headless)
 }
 
 /// What the user reads when a saved session had unreadable lines (also the warning a resumed
 /// headless run prints before it starts).
 pub fn skipped_lines(n: usize) -> String {
-    format!(
-        "{n} unreadable line(s) of the session file were skipped (a crash while it was written)"
-    )
+    message(&Notice::SkippedLines(n)).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -6,75 +6,15 @@
 //! under the input (`widgets::notices`), how a headless run words the same notices
 //! (`headless::notices`).
 
+use crate::events::notice_words::Reader;
 use crate::events::{Mode, Notice, TurnEnd};
 
 /// The notice `n` leaves in the transcript.
 pub fn text(n: &Notice) -> String {
     let words = match n {
-        Notice::Stream(t)
-        | Notice::Instructions(t)
-        | Notice::ToolsNarrowed(t)
-        | Notice::McpToolMissing(t)
-        | Notice::Banner(t) => t.clone(),
-        Notice::ModeNotRestored { saved, continues } => format!(
-            "this session was saved in {s} mode, which asks less than {c}, the mode your config starts in: it continues in {c}. To continue in {s}: /mode {s} (or --approval-mode {s})",
-            s = saved.as_str(),
-            c = continues.as_str()
-        ),
-        Notice::WindowFull {
-            percent,
-            used,
-            window,
-            prune_at,
-            compact_at,
-        } => format!(
-            "the context window is {percent}% full ({used} of {window} tokens): from {prune_at}% older tool outputs are sent as short stand-ins, from {compact_at}% the older conversation is summarised (/compact [focus] does it now, /context shows what fills it)"
-        ),
-        Notice::Summarising => "the conversation nearly fills the context window: summarising its older part (one request)…".into(),
-        Notice::Overflow { window } => format!(
-            "the request did not fit the model's context window ({window} tokens): making room and trying once more"
-        ),
-        Notice::ToolsInText { why } => format!(
-            "the server refused the tools parameter ({why}): describing the tools in the system message and reading tool calls from the replies' text for this chat"
-        ),
-        Notice::OverflowRetry {
-            window,
-            counted,
-            estimated,
-            attempt,
-            max,
-        } => {
-            let counted = counted.map_or(String::new(), |c| {
-                format!(": the server counted {c} tokens where sayso estimated {estimated}")
-            });
-            format!(
-                "the request did not fit the model's context window ({window} tokens){counted}; trying a smaller request ({attempt} of {max})"
-            )
-        }
-        Notice::ToolsCut { dropped } => format!(
-            "to fit the window, fewer tools are offered from now on: {} left out (add them back with @{{name}})",
-            dropped.join(", ")
-        ),
-        Notice::NothingToCompact => "nothing to compact yet: the conversation is too short".into(),
-        Notice::CompactionStopped => "compaction stopped; the history is unchanged".into(),
-        Notice::CompactionFailed(e) => format!("could not compact: {e} — the history is unchanged"),
-        Notice::McpReady {
-            server,
-            tools,
-            skipped,
-        } => {
-            let mut n = format!("MCP server `{server}`: {tools} tool(s)");
-            if !skipped.is_empty() {
-                n.push_str(&format!("; not offered: {}", skipped.join("; ")));
-            }
-            n
-        }
-        Notice::McpFailed { server, why } => format!("MCP server `{server}`: {why}"),
-        Notice::SkippedLines(n) => format!(
-            "{n} unreadable line(s) of the session file were skipped (a crash while it was written)"
-        ),
         Notice::ReplayedMode(mode) => return mode_notice(*mode),
         Notice::ReplayedModel(model) => return model_notice(model),
+        n => n.words(Reader::Chat).unwrap_or_default(),
     };
     if n.is_error() {
         format!("✗ {words}")
