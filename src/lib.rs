@@ -15,6 +15,9 @@
 //! - [`secrets`]: the process's secret values (keys, header values, MCP tokens): taken out of
 //!   the environment at start, scrubbed from whatever a tool or a file brings in; and the check
 //!   on files sayso reads on its own account (no `/proc`, `/sys`, `/dev`).
+//! - [`sandbox`]: the operating-system sandbox commands run in (bubblewrap or Landlock with a
+//!   seccomp filter on Linux, Seatbelt on macOS): what a command may write, read of sayso's
+//!   own, and whether it reaches the network.
 //! - [`config`]: layered TOML configuration (defaults → user → project → env → CLI), with
 //!   file:line errors and the project-file limits; tool opts are plain data here.
 //! - [`events`]: what leaves the agent: one typed event stream and its sink, how a call and a
@@ -50,6 +53,7 @@ pub mod logging;
 pub mod mcp;
 pub mod process_group;
 pub mod provider;
+pub mod sandbox;
 pub mod secrets;
 pub mod session;
 pub mod signals;

@@ -52,6 +52,7 @@ pub fn build(
             secret_env: config.secret_env.clone(),
             // The engine puts its rules here (one set for the decisions and the tools).
             rules: Default::default(),
+            sandbox: Default::default(),
         }),
     });
     let today = crate::session::live::rfc3339(std::time::SystemTime::now());

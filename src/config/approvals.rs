@@ -81,6 +81,10 @@ pub struct RuleSpec {
     pub source: String,
     /// Written in the project's file.
     pub project: bool,
+    /// `sandbox = false`: an allow rule's commands run outside the sandbox (user file only).
+    pub unsandboxed: bool,
+    /// `network = true`: an allow rule's commands may reach the network (user file only).
+    pub network: bool,
 }
 
 impl RuleSpec {
@@ -226,6 +230,8 @@ fn check(rule: &RuleFile, source: String, project: bool) -> Result<RuleSpec, Str
         decision,
         source,
         project,
+        unsandboxed: false,
+        network: false,
     })
 }
 
@@ -278,6 +284,8 @@ mod tests {
             decision: RuleDecision::Allow,
             source: String::new(),
             project: false,
+            unsandboxed: false,
+            network: false,
         };
         let line = append_rule(&path, &spec).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();

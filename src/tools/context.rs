@@ -130,4 +130,6 @@ pub struct ToolContext {
     /// The approval rules in force: [`crate::tools::lifecycle::orchestrator::Engine::new`] puts its own
     /// here, so a rule saved during the chat reaches the tools too.
     pub rules: SharedRules,
+    /// The chat's sandbox: every process a tool starts runs inside it (`crate::sandbox`).
+    pub sandbox: Arc<crate::sandbox::Sandbox>,
 }

@@ -65,6 +65,10 @@ pub struct RuleMatch {
     pub decision: RuleDecision,
     /// The rule and where it was written, e.g. `` `run_command match "git diff *" → allow` (~/.config/sayso/config.toml:12) ``.
     pub rule: String,
+    /// An allow rule's `sandbox = false` (the call runs unconfined) and `network = true`
+    /// (confined, with the network); only the user's own file may write them.
+    pub unsandboxed: bool,
+    pub network: bool,
 }
 
 /// Everything about one call that the decision depends on.

@@ -157,9 +157,12 @@ impl Rules {
         if let Some(note) = chosen.note {
             rule.push_str(&format!(", {note},"));
         }
+        let allows = chosen.decision == RuleDecision::Allow;
         Some(RuleMatch {
             decision: chosen.decision,
             rule,
+            unsandboxed: allows && chosen.rule.spec.unsandboxed,
+            network: allows && chosen.rule.spec.network,
         })
     }
 

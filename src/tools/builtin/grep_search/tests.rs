@@ -290,6 +290,8 @@ fn files_a_deny_rule_covers_are_not_searched_and_the_result_says_so() {
         decision: RuleDecision::Deny,
         source: "user:1".into(),
         project: false,
+        unsandboxed: false,
+        network: false,
     }]);
     let args = GrepArgs::parse(&json!({"query": "answer"})).unwrap();
     let denied = rules.path_denials("grep_search");

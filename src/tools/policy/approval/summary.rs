@@ -45,6 +45,8 @@ pub fn summary(t: &ToolPolicy<'_>, mode: Mode, rules: &[&RuleSpec]) -> String {
             .map(|r| RuleMatch {
                 decision: r.decision,
                 rule: r.describe(),
+                unsandboxed: false,
+                network: false,
             })
     };
     let rule = whole(t.name).or_else(|| whole("*"));
@@ -209,6 +211,8 @@ mod tests {
             decision,
             source: "config.toml:1".into(),
             project: false,
+            unsandboxed: false,
+            network: false,
         }
     }
 

@@ -140,6 +140,8 @@ fn ruled(f: CallFacts, decision: RuleDecision) -> CallFacts {
         rule: Some(RuleMatch {
             decision,
             rule: "`r`".into(),
+            unsandboxed: false,
+            network: false,
         }),
         ..f
     }

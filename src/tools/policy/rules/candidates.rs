@@ -30,6 +30,8 @@ pub fn candidates_in(tool: &str, remember: &Remember, cwd: &Path) -> Vec<RuleSpe
         decision: RuleDecision::Allow,
         source: String::new(),
         project: false,
+        unsandboxed: false,
+        network: false,
     };
     match remember {
         Remember::Nothing => Vec::new(),

@@ -55,6 +55,8 @@ fn rule(tool: &str, target: RuleTarget, decision: RuleDecision, project: bool) -
         target,
         decision,
         source: if project { "project:1" } else { "user:1" }.into(),
+        unsandboxed: false,
+        network: false,
         project,
     }
 }

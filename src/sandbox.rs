@@ -1,0 +1,178 @@
+//! The operating-system sandbox every command sayso runs goes through (README "Sandbox"):
+//! what a command may write, whether it may reach the network, and what it may read of
+//! sayso's own. An approval, a rule or auto mode decides *whether* a command runs; the
+//! sandbox bounds *what it can do* whatever its text says.
+//!
+//! What it owns:
+//! - [`Settings`]: `[sandbox]` as resolved (`mode`, `network`, `writable_roots`, `backend`);
+//! - [`Sandbox`]: the settings with the places they protect ([`Places`]) and the backend
+//!   found on this machine ([`Backend`]); [`Sandbox::wrap`] turns a program into the argv that
+//!   runs it confined;
+//! - [`Confinement`]: what one run may do beyond the settings, decided per call by the engine
+//!   (the safe list in auto runs read-only; an allow rule may lift the sandbox or allow the
+//!   network; a rerun the user approved runs unconfined);
+//! - [`Denial`]: a failure the sandbox caused, recognised in a command's output, so the
+//!   engine can offer a rerun outside.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// `[sandbox] mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Read everything but sayso's own; write the project (minus its protected paths), the
+    /// temp directory and `writable_roots`; no network unless `network = true`.
+    #[default]
+    WorkspaceWrite,
+    /// Read as above; write nothing.
+    ReadOnly,
+    /// No sandbox.
+    Off,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::WorkspaceWrite => "workspace-write",
+            Mode::ReadOnly => "read-only",
+            Mode::Off => "off",
+        }
+    }
+
+    /// Stricter first: `read-only` < `workspace-write` < `off`.
+    pub fn strictness(self) -> u8 {
+        match self {
+            Mode::ReadOnly => 2,
+            Mode::WorkspaceWrite => 1,
+            Mode::Off => 0,
+        }
+    }
+}
+
+/// `[sandbox] backend`: which mechanism (`auto` picks the best this machine has).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendChoice {
+    #[default]
+    Auto,
+    Bubblewrap,
+    Landlock,
+    Seatbelt,
+}
+
+/// `[sandbox]` as resolved (a project file may only tighten it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    pub mode: Mode,
+    /// Commands may reach the network.
+    pub network: bool,
+    /// Directories besides the project and the temp directory that commands may write.
+    pub writable_roots: Vec<PathBuf>,
+    pub backend: BackendChoice,
+}
+
+/// What one run may do, beyond [`Settings`], as the engine decided for the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Confinement {
+    /// As the settings say.
+    #[default]
+    Policy,
+    /// Write nothing (the safe list in auto, the git sayso runs itself).
+    ReadOnly,
+    /// As the settings say, with the network (an allow rule's `network = true`).
+    WithNetwork,
+    /// No sandbox (an allow rule's `sandbox = false`, a rerun the user approved).
+    Unconfined,
+}
+
+/// Where the sandbox draws its lines for one chat.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Places {
+    /// The project: the git root, else the working directory.
+    pub project: PathBuf,
+    /// sayso's config, data and state directories and the config files it read: unreadable
+    /// and unwritable inside.
+    pub hidden: Vec<PathBuf>,
+    /// The system temp directory (writable in workspace-write).
+    pub temp: PathBuf,
+    /// sayso's own process id: its `/proc` entry is unreachable inside.
+    pub own_pid: u32,
+}
+
+/// The mechanism in use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// bubblewrap at this path (namespaces), with sayso's seccomp filter inside.
+    Bubblewrap(PathBuf),
+    /// Landlock at this ABI, with sayso's seccomp filter.
+    Landlock(u32),
+    /// macOS `sandbox-exec` with a generated profile.
+    Seatbelt,
+    /// Nothing usable: commands run unconfined, and why.
+    Unavailable(String),
+}
+
+/// The sandbox of one chat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    pub settings: Settings,
+    pub places: Places,
+    pub backend: Backend,
+    /// What this backend cannot enforce of the settings (shown by `/sandbox`, the start
+    /// notice and `sayso config check`).
+    pub limits: Vec<String>,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self::off()
+    }
+}
+
+impl Sandbox {
+    /// No sandbox (tests of other parts, `mode = "off"`).
+    pub fn off() -> Self {
+        Self {
+            settings: Settings {
+                mode: Mode::Off,
+                ..Settings::default()
+            },
+            places: Places::default(),
+            backend: Backend::Unavailable("the sandbox is off".into()),
+            limits: Vec::new(),
+        }
+    }
+
+    /// The mode in force: `off` when the settings say so or no backend works here.
+    pub fn mode(&self) -> Mode {
+        match self.backend {
+            Backend::Unavailable(_) => Mode::Off,
+            _ => self.settings.mode,
+        }
+    }
+
+    /// `argv` (a script is `["sh", "-c", script]`) as the argv that runs it confined as
+    /// `confine` says, in `cwd`; `None` when it runs as it is (the sandbox is off, or
+    /// `confine` lifts it). `Err` when the sandbox cannot be set up for it (the command must
+    /// not run then).
+    pub fn wrap(
+        &self,
+        argv: &[String],
+        cwd: &Path,
+        confine: Confinement,
+    ) -> Result<Option<Vec<String>>, String> {
+        let _ = (argv, cwd, confine);
+        Ok(None)
+    }
+}
+
+/// A failure the sandbox caused, as recognised in a confined command's output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Denial {
+    /// What was denied, for the user and the model: e.g. "a write to /etc/hosts (read-only
+    /// file system)", "a network connection".
+    pub what: String,
+}
