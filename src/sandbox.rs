@@ -100,6 +100,9 @@ pub struct Places {
     pub temp: PathBuf,
     /// sayso's own process id: its `/proc` entry is unreachable inside.
     pub own_pid: u32,
+    /// The `sayso` binary, which sets up Landlock and the seccomp filter inside before it
+    /// runs the command (`sayso __sandbox-exec`); the running executable by default.
+    pub helper: PathBuf,
 }
 
 /// The mechanism in use.
@@ -133,6 +136,25 @@ impl Default for Sandbox {
 }
 
 impl Sandbox {
+    /// The sandbox `settings` ask for around `places`, with the best backend this machine
+    /// has (what it cannot enforce in [`Sandbox::limits`]).
+    pub fn new(settings: Settings, places: Places) -> Self {
+        let _ = places;
+        Self {
+            backend: Backend::Unavailable("no backend is built yet".into()),
+            ..Self::off_with(settings)
+        }
+    }
+
+    fn off_with(settings: Settings) -> Self {
+        Self {
+            settings,
+            places: Places::default(),
+            backend: Backend::Unavailable("the sandbox is off".into()),
+            limits: Vec::new(),
+        }
+    }
+
     /// No sandbox (tests of other parts, `mode = "off"`).
     pub fn off() -> Self {
         Self {
@@ -175,4 +197,11 @@ pub struct Denial {
     /// What was denied, for the user and the model: e.g. "a write to /etc/hosts (read-only
     /// file system)", "a network connection".
     pub what: String,
+}
+
+/// The sandbox's part in a confined command's failure (`exit` `None`: killed by a signal),
+/// if its output shows one.
+pub fn denial(stdout: &str, stderr: &str, exit: Option<i32>) -> Option<Denial> {
+    let _ = (stdout, stderr, exit);
+    None
 }
