@@ -105,6 +105,26 @@ pub struct Places {
     pub helper: PathBuf,
 }
 
+impl Places {
+    /// The places of a chat in `cwd`: the project is its git root (else `cwd`), `hidden` are
+    /// sayso's own directories and files, the temp directory is the system's, and the helper
+    /// is the running executable.
+    pub fn for_chat(cwd: &Path, hidden: Vec<PathBuf>) -> Self {
+        let project = cwd
+            .ancestors()
+            .find(|d| d.join(".git").exists())
+            .unwrap_or(cwd)
+            .to_path_buf();
+        Self {
+            project,
+            hidden,
+            temp: std::env::temp_dir(),
+            own_pid: std::process::id(),
+            helper: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("sayso")),
+        }
+    }
+}
+
 /// The mechanism in use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Backend {

@@ -177,6 +177,8 @@ pub struct Config {
     /// `[provider] text_tool_calls`: read tool calls written in a reply's text (`auto`, the
     /// default), or never (`off`).
     pub text_tool_calls: bool,
+    /// `[sandbox]` (and `--sandbox`): the sandbox commands run in (`crate::sandbox`).
+    pub sandbox: crate::sandbox::Settings,
     /// Each file's path and text, lowest layer first, to point errors at lines.
     pub sources: Vec<(PathBuf, String)>,
 }
@@ -302,6 +304,7 @@ impl Config {
             ui,
             sessions,
             text_tool_calls,
+            sandbox: crate::sandbox::Settings::default(),
             sources: layers.into_iter().map(|l| (l.path, l.source)).collect(),
         })
     }
