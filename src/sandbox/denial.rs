@@ -2,7 +2,8 @@
 //! table of phrases, so the engine can offer a rerun outside the sandbox.
 //!
 //! Only a failed command (exit ≠ 0, or killed) is looked at, and only these phrases: the
-//! helper's own `sayso sandbox:` line; network errors ("Network is unreachable", name
+//! helper's own `sayso sandbox:` line and bubblewrap's `bwrap:` line (the sandbox could not
+//! be set up); network errors ("Network is unreachable", name
 //! resolution failures, "Operation not permitted" on a socket or connect); "Read-only file
 //! system"; "Permission denied" / "Operation not permitted" on a write or an open of a path.
 //! It does not decide that the sandbox was the cause beyond that: a command denied the same
@@ -43,7 +44,8 @@ pub fn denial(stdout: &str, stderr: &str, exit: Option<i32>) -> Option<Denial> {
             what: format!("{kind}: {}", crate::text_cut::ellipsized(line, kept)),
         })
     };
-    if let Some(line) = lines().find(|l| l.starts_with(FAILURE_PREFIX.trim_end())) {
+    let setup = |l: &str| l.starts_with(FAILURE_PREFIX.trim_end()) || l.starts_with("bwrap: ");
+    if let Some(line) = lines().find(|l| setup(l)) {
         return found("the sandbox could not be set up", line);
     }
     let network = |l: &str| {
