@@ -232,7 +232,8 @@ impl Sandbox {
         if argv.is_empty() {
             return Err("the sandbox got no command to run".into());
         }
-        let helper = &self.places.helper;
+        let helper =
+            &policy::resolved(&self.places.helper).unwrap_or_else(|| self.places.helper.clone());
         if !matches!(self.backend, Backend::Seatbelt) && !helper.is_file() {
             return Err(format!(
                 "the sandbox helper {} is missing (the sayso binary)",
