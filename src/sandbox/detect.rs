@@ -110,8 +110,8 @@ pub fn limits(backend: &Backend, settings: &Settings, places: &Places) -> Vec<St
         );
     }
     out.push(
-        "/proc entries of processes started inside the sandbox cannot be opened \
-         (Landlock rules name what exists when the command starts)"
+        "in /proc only the command's own entry can be opened, not those of the processes \
+         it starts (Landlock rules name what exists when it starts)"
             .to_owned(),
     );
     #[cfg(target_os = "linux")]
