@@ -72,7 +72,7 @@ pub fn apply(policy: &HelperPolicy) -> Result<(), String> {
         let mut entries = list_dir(dir)?;
         if dir == Path::new("/proc") {
             entries.retain(|(name, _)| {
-                name == me.as_str() || !name.to_str().is_some_and(|n| n.parse::<u32>().is_ok())
+                name == me.as_str() || name.to_str().is_none_or(|n| n.parse::<u32>().is_err())
             });
         }
         Some(entries)
