@@ -225,6 +225,12 @@ fn loopback_connect_needs_the_network(backend: BackendChoice) {
     let sb = w.sandbox(backend, Settings::default());
     let ran = run(Some((&sb, Confinement::Policy)), &w.project, &script);
     assert!(!ran.ok() && !ran.stdout.contains("connected"), "{ran:?}");
+    let seen = denial(&ran.stdout, &ran.stderr, ran.code).map(|d| d.what);
+    assert!(
+        seen.as_deref()
+            .is_some_and(|w| w.starts_with("a network connection")),
+        "{seen:?} from {ran:?}"
+    );
     let ran = run(Some((&sb, Confinement::WithNetwork)), &w.project, &script);
     assert!(
         ran.ok() && ran.stdout.contains("connected"),
