@@ -42,6 +42,7 @@ mod requests;
 mod resume_endings;
 mod retries;
 mod sandbox_core;
+mod sandbox_rerun;
 mod screenshots_script;
 mod search_tools;
 mod sessions_e2e;
