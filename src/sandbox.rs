@@ -18,7 +18,7 @@
 //! (the backend this machine has and what it cannot enforce), [`bwrap`] (bubblewrap's argv),
 //! [`landlock_plan`] ("everything but" as Landlock rules), [`exec`] (`sayso __sandbox-exec`,
 //! which applies Landlock and the seccomp filter and becomes the command), [`seatbelt`] (the
-//! macOS profile, as text), [`denial`] (recognising a denial in a command's output).
+//! macOS profile, as text), [`mod@denial`] (recognising a denial in a command's output).
 
 use std::path::{Path, PathBuf};
 
