@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
+use crate::support::controller::{self, Script, response};
 use crate::support::fixture::sse::tool_call_reply as calls;
 use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::tui::{Tui, quote};
@@ -202,4 +203,70 @@ async fn an_allow_rule_with_sandbox_false_runs_the_command_unconfined() {
         );
         assert_eq!(aside.target().exists(), unsandboxed, "{result}");
     }
+}
+
+/// `--approvals stdio`: the rerun is a second request for the call (`apr-c1.2`) naming the
+/// denial, printed after its own `approval_requested`; `allow` reruns the command outside.
+/// (The controller runs sayso with the test's own temp directory, so the target lies in the
+/// cargo target's temp directory: outside that and the project.)
+#[tokio::test]
+async fn the_control_protocol_asks_for_the_rerun_with_its_denial() {
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    assert!(
+        !outside.path().starts_with(std::env::temp_dir()),
+        "the target must lie outside the temp directory sayso may write"
+    );
+    let target = outside.path().join("target.txt");
+    let cmd = format!("touch {} && echo wrote-outside", quote(target.display()));
+    let fx = Fixture::start().await;
+    fx.push(run_command("c1", &cmd));
+    fx.push(Reply::Stream(sse::text_reply(&["done"])));
+    let home = home_with(&fx.base_url(), "[judge]\nenabled = false\n");
+    let script: Script = Box::new(|v| {
+        if v["type"] == "control_request" {
+            vec![response(
+                v["request_id"].as_str().unwrap(),
+                "allow",
+                json!({}),
+            )]
+        } else {
+            Vec::new()
+        }
+    });
+    let args = ["--approvals", "stdio", "--sandbox", "workspace-write"];
+    let run = controller::drive(home.path(), &args, script, false).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let requests: Vec<&serde_json::Value> = run
+        .events
+        .iter()
+        .filter(|e| e["type"] == "control_request")
+        .collect();
+    assert_eq!(requests.len(), 2, "{:?}", run.events);
+    assert_eq!(requests[0]["request_id"], "apr-c1");
+    assert_eq!(requests[0]["request"]["rerun"], serde_json::Value::Null);
+    assert_eq!(requests[1]["request_id"], "apr-c1.2");
+    let what = requests[1]["request"]["rerun"]["what"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(what.contains("Read-only file system"), "{what}");
+    // Each request after its own announcement.
+    let kinds: Vec<&str> = run
+        .events
+        .iter()
+        .filter_map(|e| e["type"].as_str())
+        .collect();
+    let asked: Vec<usize> = (0..kinds.len())
+        .filter(|i| kinds[*i] == "approval_requested")
+        .collect();
+    let printed: Vec<usize> = (0..kinds.len())
+        .filter(|i| kinds[*i] == "control_request")
+        .collect();
+    assert_eq!(asked.len(), 2, "{kinds:?}");
+    assert!(
+        asked[0] < printed[0] && printed[0] < asked[1] && asked[1] < printed[1],
+        "{kinds:?}"
+    );
+    assert!(target.exists(), "the rerun outside did not write");
+    let result = result_of(&fx, "c1");
+    assert!(wrote(&result), "{result}");
 }
