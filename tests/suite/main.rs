@@ -43,6 +43,7 @@ mod resume_endings;
 mod retries;
 mod sandbox_config;
 mod sandbox_core;
+mod sandbox_rerun;
 mod screenshots_script;
 mod search_tools;
 mod sessions_e2e;
