@@ -16,6 +16,7 @@
 //! protect = false                      # auto mode: always ask
 //! judge = true                         # auto mode: the judge may vet a call
 //! allowed_tools = ["search_code"]      # never ask for these
+//! sandbox = true                       # stdio: start it inside the sandbox (default false)
 //! [mcp_servers.github.tools.create_issue]
 //! protect = true                       # per tool: require_approval_before, protect, judge
 //! ```
@@ -58,6 +59,8 @@ pub struct McpServerFile {
     pub allowed_tools: Vec<String>,
     #[serde(default)]
     pub tools: BTreeMap<String, McpToolFile>,
+    /// A stdio server starts inside the sandbox (`[sandbox]`, its network setting included).
+    pub sandbox: Option<bool>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
@@ -108,6 +111,8 @@ pub struct McpServerConfig {
     pub tools: BTreeMap<String, McpToolFile>,
     /// The server's tool names that never ask.
     pub allowed_tools: Vec<String>,
+    /// A stdio server starts inside the chat's sandbox (`sandbox = true`; default false).
+    pub sandbox: bool,
 }
 
 impl McpServerConfig {
@@ -223,6 +228,12 @@ fn server(
             }
         }
         (None, Some(u)) => {
+            if f.sandbox == Some(true) {
+                return Err(invalid(
+                    "sandbox",
+                    "the sandbox is for stdio servers (`command`), which sayso starts; an HTTP server runs elsewhere".into(),
+                ));
+            }
             if !(u.starts_with("http://") || u.starts_with("https://")) {
                 return Err(invalid(
                     "url",
@@ -264,6 +275,7 @@ fn server(
         },
         tools: f.tools.clone(),
         allowed_tools: f.allowed_tools.clone(),
+        sandbox: f.sandbox.unwrap_or(false),
     })
 }
 
@@ -304,6 +316,7 @@ mod tests {
                 },
             )]),
             allowed_tools: vec![],
+            sandbox: false,
         };
         assert!(!c.approval_for("read", false).protect);
         assert!(c.approval_for("drop_table", true).protect);
@@ -311,5 +324,42 @@ mod tests {
             !c.approval_for("safe_delete", true).protect,
             "the config wins"
         );
+    }
+
+    #[test]
+    fn only_a_stdio_server_may_ask_for_the_sandbox_and_it_is_off_by_default() {
+        let origins = Origins::new(&[]);
+        let stdio = |sandbox| McpServerFile {
+            command: Some("srv".into()),
+            sandbox,
+            ..Default::default()
+        };
+        for (file, want) in [
+            (stdio(None), Ok(false)),
+            (stdio(Some(false)), Ok(false)),
+            (stdio(Some(true)), Ok(true)),
+            (
+                McpServerFile {
+                    url: Some("http://127.0.0.1:1/mcp".into()),
+                    sandbox: Some(false),
+                    ..Default::default()
+                },
+                Ok(false),
+            ),
+            (
+                McpServerFile {
+                    url: Some("http://127.0.0.1:1/mcp".into()),
+                    sandbox: Some(true),
+                    ..Default::default()
+                },
+                Err("mcp_servers.s.sandbox"),
+            ),
+        ] {
+            match (server("s", &file, origins), want) {
+                (Ok(c), Ok(w)) => assert_eq!(c.sandbox, w, "{file:?}"),
+                (Err(e), Err(key)) => assert!(e.to_string().contains(key), "{e}"),
+                (got, _) => panic!("{file:?}: {got:?}"),
+            }
+        }
     }
 }
