@@ -64,6 +64,11 @@ pub struct Cli {
     #[arg(long, value_name = "MODE", global = true)]
     pub approval_mode: Option<String>,
 
+    /// What commands may do: workspace-write (write only the project, no network), read-only,
+    /// off [default: [sandbox] mode, else workspace-write]
+    #[arg(long, value_name = "MODE", value_parser = ["workspace-write", "read-only", "off"], global = true)]
+    pub sandbox: Option<String>,
+
     /// Comma-separated tools and groups offered to the model [default: chat.default_tools]
     #[arg(long, value_name = "LIST", value_delimiter = ',', global = true)]
     pub tools: Option<Vec<String>>,

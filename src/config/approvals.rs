@@ -12,11 +12,20 @@
 //! tool = "edit_file"
 //! path = "src/**"               # a file tool's path, relative to the project
 //! decision = "ask"
+//!
+//! [[approvals.rules]]
+//! tool = "run_command"
+//! match = "npm install *"
+//! decision = "allow"
+//! network = true                # its commands may reach the network (allow rules only)
+//! # sandbox = false             # …or run outside the sandbox altogether
 //! ```
 //!
 //! A project file (`.sayso/config.toml`) may only add `ask` and `deny` rules: an `allow` there
 //! is dropped with a warning, and its rules can never loosen what the user's rules decide
-//! (`tools::policy::rules` takes the stricter of the two).
+//! (`tools::policy::rules` takes the stricter of the two). `sandbox` and `network` belong to
+//! the user's own allow rules: written in a project file, or on an `ask` or `deny` rule
+//! (where they mean nothing), they are an error naming file:line.
 
 use serde::Deserialize;
 
@@ -57,6 +66,10 @@ pub struct RuleFile {
     pub pattern: Option<String>,
     pub path: Option<String>,
     pub decision: String,
+    /// `false`: the rule's commands run outside the sandbox.
+    pub sandbox: Option<bool>,
+    /// `true`: the rule's commands may reach the network.
+    pub network: Option<bool>,
 }
 
 /// What a rule looks at.
@@ -95,7 +108,24 @@ impl RuleSpec {
             RuleTarget::Command(p) => format!(" match \"{p}\""),
             RuleTarget::Path(p) => format!(" path \"{p}\""),
         };
-        format!("`{}{target} → {}`", self.tool, self.decision.as_str())
+        format!(
+            "`{}{target} → {}{}`",
+            self.tool,
+            self.decision.as_str(),
+            self.sandbox_words()
+        )
+    }
+
+    /// What the rule lifts of the sandbox, as it is written: `, sandbox = false`.
+    fn sandbox_words(&self) -> String {
+        let mut out = String::new();
+        if self.unsandboxed {
+            out.push_str(", sandbox = false");
+        }
+        if self.network {
+            out.push_str(", network = true");
+        }
+        out
     }
 }
 
@@ -109,6 +139,12 @@ pub fn toml_block(spec: &RuleSpec) -> String {
         RuleTarget::Path(p) => out.push_str(&format!("path = {}\n", q(p))),
     }
     out.push_str(&format!("decision = {}\n", q(spec.decision.as_str())));
+    if spec.unsandboxed {
+        out.push_str("sandbox = false\n");
+    }
+    if spec.network {
+        out.push_str("network = true\n");
+    }
     out
 }
 
@@ -224,14 +260,24 @@ fn check(rule: &RuleFile, source: String, project: bool) -> Result<RuleSpec, Str
         }
         (None, None) => RuleTarget::Any,
     };
+    let lifts = rule.sandbox.is_some() || rule.network.is_some();
+    if lifts && project {
+        return Err("`sandbox` and `network` may be set only by your user config's allow rules, not by a project config".into());
+    }
+    if lifts && decision != RuleDecision::Allow {
+        return Err(format!(
+            "`sandbox` and `network` are for allow rules (they say how an allowed command runs); a `{}` rule runs nothing",
+            decision.as_str()
+        ));
+    }
     Ok(RuleSpec {
         tool,
         target,
         decision,
         source,
         project,
-        unsandboxed: false,
-        network: false,
+        unsandboxed: rule.sandbox == Some(false),
+        network: rule.network == Some(true),
     })
 }
 
@@ -245,7 +291,128 @@ mod tests {
             pattern: pattern.map(Into::into),
             path: path.map(Into::into),
             decision: d.into(),
+            sandbox: None,
+            network: None,
         }
+    }
+
+    fn lifting(d: &str, sandbox: Option<bool>, network: Option<bool>) -> RuleFile {
+        RuleFile {
+            sandbox,
+            network,
+            ..rule(Some("run_command"), Some("npm ci"), None, d)
+        }
+    }
+
+    #[test]
+    fn an_allow_rule_of_the_user_may_lift_the_sandbox_or_allow_the_network() {
+        // (sandbox, network) as written → (unsandboxed, network, how it is described)
+        let rows = [
+            (
+                (None, None),
+                (false, false, "`run_command match \"npm ci\" → allow`"),
+            ),
+            (
+                (Some(false), None),
+                (
+                    true,
+                    false,
+                    "`run_command match \"npm ci\" → allow, sandbox = false`",
+                ),
+            ),
+            (
+                (None, Some(true)),
+                (
+                    false,
+                    true,
+                    "`run_command match \"npm ci\" → allow, network = true`",
+                ),
+            ),
+            (
+                (Some(false), Some(true)),
+                (
+                    true,
+                    true,
+                    "`run_command match \"npm ci\" → allow, sandbox = false, network = true`",
+                ),
+            ),
+            (
+                (Some(true), Some(false)),
+                (false, false, "`run_command match \"npm ci\" → allow`"),
+            ),
+        ];
+        for ((sandbox, network), (unsandboxed, net, described)) in rows {
+            let spec = check(&lifting("allow", sandbox, network), "f:1".into(), false).unwrap();
+            assert_eq!(
+                (spec.unsandboxed, spec.network, spec.describe().as_str()),
+                (unsandboxed, net, described)
+            );
+            // What is saved reads back the same.
+            let block = toml_block(&spec);
+            let file: crate::config::file::FileConfig = toml::from_str(&block).unwrap();
+            let back = &file.approvals.unwrap().rules[0];
+            let again = check(back, "f:1".into(), false).unwrap();
+            assert_eq!(
+                (again.unsandboxed, again.network),
+                (unsandboxed, net),
+                "{block}"
+            );
+        }
+    }
+
+    #[test]
+    fn sandbox_and_network_are_refused_in_a_project_file_and_on_ask_or_deny_rules() {
+        let rows = [
+            (
+                lifting("allow", Some(false), None),
+                true,
+                "not by a project config",
+            ),
+            (
+                lifting("deny", None, Some(true)),
+                true,
+                "not by a project config",
+            ),
+            (
+                lifting("ask", None, Some(true)),
+                false,
+                "a `ask` rule runs nothing",
+            ),
+            (
+                lifting("deny", Some(false), None),
+                false,
+                "a `deny` rule runs nothing",
+            ),
+            (
+                lifting("deny", Some(true), None),
+                false,
+                "are for allow rules",
+            ),
+        ];
+        for (r, project, why) in rows {
+            let e = check(&r, "f".into(), project).unwrap_err();
+            assert!(e.contains(why), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_project_rule_that_lifts_the_sandbox_is_an_error_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = "model = \"m\"\n[[approvals.rules]]\nmatch = \"npm ci\"\ndecision = \"ask\"\n\n[[approvals.rules]]\nmatch = \"curl *\"\ndecision = \"allow\"\nnetwork = true\n";
+        let layer = Layer {
+            path: dir.path().join(".sayso/config.toml"),
+            source: source.into(),
+            file: toml::from_str(source).unwrap(),
+            project: true,
+        };
+        let e = rules(&[layer]).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{}:6: key `approvals.rules`: `sandbox` and `network` may be set only by your user config",
+                dir.path().join(".sayso/config.toml").display()
+            )),
+            "{e}"
+        );
     }
 
     #[test]
@@ -284,8 +451,8 @@ mod tests {
             decision: RuleDecision::Allow,
             source: String::new(),
             project: false,
-            unsandboxed: false,
-            network: false,
+            unsandboxed: true,
+            network: true,
         };
         let line = append_rule(&path, &spec).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -305,6 +472,10 @@ mod tests {
             Some("echo \"a\"\n[provider]\nbase_url = 'evil' *".into())
         );
         assert_eq!(rules[0].decision, "allow");
+        assert_eq!(
+            (rules[0].sandbox, rules[0].network),
+            (Some(false), Some(true))
+        );
     }
 
     #[test]

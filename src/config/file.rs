@@ -35,6 +35,8 @@ pub struct FileConfig {
     /// `[context_windows]`: model id → tokens, beating any provider's `context_window`.
     #[serde(default)]
     pub context_windows: BTreeMap<String, u64>,
+    /// `[sandbox]`; a project file's is taken out of its layer and may only tighten.
+    pub sandbox: Option<super::sandbox::SandboxFile>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -261,6 +263,10 @@ impl FileConfig {
                 let mut windows = self.context_windows;
                 windows.extend(high.context_windows);
                 windows
+            },
+            sandbox: match (self.sandbox, high.sandbox) {
+                (Some(a), Some(b)) => Some(a.merge(b)),
+                (a, b) => b.or(a),
             },
         }
     }

@@ -31,6 +31,8 @@ pub(super) struct ReadLayers {
     pub layers: Vec<Layer>,
     pub warnings: Vec<String>,
     pub project_windows: ProjectWindows,
+    /// The project file's `[sandbox]`, taken out of its layer: it may only tighten.
+    pub project_sandbox: Option<super::sandbox::SandboxFile>,
 }
 
 /// Paths of the user and project config files for these overrides, and whether the user file
@@ -52,6 +54,7 @@ pub(super) fn read_layers(o: &Overrides, env: &dyn Env) -> Result<ReadLayers, Co
     let mut warnings = Vec::new();
     let mut layers = Vec::new();
     let mut project_windows = ProjectWindows::default();
+    let mut project_sandbox = None;
     if let Some(l) = read_layer(&user_path, required)? {
         layers.push(l);
     }
@@ -60,6 +63,7 @@ pub(super) fn read_layers(o: &Overrides, env: &dyn Env) -> Result<ReadLayers, Co
     if !same_file && let Some(mut l) = read_layer(&project_path, false)? {
         warnings.extend(project::narrow(&mut l));
         project_windows = project::take_windows(&mut l)?;
+        project_sandbox = l.file.sandbox.take();
         l.project = true;
         layers.push(l);
     }
@@ -67,6 +71,7 @@ pub(super) fn read_layers(o: &Overrides, env: &dyn Env) -> Result<ReadLayers, Co
         layers,
         warnings,
         project_windows,
+        project_sandbox,
     })
 }
 

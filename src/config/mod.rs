@@ -7,8 +7,9 @@
 //! cloned repository must not redirect your key), choose a provider (`use_provider`), define
 //! tools, offer more (`chat.default_tools`, `[groups]`) or loosen approvals (`chat.auto`,
 //! `chat.allowed_tools`, `[judge]`): such keys are dropped with a warning naming file:line.
-//! Its context windows only lower the window (`windows`). API keys come only from the
-//! environment.
+//! Its context windows only lower the window (`windows`), and its `[sandbox]` only tightens
+//! the sandbox (`sandbox`: what would loosen it is dropped with a warning too). API keys come
+//! only from the environment.
 //!
 //! [`Config::load`] runs in named stages, one module each:
 //! 1. `layers`: find, read and parse the files (syntax errors name file:line:column:key);
@@ -30,6 +31,7 @@ pub mod opts;
 pub mod paths;
 mod project;
 mod resolve;
+pub mod sandbox;
 mod secret_values;
 pub mod sessions;
 mod validate;
@@ -94,6 +96,8 @@ pub struct Overrides {
     pub max_turns: Option<u32>,
     /// `--reasoning-effort`: beats the provider's `reasoning_effort`.
     pub reasoning_effort: Option<String>,
+    /// `--sandbox MODE`: beats `[sandbox] mode` of every file.
+    pub sandbox: Option<String>,
 }
 
 /// Tool-related settings, validated against the registry by `tools::configured`.
@@ -247,6 +251,7 @@ impl Config {
             layers,
             mut warnings,
             project_windows,
+            project_sandbox,
         } = layers::read_layers(o, env)?;
         let (rules, rule_warnings) = approvals::rules(&layers)?;
         warnings.extend(rule_warnings);
@@ -278,6 +283,15 @@ impl Config {
         let ui = validate::ui(&merged, origins)?;
         let judge = validate::judge(&merged, origins)?;
         let sessions = sessions::settings(&merged, origins)?;
+        let project_layer = layers.iter().find(|l| l.project);
+        let (sandbox, sandbox_warnings) = sandbox::settings(
+            o,
+            env,
+            merged.sandbox.as_ref(),
+            project_sandbox.as_ref().zip(project_layer),
+            origins,
+        )?;
+        warnings.extend(sandbox_warnings);
         let secret_env = validate::secret_env(&merged, api_key_env.as_deref(), &tools.mcp_servers);
         let secrets = secret_values::collect(
             &secret_env,
@@ -304,7 +318,7 @@ impl Config {
             ui,
             sessions,
             text_tool_calls,
-            sandbox: crate::sandbox::Settings::default(),
+            sandbox,
             sources: layers.into_iter().map(|l| (l.path, l.source)).collect(),
         })
     }

@@ -13,6 +13,9 @@
 //! window (to keep requests to a big model small, say), never raise it past what your config or
 //! the server says — a repository that claimed a huge window would make sayso overfill the
 //! server instead of compacting in time.
+//!
+//! `[sandbox]` is taken out of the project file the same way (by `layers`), and may only
+//! tighten what the user's file says (`super::sandbox`).
 
 use std::collections::BTreeMap;
 

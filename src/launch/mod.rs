@@ -64,6 +64,7 @@ fn overrides(cli: &Cli, cwd: PathBuf) -> Overrides {
         allowed_tools: names(&cli.allowed_tools),
         max_turns: cli.max_turns,
         reasoning_effort: cli.reasoning_effort.clone(),
+        sandbox: cli.sandbox.clone(),
     }
 }
 
