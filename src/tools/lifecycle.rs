@@ -8,22 +8,32 @@
 //!
 //! Per call: resolve (an unknown tool, bad JSON or arguments that do not fit the tool's schema
 //! ([`arguments`]) fail only that call, with one error result: no setup, judge or modal) → `setup` → facts →
-//! [`approval::decide`] → run / judge / ask / reject → commands in order (each success calls
+//! [`approval::decide`] → run / judge / ask / reject → how confined it runs
+//! ([`confinement`](crate::tools::policy::confinement)) → commands in order (each success calls
 //! `on_success` with the data so far, the first error calls `on_error` and ends the call) →
 //! `on_exit` → one result, capped, with a stand-in when the tool recorded nothing.
+//!
+//! A confined command that fails because the sandbox denied something ([`Input::Denied`]) does
+//! not end the call at once: the user is asked ([`rerun`]) whether to run that same command
+//! once more outside the sandbox. Accept runs it unconfined and its result is the call's;
+//! Reject sends the failure with a line saying so; headless without an approver, the failure
+//! goes back with a line saying no one can approve a rerun.
 //!
 //! Invariants (checked by the property test):
 //! - a call is run only if the decision allowed it, the user accepted that very call, or the
 //!   judge found it safe after the decision sent it there;
 //! - every call id ends with exactly one result, and results are in call order;
-//! - after Cancel or a stop, nothing else runs: the rest of the batch is cancelled.
+//! - after Cancel or a stop, nothing else runs: the rest of the batch is cancelled;
+//! - a command runs unconfined only if the confinement decision said so (an allow rule's
+//!   `sandbox = false`) or the user accepted the rerun outside for that very call.
 //!
 //! The machine calls the tool's own synchronous hooks (`setup`, `cmd_string`, its `policy`,
 //! `on_success`…, each guarded against panics): for a real tool they may touch the file system
 //! (a file tool resolves its path), for the test tools they are pure.
 //!
-//! The transitions live in three parts: [`deciding`] (facts, decision, judge, the user's
-//! choice), [`running`] (commands, stops, shared handlers) and [`finishing`] (results).
+//! The transitions live in four parts: [`deciding`] (facts, decision, judge, the user's
+//! choice), [`running`] (commands, stops, shared handlers), [`rerun`] (a denial and the rerun
+//! outside the sandbox) and [`finishing`] (results).
 
 use crate::tools::policy::rules::SharedRules;
 use std::collections::BTreeSet;
@@ -34,6 +44,7 @@ use serde_json::Value;
 
 use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
 use crate::provider::ToolCall;
+use crate::sandbox::{Confinement, Denial};
 use crate::tools::exec::runner::{guarded, panic_message};
 use crate::tools::lifecycle::requests::Ask;
 use crate::tools::policy::approval::{self, Approvals, CallFacts, Interaction, Mode, Verdict};
@@ -87,6 +98,9 @@ pub enum Input {
     Choice(UserChoice),
     /// The running command's result (a timeout or a crash is an error result).
     Command(CmdResult),
+    /// The running command failed inside the sandbox, and the runner recognised the
+    /// sandbox's part in it (`crate::sandbox::denial`).
+    Denied { error: Output, denial: Denial },
     /// The user stopped the turn.
     Stop,
 }
@@ -102,12 +116,13 @@ pub enum Effect {
     },
     AskUser(Ask),
     /// Run one command (placeholders already filled) with `input`, the previous command's
-    /// result, and kill it after `timeout`.
+    /// result, confined as `confine` says, and kill it after `timeout`.
     Run {
         inv: Arc<Invocation>,
         command: Command,
         input: Option<CmdResult>,
         timeout: Duration,
+        confine: Confinement,
     },
     Finish(BatchResult),
 }
@@ -126,6 +141,30 @@ pub struct BatchContext<'a> {
     pub rules: &'a SharedRules,
     /// Everything but the call itself, for a fresh invocation.
     pub make_inv: &'a dyn Fn(&ToolCall, Value, crate::config::opts::Opts) -> Invocation,
+}
+
+/// The running call's commands and what they produced so far.
+struct Progress {
+    commands: Vec<Command>,
+    next: usize,
+    data: Vec<Output>,
+    errors: Vec<Output>,
+    cmd_string: String,
+    /// How confined the call's commands run.
+    confine: Confinement,
+    /// The command at `next` is the rerun outside the sandbox the user accepted.
+    outside: bool,
+}
+
+impl Progress {
+    /// How confined the command at `next` runs.
+    fn confinement(&self) -> Confinement {
+        if self.outside {
+            Confinement::Unconfined
+        } else {
+            self.confine
+        }
+    }
 }
 
 struct Ready {
@@ -154,12 +193,16 @@ enum Phase {
         cmd_string: String,
         /// What "Always accept" remembers ([`approval::call_key`]).
         call_key: String,
+        /// How confined the call runs if the user accepts it.
+        confine: Confinement,
     },
-    Running {
-        commands: Vec<Command>,
-        next: usize,
-        data: Vec<Output>,
-        errors: Vec<Output>,
+    Running(Progress),
+    /// A command was denied by the sandbox: the user is asked about a rerun outside.
+    AwaitRerun {
+        progress: Progress,
+        /// The denied command's error, the call's result unless it is rerun.
+        failure: Output,
+        denial: Denial,
     },
     Finished,
 }
@@ -282,27 +325,33 @@ impl Batch {
                     reason: v.reason.clone(),
                 }));
                 let decision = approval::after_judge(&facts, &v, self.interaction);
-                self.apply(decision, &facts, cmd_string, None, &mut fx);
+                self.apply((decision, None), &facts, cmd_string, None, &mut fx);
             }
             (
                 Phase::AwaitUser {
                     forced,
                     cmd_string,
                     call_key,
+                    confine,
                 },
                 Input::Choice(choice),
             ) => {
-                self.chosen(choice, forced, cmd_string, call_key, &mut fx);
+                self.chosen(choice, forced, cmd_string, call_key, confine, &mut fx);
+            }
+            (Phase::Running(progress), Input::Command(result)) => {
+                self.command_done(progress, result, &mut fx)
+            }
+            (Phase::Running(progress), Input::Denied { error, denial }) => {
+                self.command_denied(progress, error, denial, &mut fx)
             }
             (
-                Phase::Running {
-                    commands,
-                    next,
-                    data,
-                    errors,
+                Phase::AwaitRerun {
+                    progress,
+                    failure,
+                    denial,
                 },
-                Input::Command(result),
-            ) => self.command_done(commands, next, data, errors, result, &mut fx),
+                Input::Choice(choice),
+            ) => self.rerun_chosen(progress, failure, denial, choice, &mut fx),
             (Phase::Finished, _) => {
                 self.phase = Phase::Finished;
                 return fx;
@@ -365,8 +414,8 @@ impl Batch {
         }
         let cmd_string = caught(|| tool.cmd_string(inv)).unwrap_or_else(|_| inv.name.clone());
         let (facts, judge_context) = self.facts(tool, inv, &cmd_string);
-        let decision = approval::decide(&facts, self.mode, &self.memory, self.interaction);
-        self.apply(decision, &facts, cmd_string, judge_context, fx);
+        let ruling = approval::decide_on(&facts, self.mode, &self.memory, self.interaction);
+        self.apply(ruling, &facts, cmd_string, judge_context, fx);
     }
 }
 
@@ -375,6 +424,7 @@ mod deciding;
 mod finishing;
 pub mod orchestrator;
 pub mod requests;
+mod rerun;
 mod running;
 
 #[cfg(test)]
@@ -382,3 +432,6 @@ mod tests;
 
 #[cfg(test)]
 mod props;
+
+#[cfg(test)]
+mod rerun_tests;

@@ -106,6 +106,7 @@ pub fn request(
         position,
         total,
         remember: Remember::Command("cargo test --workspace".into()),
+        rerun: None,
     };
     (ApprovalRequest { ask, reply }, answer)
 }

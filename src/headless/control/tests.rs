@@ -16,6 +16,7 @@ fn ask(call: &str, tool: &str) -> Ask {
         position: 1,
         total: 1,
         remember: Remember::Nothing,
+        rerun: None,
     }
 }
 

@@ -2,10 +2,16 @@
 //! whose other half (which command, and what its result means) is [`crate::tools::lifecycle`].
 //!
 //! Shell commands run in their own process groups with the tool's timeout and without the
-//! provider key variables; functions may answer through their return value or (once) through
-//! `output_cb`, are stopped by a watchdog after the same timeout, and a panic inside one is an
-//! error result. [`guarded`] runs a tool's output functions: one that panics produces
-//! ``Internal error with `NAME` tool: MESSAGE``.
+//! provider key variables, inside the chat's sandbox as the call's [`Confinement`] says: the
+//! program's argv (a script is `sh -c SCRIPT`, as [`run_shell`] runs it) goes through
+//! [`Sandbox::wrap`](crate::sandbox::Sandbox::wrap) — `None` runs it as it is, a wrapped argv
+//! runs instead (same environment, directory, process group, timeout and output), an error
+//! runs nothing and is the result. A confined command that fails has its output read for the
+//! sandbox's part ([`crate::sandbox::denial`]), so the lifecycle can offer a rerun outside.
+//! Functions ignore the confinement: they may answer through their return value or (once)
+//! through `output_cb`, are stopped by a watchdog after the same timeout, and a panic inside
+//! one is an error result. [`guarded`] runs a tool's output functions: one that panics
+//! produces ``Internal error with `NAME` tool: MESSAGE``.
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -15,8 +21,9 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use tokio_util::sync::CancellationToken;
 
+use crate::sandbox::{Confinement, Denial, denial};
 use crate::tools::exec::function::{FnArgs, OutputCb};
-use crate::tools::exec::shell::{ChildEnv, Jobs, ShellProgram, ShellSpec, run_shell};
+use crate::tools::exec::shell::{ChildEnv, Jobs, ShellOutcome, ShellProgram, ShellSpec, run_shell};
 use crate::tools::tool::{CmdResult, Command, Invocation, ToolOutput};
 
 /// The text of a caught panic.
@@ -78,37 +85,70 @@ pub fn substitute(text: &str, env: &HashMap<String, String>) -> String {
     out
 }
 
+/// What one command did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ran {
+    pub result: CmdResult,
+    /// The sandbox's part in the failure of a command that ran confined, if its output shows
+    /// one.
+    pub denial: Option<Denial>,
+}
+
+impl From<CmdResult> for Ran {
+    fn from(result: CmdResult) -> Self {
+        Self {
+            result,
+            denial: None,
+        }
+    }
+}
+
+/// The result of a command the sandbox could not be set up for (it did not run).
+pub fn sandbox_setup_error(e: &str) -> String {
+    format!("the sandbox could not be set up: {e}")
+}
+
 /// Runs one command of a call: a shell command in its own process group (killed after
-/// `timeout`), or a function under a watchdog of the same length. `None` when the user
-/// stopped (the command and whatever it started are gone).
+/// `timeout`), confined as `confine` says, or a function under a watchdog of the same length
+/// (unconfined: it runs inside sayso). `None` when the user stopped (the command and whatever
+/// it started are gone).
 pub async fn run_command(
     command: &Command,
     inv: &Arc<Invocation>,
     input: Option<CmdResult>,
     timeout: Duration,
+    confine: Confinement,
     cancel: &CancellationToken,
     jobs: &Jobs,
-) -> Option<CmdResult> {
-    match command {
-        Command::Script { script, env } => {
-            let program = ShellProgram::Script(script.clone());
-            run_process(program, env, inv, timeout, cancel).await
+) -> Option<Ran> {
+    let (program, env) = match command {
+        Command::Script { script, env } => (ShellProgram::Script(script.clone()), env),
+        Command::Argv { argv, env } => (ShellProgram::Argv(argv.clone()), env),
+        Command::Function(f) => {
+            return run_function(f, inv, timeout, input, cancel, jobs)
+                .await
+                .map(Ran::from);
         }
-        Command::Argv { argv, env } => {
-            let program = ShellProgram::Argv(argv.clone());
-            run_process(program, env, inv, timeout, cancel).await
-        }
-        Command::Function(f) => run_function(f, inv, timeout, input, cancel, jobs).await,
-    }
+    };
+    let wrapped = inv.ctx.sandbox.wrap(&program.argv(), &inv.cwd, confine);
+    run_process(program, wrapped, env, inv, timeout, cancel).await
 }
 
+/// Runs `program`, or the argv the sandbox `wrapped` it in; nothing when the sandbox could not
+/// be set up.
 async fn run_process(
     program: ShellProgram,
+    wrapped: Result<Option<Vec<String>>, String>,
     child: &ChildEnv,
     inv: &Invocation,
     timeout: Duration,
     cancel: &CancellationToken,
-) -> Option<CmdResult> {
+) -> Option<Ran> {
+    let (program, confined) = match wrapped {
+        Ok(None) => (program, false),
+        Ok(Some(argv)) => (ShellProgram::Argv(argv), true),
+        Err(e) => return Some(CmdResult::err(sandbox_setup_error(&e)).into()),
+    };
     let spec = ShellSpec {
         program,
         cwd: inv.cwd.clone(),
@@ -117,11 +157,23 @@ async fn run_process(
     };
     let outcome = match run_shell(&spec, cancel).await {
         Ok(o) => o,
-        Err(e) => return Some(CmdResult::err(e)),
+        Err(e) => return Some(CmdResult::err(e).into()),
     };
     if outcome.cancelled {
         return None;
     }
+    let found = (confined && !outcome.success() && !outcome.timed_out)
+        .then(|| denial(&outcome.stdout, &outcome.stderr, outcome.exit_code))
+        .flatten();
+    let result = process_result(&outcome, timeout);
+    Some(Ran {
+        result,
+        denial: found,
+    })
+}
+
+/// A finished process's result: its stdout on success, else its output and how it ended.
+fn process_result(outcome: &ShellOutcome, timeout: Duration) -> CmdResult {
     if outcome.timed_out {
         let mut msg = format!("Command timed out after {} ms", timeout.as_millis());
         for part in [&outcome.stderr, &outcome.stdout] {
@@ -130,10 +182,10 @@ async fn run_process(
                 msg.push_str(part.trim_end());
             }
         }
-        return Some(CmdResult::err(msg));
+        return CmdResult::err(msg);
     }
     if outcome.success() {
-        return Some(CmdResult::ok(outcome.stdout));
+        return CmdResult::ok(outcome.stdout.clone());
     }
     let mut msg = String::new();
     for part in [&outcome.stderr, &outcome.stdout] {
@@ -153,7 +205,7 @@ async fn run_process(
     } else {
         msg.push_str(&format!("\n({status})"));
     }
-    Some(CmdResult::err(msg))
+    CmdResult::err(msg)
 }
 
 async fn run_function(

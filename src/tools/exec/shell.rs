@@ -72,6 +72,24 @@ pub enum ShellProgram {
     Argv(Vec<String>),
 }
 
+impl ShellProgram {
+    /// The argv that runs it: a script is `sh -c SCRIPT` (`cmd /C SCRIPT` on Windows), exactly
+    /// as [`run_shell`] runs it (the sandbox wraps this argv).
+    pub fn argv(&self) -> Vec<String> {
+        match self {
+            ShellProgram::Script(script) => {
+                let (shell, flag) = if cfg!(unix) {
+                    ("sh", "-c")
+                } else {
+                    ("cmd", "/C")
+                };
+                vec![shell.to_owned(), flag.to_owned(), script.clone()]
+            }
+            ShellProgram::Argv(argv) => argv.clone(),
+        }
+    }
+}
+
 /// Changes to the environment a child inherits.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChildEnv {
@@ -251,31 +269,13 @@ async fn run_with(
 
 /// The command for `spec`, and the name to use in error messages.
 fn build_command(spec: &ShellSpec) -> Result<(Command, String), String> {
-    let (mut cmd, label) = match &spec.program {
-        ShellProgram::Script(script) => {
-            #[cfg(unix)]
-            let cmd = {
-                let mut c = Command::new("sh");
-                c.arg("-c").arg(script);
-                c
-            };
-            #[cfg(not(unix))]
-            let cmd = {
-                let mut c = Command::new("cmd");
-                c.arg("/C").arg(script);
-                c
-            };
-            (cmd, if cfg!(unix) { "sh" } else { "cmd" }.to_owned())
-        }
-        ShellProgram::Argv(argv) => {
-            let Some((program, args)) = argv.split_first() else {
-                return Err("cannot run an empty command".to_owned());
-            };
-            let mut c = Command::new(program);
-            c.args(args);
-            (c, program.clone())
-        }
+    let argv = spec.program.argv();
+    let Some((program, args)) = argv.split_first() else {
+        return Err("cannot run an empty command".to_owned());
     };
+    let mut cmd = Command::new(program);
+    cmd.args(args);
+    let label = program.clone();
     cmd.current_dir(&spec.cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

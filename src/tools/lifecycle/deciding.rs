@@ -3,9 +3,11 @@
 
 use super::{Batch, Effect, Phase, caught};
 use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
+use crate::sandbox::Confinement;
 use crate::tools::exec::runner::{guarded, panic_message};
 use crate::tools::lifecycle::requests::{Ask, Remember};
-use crate::tools::policy::approval::{CallFacts, Decision, call_key};
+use crate::tools::policy::approval::{CallFacts, Decision, Grounds, call_key};
+use crate::tools::policy::confinement::{Grant, confinement};
 use crate::tools::policy::{Policy, requires_approval};
 use crate::tools::tool::{Invocation, Kind, Preview, Tool};
 
@@ -41,9 +43,10 @@ impl Batch {
         (facts, policy.judge_context)
     }
 
+    /// Acts on the decision (with the grounds of a run, which say how confined it runs).
     pub(super) fn apply(
         &mut self,
-        decision: Decision,
+        (decision, grounds): (Decision, Option<Grounds>),
         facts: &CallFacts,
         cmd_string: String,
         judge_context: Option<String>,
@@ -55,14 +58,20 @@ impl Batch {
         let (tool, inv) = (ready.tool.clone(), ready.inv.clone());
         let (id, name) = (inv.function_call.id.clone(), inv.name.clone());
         match decision {
-            Decision::Run => self.start_running(tool.as_ref(), &inv, &cmd_string, fx),
+            Decision::Run => {
+                // A run always has grounds; without them it runs as the policy says.
+                let grant = Grant::Decided(grounds.unwrap_or(Grounds::Mode));
+                let confine = confinement(facts, grant);
+                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, fx)
+            }
             Decision::RunAndRemember => {
                 self.memory.always(&name, &facts.call_key, true);
                 fx.push(Effect::Emit(Event::Remembered {
                     tool: name.clone(),
                     command: Some(facts.call_key.clone()),
                 }));
-                self.start_running(tool.as_ref(), &inv, &cmd_string, fx);
+                let confine = confinement(facts, Grant::Judge);
+                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, fx);
             }
             Decision::Judge => {
                 let context = judge_context.unwrap_or_default();
@@ -102,6 +111,7 @@ impl Batch {
                     forced,
                     cmd_string,
                     call_key: facts.call_key.clone(),
+                    confine: confinement(facts, Grant::User),
                 };
             }
             Decision::Reject { message } => {
@@ -165,6 +175,7 @@ impl Batch {
             position: self.cursor + 1,
             total: self.calls.len(),
             remember,
+            rerun: None,
         }
     }
 
@@ -174,6 +185,7 @@ impl Batch {
         forced: bool,
         cmd_string: String,
         call_key: String,
+        confine: Confinement,
         fx: &mut Vec<Effect>,
     ) {
         let Some(ready) = self.ready() else {
@@ -195,10 +207,10 @@ impl Batch {
                     tool: inv.name.clone(),
                     command: by_command.then_some(call_key),
                 }));
-                self.start_running(tool.as_ref(), &inv, &cmd_string, fx);
+                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, fx);
             }
             UserChoice::AlwaysAccept | UserChoice::Accept => {
-                self.start_running(tool.as_ref(), &inv, &cmd_string, fx)
+                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, fx)
             }
             UserChoice::Reject(reason) => {
                 guarded(&inv.name, &mut self.out, |o| {

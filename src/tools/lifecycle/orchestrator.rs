@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::events::EventSink;
 use crate::provider::ToolCall;
 use crate::tools::context::ToolContext;
-use crate::tools::exec::runner::run_command;
+use crate::tools::exec::runner::{Ran, run_command};
 use crate::tools::exec::shell::Jobs;
 use crate::tools::lifecycle::requests::{ApprovalRequest, ApprovalSender, Ask, UserChoice};
 use crate::tools::lifecycle::{Batch, BatchContext, BatchResult, Effect, Input};
@@ -26,6 +26,7 @@ use crate::tools::policy::approval::{Approvals, Interaction, SharedMode, Verdict
 use crate::tools::policy::judge::Judge;
 use crate::tools::policy::rules::SharedRules;
 use crate::tools::registry::Registry;
+use crate::tools::tool::CmdResult;
 use crate::tools::tool::Invocation;
 
 pub use crate::tools::lifecycle::{CallResult, no_output_text};
@@ -62,6 +63,18 @@ pub struct Engine {
     approver: Option<ApprovalSender>,
     ctx: Arc<ToolContext>,
     rules: SharedRules,
+}
+
+/// What the machine is told of a command that ran: a failure the sandbox caused is
+/// [`Input::Denied`], anything else its result.
+fn ran_input(ran: Ran) -> Input {
+    match ran {
+        Ran {
+            result: CmdResult::Error(error),
+            denial: Some(denial),
+        } => Input::Denied { error, denial },
+        Ran { result, .. } => Input::Command(result),
+    }
 }
 
 impl Engine {
@@ -241,9 +254,12 @@ impl Engine {
                         command,
                         input,
                         timeout,
+                        confine,
                     } => {
-                        let done = run_command(&command, &inv, input, timeout, cancel, &jobs).await;
-                        next = Some(done.map_or(Input::Stop, Input::Command));
+                        let ran =
+                            run_command(&command, &inv, input, timeout, confine, cancel, &jobs)
+                                .await;
+                        next = Some(ran.map_or(Input::Stop, ran_input));
                     }
                     Effect::Finish(result) => {
                         self.approvals = batch.into_memory();

@@ -7,6 +7,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 pub use crate::events::UserChoice;
+use crate::sandbox::Denial;
 use crate::tools::tool::Preview;
 
 /// What "Always accept" would remember for this call.
@@ -45,6 +46,10 @@ pub struct Ask {
     pub position: usize,
     pub total: usize,
     pub remember: Remember,
+    /// A rerun outside the sandbox of a command the sandbox denied, and what it denied: the
+    /// same command runs once more, unconfined, if the user accepts (Always accept remembers
+    /// nothing: `remember` is [`Remember::Nothing`]).
+    pub rerun: Option<Denial>,
 }
 
 /// A call waiting for the user's decision.

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Batch, Effect, Phase, caught};
+use super::{Batch, Effect, Phase, Progress, caught};
 use crate::events::{CallEnd, Event, TurnEnd};
+use crate::sandbox::Confinement;
 use crate::tools::exec::runner::{guarded, panic_message, substitute};
 use crate::tools::tool::{CmdResult, Command, Invocation, Output, Tool, ToolOutput};
 
@@ -16,6 +17,7 @@ impl Batch {
         tool: &dyn Tool,
         inv: &Arc<Invocation>,
         cmd_string: &str,
+        confine: Confinement,
         fx: &mut Vec<Effect>,
     ) {
         fx.push(Effect::Emit(Event::ToolStarted {
@@ -44,12 +46,15 @@ impl Batch {
             self.finish_call(CallEnd::Success, fx);
             return;
         }
-        self.phase = Phase::Running {
+        self.phase = Phase::Running(Progress {
             commands,
             next: 0,
             data: Vec::new(),
             errors: Vec::new(),
-        };
+            cmd_string: cmd_string.to_owned(),
+            confine,
+            outside: false,
+        });
         self.run_next(fx);
     }
 
@@ -59,17 +64,11 @@ impl Batch {
             return;
         };
         let (tool, inv) = (ready.tool.clone(), ready.inv.clone());
-        let Phase::Running {
-            commands,
-            next,
-            data,
-            ..
-        } = &self.phase
-        else {
+        let Phase::Running(progress) = &self.phase else {
             return;
         };
         let env = caught(|| tool.env(&inv)).unwrap_or_default();
-        let command = match commands[*next].clone() {
+        let command = match progress.commands[progress.next].clone() {
             Command::Script { script, env: child } => Command::Script {
                 script: substitute(&script, &env),
                 env: child,
@@ -80,22 +79,20 @@ impl Batch {
             },
             f @ Command::Function(_) => f,
         };
-        let input = data.last().map(|d| CmdResult::Success(d.clone()));
+        let input = progress.data.last().map(|d| CmdResult::Success(d.clone()));
         let timeout = Duration::from_millis(inv.opts.timeout_ms());
         fx.push(Effect::Run {
             inv,
             command,
             input,
             timeout,
+            confine: progress.confinement(),
         });
     }
 
     pub(super) fn command_done(
         &mut self,
-        commands: Vec<Command>,
-        next: usize,
-        mut data: Vec<Output>,
-        mut errors: Vec<Output>,
+        mut progress: Progress,
         result: CmdResult,
         fx: &mut Vec<Effect>,
     ) {
@@ -105,42 +102,60 @@ impl Batch {
         let (tool, inv) = (ready.tool.clone(), ready.inv.clone());
         match result {
             CmdResult::Success(d) => {
-                data.push(d);
+                progress.data.push(d);
                 guarded(&inv.name, &mut self.out, |o| {
-                    tool.on_success(&inv, o, &data)
+                    tool.on_success(&inv, o, &progress.data)
                 });
-                if next + 1 < commands.len() {
-                    self.phase = Phase::Running {
-                        commands,
-                        next: next + 1,
-                        data,
-                        errors,
-                    };
+                if progress.next + 1 < progress.commands.len() {
+                    // A rerun outside was for the denied command only.
+                    progress.next += 1;
+                    progress.outside = false;
+                    self.phase = Phase::Running(progress);
                     self.run_next(fx);
                     return;
                 }
                 self.exit_after_run(tool.as_ref(), &inv, true);
                 self.finish_call(CallEnd::Success, fx);
             }
-            CmdResult::Error(e) => {
-                errors.push(e);
-                guarded(&inv.name, &mut self.out, |o| {
-                    tool.on_error(&inv, o, &errors)
-                });
-                self.exit_after_run(tool.as_ref(), &inv, false);
-                self.finish_call(CallEnd::Error, fx);
-            }
+            CmdResult::Error(e) => self.command_failed(progress, e, None, fx),
         }
+    }
+
+    /// The running command failed: `on_error` with the errors so far, then `line` (what the
+    /// sandbox had to do with it), and the call ends with an error.
+    pub(super) fn command_failed(
+        &mut self,
+        mut progress: Progress,
+        error: Output,
+        line: Option<String>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some(ready) = self.ready() else {
+            return;
+        };
+        let (tool, inv) = (ready.tool.clone(), ready.inv.clone());
+        progress.errors.push(error);
+        guarded(&inv.name, &mut self.out, |o| {
+            tool.on_error(&inv, o, &progress.errors)
+        });
+        if let Some(line) = line {
+            self.out.add(line, None);
+        }
+        self.exit_after_run(tool.as_ref(), &inv, false);
+        self.finish_call(CallEnd::Error, fx);
     }
 
     /// The user stopped while `phase` was outstanding: the call at the cursor ends as a Cancel
     /// in the modal ends it — `on_cancelled`, then `on_exit` (its `setup` ran, or the run of
     /// shared handlers it continues had one) — whether it was waiting for the judge, the user
-    /// or its command.
+    /// (about the call, or about a rerun outside the sandbox) or its command.
     pub(super) fn stopped(&mut self, phase: Phase, fx: &mut Vec<Effect>) {
         self.ends_turn.get_or_insert(TurnEnd::Stopped);
         if let (
-            Phase::AwaitJudge { .. } | Phase::AwaitUser { .. } | Phase::Running { .. },
+            Phase::AwaitJudge { .. }
+            | Phase::AwaitUser { .. }
+            | Phase::Running(_)
+            | Phase::AwaitRerun { .. },
             Some(ready),
         ) = (&phase, self.ready())
         {

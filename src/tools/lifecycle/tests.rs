@@ -141,6 +141,7 @@ pub struct World {
     pub mode: Mode,
     pub interaction: Interaction,
     pub judge: bool,
+    pub rules: SharedRules,
 }
 
 impl World {
@@ -158,6 +159,7 @@ impl World {
             mode: Mode::Balanced,
             interaction: Interaction::Interactive,
             judge: true,
+            rules: SharedRules::default(),
         }
     }
 
@@ -177,7 +179,7 @@ impl World {
             mode: self.mode,
             interaction: self.interaction,
             judge: self.judge,
-            rules: &Default::default(),
+            rules: &self.rules,
             make_inv: &make_inv,
         };
         Batch::new(calls, &ctx, memory)
@@ -205,6 +207,10 @@ pub fn words(effects: &[Effect]) -> Vec<String> {
             }) => Some(format!("decided {call_id} {}", choice.as_str())),
             Effect::Emit(_) => None,
             Effect::AskJudge { context, .. } => Some(format!("judge {context}")),
+            Effect::AskUser(a) if a.rerun.is_some() => Some(format!(
+                "ask {} {}/{} rerun",
+                a.call_id, a.position, a.total
+            )),
             Effect::AskUser(a) => Some(format!(
                 "ask {} {}/{}{}",
                 a.call_id,
@@ -215,24 +221,35 @@ pub fn words(effects: &[Effect]) -> Vec<String> {
                     .map(|c| format!(" ({c})"))
                     .unwrap_or_default()
             )),
-            Effect::Run { inv, .. } => Some(format!("run {}", inv.function_call.id)),
+            // How confined, unless as the policy says.
+            Effect::Run { inv, confine, .. } => Some(match confine {
+                Confinement::Policy => format!("run {}", inv.function_call.id),
+                other => format!(
+                    "run {} {}",
+                    inv.function_call.id,
+                    serde_json::to_value(other)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default()
+                ),
+            }),
             Effect::Finish(_) => Some("done".into()),
         })
         .collect()
 }
 
-fn finished(effects: &[Effect]) -> Option<&BatchResult> {
+pub fn finished(effects: &[Effect]) -> Option<&BatchResult> {
     effects.iter().find_map(|e| match e {
         Effect::Finish(r) => Some(r),
         _ => None,
     })
 }
 
-fn ok(data: &str) -> Input {
+pub fn ok(data: &str) -> Input {
     Input::Command(CmdResult::ok(data))
 }
 
-fn accept() -> Input {
+pub fn accept() -> Input {
     Input::Choice(UserChoice::Accept)
 }
 
@@ -258,11 +275,11 @@ fn run_row(row: Row) -> BatchResult {
     last.unwrap_or_else(|| panic!("{}: the batch did not finish", row.name))
 }
 
-fn plain(name: &str) -> Fake {
+pub fn plain(name: &str) -> Fake {
     Fake::new(name)
 }
 
-fn shell_like() -> Fake {
+pub fn shell_like() -> Fake {
     let mut t = Fake::new("sh").asking();
     t.opts.require_cmd_approval = Some(true);
     t.opts.judge = Some(true);
@@ -271,7 +288,7 @@ fn shell_like() -> Fake {
     t
 }
 
-fn cmd(c: &str) -> String {
+pub fn cmd(c: &str) -> String {
     json!({ "cmd": c }).to_string()
 }
 

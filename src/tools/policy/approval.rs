@@ -280,19 +280,44 @@ pub fn decide(
     memory: &Approvals,
     interaction: Interaction,
 ) -> Decision {
+    decide_on(facts, mode, memory, interaction).0
+}
+
+/// What made [`decide`] run a call unasked: the sandbox confines each its own way
+/// ([`crate::tools::policy::confinement`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grounds {
+    /// `ask_questions`, itself a question to the user.
+    Question,
+    /// `--allowed-tools`, or an `allow` rule.
+    Allowed,
+    /// "Always accept" remembered it.
+    Remembered,
+    /// Auto mode, and the tool's `is_safe` gate (the safe list) said safe.
+    SafeList,
+    /// The mode's table (trust, or the tool's own setting says no approval).
+    Mode,
+}
+
+/// [`decide`], with the grounds of a [`Decision::Run`] (`None` for any other decision).
+pub fn decide_on(
+    facts: &CallFacts,
+    mode: Mode,
+    memory: &Approvals,
+    interaction: Interaction,
+) -> (Decision, Option<Grounds>) {
     let ask_user =
         |caution: Option<String>, once| ask(None, caution, once, interaction, &facts.tool);
     let rule = facts.rule.as_ref();
     if let Some(r) = rule.filter(|r| r.decision == RuleDecision::Deny) {
-        return Decision::Reject {
-            message: denied_by_rule(&r.rule),
-        };
+        let message = denied_by_rule(&r.rule);
+        return (Decision::Reject { message }, None);
     }
     if facts.is_question {
-        return Decision::Run;
+        return (Decision::Run, Some(Grounds::Question));
     }
     if let Some(why) = &facts.force_ask {
-        return ask_user(Some(why.clone()), true);
+        return (ask_user(Some(why.clone()), true), None);
     }
     if let Some(r) = rule.filter(|r| r.decision == RuleDecision::Ask) {
         let asks = format!("the rule {} asks", r.rule);
@@ -300,12 +325,12 @@ pub fn decide(
             Some(caution) => format!("{caution}; and {asks}"),
             None => asks,
         };
-        return ask_user(Some(why), true);
+        return (ask_user(Some(why), true), None);
     }
     if facts.allowed || rule.is_some_and(|r| r.decision == RuleDecision::Allow) {
         return match &facts.caution {
-            Some(why) => ask_user(Some(why.clone()), false),
-            None => Decision::Run,
+            Some(why) => (ask_user(Some(why.clone()), false), None),
+            None => (Decision::Run, Some(Grounds::Allowed)),
         };
     }
     let remembers = match mode {
@@ -314,9 +339,9 @@ pub fn decide(
         _ => true,
     };
     if remembers && memory.is_approved(&facts.tool, &facts.call_key, facts.require_cmd_approval) {
-        return Decision::Run;
+        return (Decision::Run, Some(Grounds::Remembered));
     }
-    by_mode(facts, mode, interaction)
+    by_mode_on(facts, mode, interaction)
 }
 
 /// The approval mode's table (README "Approval policy"), for a call no rule, allow-list or
@@ -333,19 +358,29 @@ pub fn decide(
 /// "tool's" is the tool's `require_approval_before` (SPEC §5.2). `caution` asks in trust and
 /// auto; in auto, `protect` asks and `require_cmd_approval` sends the call through the gates.
 pub fn by_mode(facts: &CallFacts, mode: Mode, interaction: Interaction) -> Decision {
+    by_mode_on(facts, mode, interaction).0
+}
+
+/// [`by_mode`], with the grounds of a run.
+fn by_mode_on(
+    facts: &CallFacts,
+    mode: Mode,
+    interaction: Interaction,
+) -> (Decision, Option<Grounds>) {
+    let run = |grounds| (Decision::Run, Some(grounds));
     let ask_user =
-        |caution: Option<String>, once| ask(None, caution, once, interaction, &facts.tool);
+        |caution: Option<String>, once| (ask(None, caution, once, interaction, &facts.tool), None);
     let tools_own = || {
         if facts.requires_approval {
             ask_user(None, false)
         } else {
-            Decision::Run
+            run(Grounds::Mode)
         }
     };
     match mode {
         Mode::Trust => match &facts.caution {
             Some(why) => ask_user(Some(why.clone()), false),
-            None => Decision::Run,
+            None => run(Grounds::Mode),
         },
         Mode::Auto => {
             if facts.protect || facts.caution.is_some() {
@@ -353,13 +388,13 @@ pub fn by_mode(facts: &CallFacts, mode: Mode, interaction: Interaction) -> Decis
             }
             let gated = facts.require_cmd_approval || facts.kind == Kind::Network;
             if !gated || !facts.requires_approval {
-                return Decision::Run;
+                return run(Grounds::Mode);
             }
             if facts.is_safe == Some(true) {
-                return Decision::Run;
+                return run(Grounds::SafeList);
             }
             if facts.judge_allowed {
-                return Decision::Judge;
+                return (Decision::Judge, None);
             }
             ask_user(None, false)
         }

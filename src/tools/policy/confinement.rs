@@ -1,0 +1,331 @@
+//! What one run of a call may do inside the sandbox (README "Sandbox"), decided purely from the
+//! call's facts and how it came to run, and the words of a rerun outside the sandbox.
+//!
+//! The approval decision ([`crate::tools::policy::approval`]) says *whether* a call runs; this
+//! says *how confined*: an allow rule the user wrote with `sandbox = false` lifts the sandbox,
+//! one with `network = true` adds the network, a shell command that runs in auto mode only
+//! because the safe list called it safe runs read-only, and everything else runs as the
+//! `[sandbox]` settings say (a command the judge found safe included).
+//!
+//! What it refuses to do: nothing here lifts the sandbox after a denial. A rerun outside is
+//! the user's answer to an ask of its own (the lifecycle's), never a rule's, the mode's, the
+//! judge's or memory's; [`confinement`] never returns [`Confinement::Unconfined`] but for an
+//! allow rule's `sandbox = false`. No IO: the sandbox itself is [`crate::sandbox`].
+
+use crate::config::approvals::RuleDecision;
+use crate::sandbox::{Confinement, Denial};
+use crate::tools::policy::approval::{CallFacts, Grounds};
+use crate::tools::tool::Kind;
+
+/// How a call came to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grant {
+    /// The approval decision ran it unasked, on these grounds.
+    Decided(Grounds),
+    /// The judge found it safe.
+    Judge,
+    /// The user accepted it.
+    User,
+}
+
+/// The confinement of a call that runs because of `grant`, first that applies:
+/// 1. the matching allow rule's `sandbox = false`: [`Confinement::Unconfined`];
+/// 2. its `network = true`: [`Confinement::WithNetwork`];
+/// 3. a shell command the safe list let run unasked (auto mode): [`Confinement::ReadOnly`];
+/// 4. anything else (the judge's safe verdict, the user's yes, the mode, memory, the
+///    allow-list): [`Confinement::Policy`].
+pub fn confinement(facts: &CallFacts, grant: Grant) -> Confinement {
+    if let Some(rule) = facts
+        .rule
+        .as_ref()
+        .filter(|r| r.decision == RuleDecision::Allow)
+    {
+        if rule.unsandboxed {
+            return Confinement::Unconfined;
+        }
+        if rule.network {
+            return Confinement::WithNetwork;
+        }
+    }
+    match grant {
+        Grant::Decided(Grounds::SafeList) if facts.kind == Kind::Shell => Confinement::ReadOnly,
+        _ => Confinement::Policy,
+    }
+}
+
+/// Why the user is asked about a rerun, shown in the modal and sent with the request.
+pub fn rerun_caution(denial: &Denial) -> String {
+    format!(
+        "the sandbox denied {}, so the command failed; accepting runs this same command once more, outside the sandbox",
+        denial.what
+    )
+}
+
+/// The question the rerun ask puts.
+pub const RERUN_PROMPT: &str = "Run it again outside the sandbox, once?";
+
+/// The line after the failure when the user declined the rerun (with their reason).
+pub fn rerun_declined(denial: &Denial, reason: Option<&str>) -> String {
+    let mut line = format!(
+        "The sandbox denied {}; the user declined to rerun the command outside the sandbox",
+        denial.what
+    );
+    match reason.map(str::trim).filter(|r| !r.is_empty()) {
+        Some(r) => line.push_str(&format!(", with the reason: \"{r}\"")),
+        None => line.push('.'),
+    }
+    line
+}
+
+/// The line after the failure when no one can approve a rerun (headless, no approver).
+pub fn rerun_unavailable(denial: &Denial) -> String {
+    format!(
+        "The sandbox denied {}; sayso is running non-interactively, so no one can approve a rerun outside the sandbox.",
+        denial.what
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::policy::approval::{
+        Approvals, Decision, Interaction, Mode, RuleMatch, decide_on,
+    };
+
+    fn shell(cmd: &str, safe: Option<bool>) -> CallFacts {
+        CallFacts {
+            tool: "run_command".into(),
+            cmd_string: cmd.into(),
+            call_key: cmd.into(),
+            kind: Kind::Shell,
+            requires_approval: true,
+            require_cmd_approval: true,
+            is_safe: safe,
+            judge_allowed: true,
+            ..CallFacts::default()
+        }
+    }
+
+    fn allow_rule(unsandboxed: bool, network: bool) -> Option<RuleMatch> {
+        Some(RuleMatch {
+            decision: RuleDecision::Allow,
+            rule: "`run_command match \"npm install\" → allow`".into(),
+            unsandboxed,
+            network,
+        })
+    }
+
+    /// The decision's grounds and the confinement together, as the lifecycle reads them: each
+    /// row is (name, facts, mode, remembered, how the call was let run — `None`: as the
+    /// decision's grounds say —, the confinement).
+    #[test]
+    fn confinement_table() {
+        let with = |mut f: CallFacts, g: fn(&mut CallFacts)| {
+            g(&mut f);
+            f
+        };
+        let remembered = |key: &str| {
+            let mut m = Approvals::default();
+            m.always("run_command", key, true);
+            m
+        };
+        let none = Approvals::default();
+        use Confinement::*;
+        type Row = (
+            &'static str,
+            CallFacts,
+            Mode,
+            Approvals,
+            Option<Grant>,
+            Confinement,
+        );
+        let rows: Vec<Row> = vec![
+            (
+                "an allow rule with sandbox = false: unconfined",
+                with(shell("npm install", Some(false)), |f| {
+                    f.rule = allow_rule(true, false)
+                }),
+                Mode::Balanced,
+                none.clone(),
+                None,
+                Unconfined,
+            ),
+            (
+                "an allow rule with network = true: with the network",
+                with(shell("npm install", Some(false)), |f| {
+                    f.rule = allow_rule(false, true)
+                }),
+                Mode::Balanced,
+                none.clone(),
+                None,
+                WithNetwork,
+            ),
+            (
+                "both: sandbox = false wins",
+                with(shell("npm install", Some(false)), |f| {
+                    f.rule = allow_rule(true, true)
+                }),
+                Mode::Strict,
+                none.clone(),
+                None,
+                Unconfined,
+            ),
+            (
+                "a plain allow rule: the policy",
+                with(shell("cargo test", Some(false)), |f| {
+                    f.rule = allow_rule(false, false)
+                }),
+                Mode::Balanced,
+                none.clone(),
+                None,
+                Policy,
+            ),
+            (
+                "an allow rule's sandbox = false also when the user accepted a caution",
+                with(shell("npm install", Some(false)), |f| {
+                    f.rule = allow_rule(true, false);
+                    f.caution = Some("hooks".into())
+                }),
+                Mode::Balanced,
+                none.clone(),
+                Some(Grant::User),
+                Unconfined,
+            ),
+            (
+                "a deny rule never lifts the sandbox (it never runs)",
+                with(shell("rm x", Some(false)), |f| {
+                    f.rule = Some(RuleMatch {
+                        decision: RuleDecision::Deny,
+                        rule: "r".into(),
+                        unsandboxed: true,
+                        network: true,
+                    })
+                }),
+                Mode::Trust,
+                none.clone(),
+                Some(Grant::User),
+                Policy,
+            ),
+            (
+                "auto: the safe list runs it read-only",
+                shell("git status", Some(true)),
+                Mode::Auto,
+                none.clone(),
+                None,
+                ReadOnly,
+            ),
+            (
+                "auto: the judge's safe verdict runs it as the policy says",
+                shell("make", Some(false)),
+                Mode::Auto,
+                none.clone(),
+                Some(Grant::Judge),
+                Policy,
+            ),
+            (
+                "auto: the user's yes runs it as the policy says",
+                with(shell("make", Some(false)), |f| f.judge_allowed = false),
+                Mode::Auto,
+                none.clone(),
+                Some(Grant::User),
+                Policy,
+            ),
+            (
+                "auto: a remembered safe command runs as the policy says",
+                shell("ls", Some(true)),
+                Mode::Auto,
+                remembered("ls"),
+                None,
+                Policy,
+            ),
+            (
+                "auto: an allowed tool's safe command runs as the policy says",
+                with(shell("ls", Some(true)), |f| f.allowed = true),
+                Mode::Auto,
+                none.clone(),
+                None,
+                Policy,
+            ),
+            (
+                "balanced: a safe command the user accepted, as the policy says",
+                shell("ls", Some(true)),
+                Mode::Balanced,
+                none.clone(),
+                Some(Grant::User),
+                Policy,
+            ),
+            (
+                "trust: any command runs as the policy says",
+                shell("make deploy", Some(false)),
+                Mode::Trust,
+                none.clone(),
+                None,
+                Policy,
+            ),
+            (
+                "trust: a safe command too (not read-only)",
+                shell("ls", Some(true)),
+                Mode::Trust,
+                none.clone(),
+                None,
+                Policy,
+            ),
+            (
+                "auto: a safe-gated tool that is not a shell: the policy",
+                with(shell("fetch", Some(true)), |f| f.kind = Kind::Network),
+                Mode::Auto,
+                none.clone(),
+                None,
+                Policy,
+            ),
+        ];
+        for (name, facts, mode, memory, grant, want) in rows {
+            let grant = grant.unwrap_or_else(|| {
+                match decide_on(&facts, mode, &memory, Interaction::Interactive) {
+                    (Decision::Run, Some(grounds)) => Grant::Decided(grounds),
+                    other => panic!("{name}: the decision did not run the call: {other:?}"),
+                }
+            });
+            assert_eq!(confinement(&facts, grant), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn only_an_allow_rule_returns_unconfined() {
+        let grounds = [
+            Grounds::Question,
+            Grounds::Allowed,
+            Grounds::Remembered,
+            Grounds::SafeList,
+            Grounds::Mode,
+        ];
+        let grants = grounds
+            .into_iter()
+            .map(Grant::Decided)
+            .chain([Grant::Judge, Grant::User]);
+        for grant in grants {
+            for kind in [Kind::Shell, Kind::Other, Kind::Network] {
+                let facts = CallFacts {
+                    kind,
+                    ..shell("x", Some(true))
+                };
+                assert_ne!(confinement(&facts, grant), Confinement::Unconfined);
+            }
+        }
+    }
+
+    #[test]
+    fn the_rerun_texts_say_what_was_denied_and_the_reason() {
+        let d = Denial {
+            what: "a write to /etc/x (read-only file system)".into(),
+        };
+        assert!(rerun_caution(&d).contains("denied a write to /etc/x"));
+        assert!(rerun_caution(&d).contains("once more, outside the sandbox"));
+        assert_eq!(
+            rerun_declined(&d, Some(" not outside ")),
+            "The sandbox denied a write to /etc/x (read-only file system); the user declined to rerun the command outside the sandbox, with the reason: \"not outside\""
+        );
+        assert!(rerun_declined(&d, None).ends_with("outside the sandbox."));
+        assert!(rerun_unavailable(&d).contains("no one can approve a rerun outside"));
+    }
+}
