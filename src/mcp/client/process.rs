@@ -69,7 +69,7 @@ fn confined_argv(
     match sandbox.wrap(&argv, &here, Confinement::Policy) {
         Ok(None) => Ok(argv),
         Ok(Some(wrapped)) => Ok(wrapped),
-        Err(e) => Err(format!("the sandbox could not be set up: {e}")),
+        Err(e) => Err(crate::tools::exec::runner::sandbox_setup_error(&e)),
     }
 }
 

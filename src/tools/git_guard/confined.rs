@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use crate::sandbox::{Confinement, Sandbox};
+use crate::tools::exec::runner::sandbox_setup_error;
 
 /// The argv that runs `argv` (a git command) in `cwd` inside `sandbox`, read-only: the
 /// sandbox's wrapper, or `argv` itself when the sandbox is off. `Err` (the message a tool
@@ -22,7 +23,7 @@ pub fn confined_git(
     match sandbox.wrap(&argv, cwd, Confinement::ReadOnly) {
         Ok(None) => Ok(argv),
         Ok(Some(wrapped)) => Ok(wrapped),
-        Err(e) => Err(format!("the sandbox could not be set up: {e}")),
+        Err(e) => Err(sandbox_setup_error(&e)),
     }
 }
 
