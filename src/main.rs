@@ -7,6 +7,13 @@ use sayso::cli::Cli;
 use sayso::exit;
 
 fn main() -> ExitCode {
+    // The sandbox helper runs before everything else (it is on the path of every command).
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == sayso::sandbox::exec::ARG)
+    {
+        return sayso::sandbox::exec::main();
+    }
     sayso::provider::http::install_crypto_provider();
     let cli = Cli::parse_or_exit();
     // SAFETY: no other thread runs yet (the runtime starts below).

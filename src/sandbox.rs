@@ -13,8 +13,30 @@
 //!   network; a rerun the user approved runs unconfined);
 //! - [`Denial`]: a failure the sandbox caused, recognised in a command's output, so the
 //!   engine can offer a rerun outside.
+//!
+//! The parts: [`policy`] (one run's effective policy and the helper's encoding), [`detect`]
+//! (the backend this machine has and what it cannot enforce), [`bwrap`] (bubblewrap's argv),
+//! [`landlock_plan`] ("everything but" as Landlock rules), [`exec`] (`sayso __sandbox-exec`,
+//! which applies Landlock and the seccomp filter and becomes the command), [`seatbelt`] (the
+//! macOS profile, as text), [`denial`] (recognising a denial in a command's output).
 
 use std::path::{Path, PathBuf};
+
+#[cfg(target_os = "linux")]
+pub mod bwrap;
+pub mod denial;
+pub mod detect;
+pub mod exec;
+#[cfg(target_os = "linux")]
+pub mod landlock;
+pub mod landlock_plan;
+pub mod policy;
+pub mod seatbelt;
+#[cfg(target_os = "linux")]
+pub mod seccomp;
+
+pub use denial::denial;
+use policy::{HelperPolicy, RunPolicy, utf8};
 
 use serde::{Deserialize, Serialize};
 
@@ -159,19 +181,17 @@ impl Sandbox {
     /// The sandbox `settings` ask for around `places`, with the best backend this machine
     /// has (what it cannot enforce in [`Sandbox::limits`]).
     pub fn new(settings: Settings, places: Places) -> Self {
-        let _ = places;
-        Self {
-            backend: Backend::Unavailable("no backend is built yet".into()),
-            ..Self::off_with(settings)
-        }
-    }
-
-    fn off_with(settings: Settings) -> Self {
+        let backend = if settings.mode == Mode::Off {
+            Backend::Unavailable("the sandbox is off".into())
+        } else {
+            detect::backend(settings.backend)
+        };
+        let limits = detect::limits(&backend, &settings, &places);
         Self {
             settings,
-            places: Places::default(),
-            backend: Backend::Unavailable("the sandbox is off".into()),
-            limits: Vec::new(),
+            places,
+            backend,
+            limits,
         }
     }
 
@@ -206,8 +226,33 @@ impl Sandbox {
         cwd: &Path,
         confine: Confinement,
     ) -> Result<Option<Vec<String>>, String> {
-        let _ = (argv, cwd, confine);
-        Ok(None)
+        let Some(policy) = RunPolicy::for_run(self, cwd, confine) else {
+            return Ok(None);
+        };
+        if argv.is_empty() {
+            return Err("the sandbox got no command to run".into());
+        }
+        let helper = &self.places.helper;
+        match &self.backend {
+            #[cfg(target_os = "linux")]
+            Backend::Bubblewrap(bwrap) => {
+                let cwd = policy::resolved(cwd).unwrap_or_else(|| cwd.to_path_buf());
+                bwrap::argv(bwrap, helper, &policy, &cwd, argv, Path::is_dir).map(Some)
+            }
+            Backend::Landlock(_) => {
+                let encoded = HelperPolicy::of(&policy, true)?.encode();
+                let mut out = vec![utf8(helper)?.to_owned(), exec::ARG.to_owned(), encoded];
+                out.push("--".to_owned());
+                out.extend(argv.iter().cloned());
+                Ok(Some(out))
+            }
+            Backend::Seatbelt => seatbelt::argv(&policy, argv).map(Some),
+            Backend::Unavailable(_) => Ok(None),
+            #[allow(unreachable_patterns)]
+            other => Err(format!(
+                "the {other:?} sandbox does not run on this platform"
+            )),
+        }
     }
 }
 
@@ -217,11 +262,4 @@ pub struct Denial {
     /// What was denied, for the user and the model: e.g. "a write to /etc/hosts (read-only
     /// file system)", "a network connection".
     pub what: String,
-}
-
-/// The sandbox's part in a confined command's failure (`exit` `None`: killed by a signal),
-/// if its output shows one.
-pub fn denial(stdout: &str, stderr: &str, exit: Option<i32>) -> Option<Denial> {
-    let _ = (stdout, stderr, exit);
-    None
 }

@@ -1,0 +1,83 @@
+//! `sayso __sandbox-exec POLICY -- PROGRAM ARGS…`: the helper that confines itself and then
+//! becomes the command. `main.rs` hands over to [`main`] before anything else runs (no
+//! crypto provider, no command-line parser, no runtime), so it costs an `exec` and little
+//! more.
+//!
+//! It applies Landlock when the policy says so (the Landlock backend; under bubblewrap the
+//! mounts already did the filesystem), then the seccomp filter, then `execvp`s the program.
+//! Any failure before the exec prints `sayso sandbox: <what failed>` on stderr and exits with
+//! [`SETUP_FAILED`]: the command never runs unconfined. A program that cannot be started
+//! (not found, not executable) is reported as `sayso: cannot run …` with 127 or 126, as a
+//! shell would, since that is not the sandbox's doing.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+/// The hidden first argument that selects the helper.
+pub const ARG: &str = "__sandbox-exec";
+
+/// The helper's exit code when it cannot set the sandbox up (the command did not run).
+pub const SETUP_FAILED: u8 = 125;
+
+/// The prefix of the helper's own failure line (recognised by [`super::denial`]).
+pub const FAILURE_PREFIX: &str = "sayso sandbox: ";
+
+/// The helper: `std::env::args_os()` is `[sayso, __sandbox-exec, POLICY, --, program…]`.
+pub fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(2).collect();
+    match run(args) {
+        Ok(code) => code,
+        Err(what) => {
+            eprintln!("{FAILURE_PREFIX}{what}");
+            ExitCode::from(SETUP_FAILED)
+        }
+    }
+}
+
+/// Confines this process as `args` (`[POLICY, --, program…]`) say and becomes the program;
+/// returns only if that fails (`Ok`: the program could not be started, `Err`: the sandbox
+/// could not be set up).
+fn run(args: Vec<OsString>) -> Result<ExitCode, String> {
+    let mut args = args.into_iter();
+    let policy = args.next().ok_or("no policy argument")?;
+    let policy = policy
+        .to_str()
+        .ok_or("a policy argument that is not UTF-8")?;
+    let policy = super::policy::HelperPolicy::decode(policy)?;
+    if args.next().is_none_or(|a| a != "--") {
+        return Err("no `--` after the policy".into());
+    }
+    let argv: Vec<OsString> = args.collect();
+    let program = argv.first().ok_or("no command to run")?;
+    confine(&policy)?;
+    Ok(exec(program, &argv[1..]))
+}
+
+#[cfg(target_os = "linux")]
+fn confine(policy: &super::policy::HelperPolicy) -> Result<(), String> {
+    if policy.landlock {
+        super::landlock::apply(policy)?;
+    }
+    super::seccomp::apply(policy.network)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn confine(_: &super::policy::HelperPolicy) -> Result<(), String> {
+    Err("this platform has no sandbox the helper can apply".into())
+}
+
+/// Becomes `program args…` (found on `PATH` as a shell would), or says why it cannot.
+fn exec(program: &OsString, args: &[OsString]) -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    let err = std::process::Command::new(program).args(args).exec();
+    eprintln!(
+        "sayso: cannot run {}: {err}",
+        std::path::Path::new(program).display()
+    );
+    let code = if err.kind() == std::io::ErrorKind::NotFound {
+        127
+    } else {
+        126
+    };
+    ExitCode::from(code)
+}

@@ -1,0 +1,154 @@
+//! The Landlock backend, applied by `sayso __sandbox-exec` to itself before it becomes the
+//! command: reads everywhere but the hidden paths ([`super::landlock_plan`]), writes only to
+//! the writable directories and the `/dev` character devices a command writes to, no TCP
+//! bind or connect unless the network is allowed (ABI 4), no signals to processes outside the
+//! sandbox (ABI 6), and, without the network, no abstract UNIX sockets outside it.
+//!
+//! What Landlock cannot do (deny a path inside a directory it allows, so the protected paths
+//! of the project stay writable, and a hidden path inside a writable directory stays
+//! readable) is said by [`super::Sandbox::limits`]; here such a hidden path is simply left
+//! to the writable directory's rule. `/proc/<sayso pid>` is one of the hidden paths: Landlock's
+//! own ptrace rule stops `mem` and `fd` of processes outside the sandbox but, on the kernels
+//! seen, not `environ` or `maps`.
+
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+};
+
+use super::landlock_plan::{list_dir, read_plan};
+use super::policy::HelperPolicy;
+
+/// The newest ABI whose rights this backend asks for (older kernels get what they know).
+const TARGET: ABI = ABI::V6;
+
+/// The character devices a confined command may write (and `ioctl`) besides its directories.
+const DEVICES: [&str; 7] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/ptmx",
+];
+
+/// The Landlock ABI the running kernel offers (0: none).
+pub fn kernel_abi() -> u32 {
+    // SAFETY: the version query takes no ruleset (null, size 0) and only returns a number.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            1u32, // LANDLOCK_CREATE_RULESET_VERSION
+        )
+    };
+    u32::try_from(v).unwrap_or(0)
+}
+
+/// Restricts this process as `policy` says.
+pub fn apply(policy: &HelperPolicy) -> Result<(), String> {
+    let err = |e: landlock::RulesetError| format!("Landlock: {e}");
+    let writable: Vec<PathBuf> = policy.writable.iter().map(PathBuf::from).collect();
+    let mut hidden: Vec<PathBuf> = policy
+        .hidden
+        .iter()
+        .map(PathBuf::from)
+        .filter(|h| !inside(h, &writable))
+        .collect();
+    hidden.extend(
+        policy
+            .own_pid
+            .map(|pid| PathBuf::from(format!("/proc/{pid}"))),
+    );
+    let plan = read_plan(&hidden, &list_dir);
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(TARGET))
+        .map_err(err)?;
+    if !policy.network {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(TARGET))
+            .map_err(err)?
+            .scope(Scope::AbstractUnixSocket)
+            .map_err(err)?;
+    }
+    let ruleset = ruleset.scope(Scope::Signal).map_err(err)?;
+    let read = AccessFs::from_read(TARGET);
+    let device = AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev;
+    let status = ruleset
+        .create()
+        .map_err(err)?
+        .add_rules(path_beneath_rules(&plan.beneath, read))
+        .map_err(err)?
+        .add_rules(path_beneath_rules(&plan.listing, AccessFs::ReadDir))
+        .map_err(err)?
+        .add_rules(path_beneath_rules(DEVICES, read | device))
+        .map_err(err)?
+        .add_rules(path_beneath_rules(["/dev/pts"], read | device))
+        .map_err(err)?
+        .add_rules(path_beneath_rules(&writable, AccessFs::from_all(TARGET)))
+        .map_err(err)?
+        .no_new_privs(true)
+        .restrict_self()
+        .map_err(err)?;
+    if status.ruleset == RulesetStatus::NotEnforced {
+        return Err("Landlock is not enforced by this kernel".into());
+    }
+    Ok(())
+}
+
+/// What a kernel at `abi` cannot enforce of the Landlock policy, as sentences.
+pub fn abi_limits(abi: u32, network_denied: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if abi < 2 {
+        out.push(
+            "Landlock ABI 1 cannot move files between directories: such renames fail".to_owned(),
+        );
+    }
+    if abi < 3 {
+        out.push(
+            "Landlock before ABI 3 cannot stop a command truncating files outside the project"
+                .to_owned(),
+        );
+    }
+    if abi < 4 && network_denied {
+        out.push("Landlock before ABI 4 has no network rules: only the seccomp filter blocks network sockets".to_owned());
+    }
+    if abi < 6 {
+        out.push(
+            "Landlock before ABI 6 cannot stop a command signalling processes outside the sandbox"
+                .to_owned(),
+        );
+    }
+    out
+}
+
+/// `path` is inside one of `roots`.
+pub fn inside(path: &Path, roots: &[PathBuf]) -> bool {
+    roots.iter().any(|r| path.starts_with(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_abis_say_what_they_cannot_enforce() {
+        assert!(abi_limits(7, true).is_empty());
+        assert_eq!(abi_limits(4, true).len(), 1);
+        let old = abi_limits(1, true).join("\n");
+        assert!(old.contains("ABI 4"), "{old}");
+        assert!(!abi_limits(3, false).join("\n").contains("network"));
+    }
+
+    #[test]
+    fn this_kernel_reports_an_abi() {
+        // The machine this project runs on has Landlock (README "Sandbox"); 0 would mean the
+        // query itself is wrong or Landlock is off, and the landlock tests would fail too.
+        assert!(kernel_abi() >= 1, "Landlock ABI query returned 0");
+    }
+}
