@@ -112,6 +112,7 @@ fn new_app() -> App {
         mode: Mode::Balanced,
         usage: Default::default(),
         context: None,
+        sandbox: None,
     };
     let mut app = App::new(Theme::dark(), status, false, Vec::new());
     app.update(AppEvent::Resize(120, 40));

@@ -21,12 +21,14 @@ pub mod answer;
 pub mod file_change;
 pub mod notice;
 pub mod notice_words;
+pub mod sandbox_report;
 mod saved_form;
 
 pub use crate::config::mode::Mode;
 pub use answer::{Answer, ContextReport, Counted, ModelRow};
 pub use file_change::{ChangeKind, FileChange, MAX_DIFF_BYTES};
 pub use notice::Notice;
+pub use sandbox_report::SandboxReport;
 
 /// A saved session, as a list shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]

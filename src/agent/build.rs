@@ -1,15 +1,25 @@
-//! An [`Agent`] for a new chat, configured from the config: its engine, judge, tools and
-//! settings.
+//! An [`Agent`] for a new chat, configured from the config: its engine, judge, tools,
+//! sandbox and settings.
 
 use std::sync::Arc;
 
 use super::{Agent, AgentSettings, Frontend, instructions, resume_mode};
 use crate::provider::{Client, SharedModel};
+use crate::sandbox::{Places, Sandbox};
 use crate::tools::configured::ToolSetup;
 use crate::tools::context::ToolContext;
 use crate::tools::lifecycle::orchestrator::{Engine, EngineSetup};
 use crate::tools::policy::approval::SharedMode;
 use crate::tools::policy::judge::Judge;
+
+/// The sandbox of a chat in `cwd`: `[sandbox]` as resolved, around the project of `cwd`, with
+/// sayso's own directories and config files hidden (also what `sayso config check` reports).
+pub fn chat_sandbox(config: &crate::config::Config, cwd: &std::path::Path) -> Sandbox {
+    Sandbox::new(
+        config.sandbox.clone(),
+        Places::for_chat(cwd, config.own_paths()),
+    )
+}
 
 /// An agent for a new chat, configured from `config`.
 pub fn build(
@@ -52,7 +62,7 @@ pub fn build(
             secret_env: config.secret_env.clone(),
             // The engine puts its rules here (one set for the decisions and the tools).
             rules: Default::default(),
-            sandbox: Default::default(),
+            sandbox: Arc::new(chat_sandbox(config, &cwd)),
         }),
     });
     let today = crate::session::live::rfc3339(std::time::SystemTime::now());
@@ -146,5 +156,22 @@ pub(crate) mod tests {
             (Mode::Auto, true)
         );
         assert_eq!(a.model(), c.model);
+    }
+
+    #[test]
+    fn the_chat_runs_in_the_sandbox_of_the_config_around_its_project() {
+        let home = tempfile::tempdir().expect("a temp dir");
+        let mut c = config(home.path());
+        c.sandbox.mode = crate::sandbox::Mode::ReadOnly;
+        c.sandbox.network = true;
+        let project = home.path().join("proj");
+        std::fs::create_dir_all(project.join(".git")).expect("a repository");
+        std::fs::create_dir_all(project.join("src")).expect("a directory");
+        let a = agent(&c, &project.join("src"));
+        let sandbox = a.engine().sandbox();
+        assert_eq!(sandbox.settings, c.sandbox);
+        assert_eq!(sandbox.places.project, project);
+        assert_eq!(sandbox.places.hidden, c.own_paths());
+        assert_eq!(*sandbox, chat_sandbox(&c, &project.join("src")));
     }
 }

@@ -35,7 +35,7 @@
 //!   a request is refused as too large.
 
 mod build;
-pub use build::build;
+pub use build::{build, chat_sandbox};
 pub mod call_ids;
 pub mod compaction;
 pub mod context;

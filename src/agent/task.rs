@@ -43,6 +43,8 @@ pub enum Command {
     Context,
     /// The MCP servers, their status and tools, as an event.
     ListMcp,
+    /// The sandbox in force (`/sandbox`), as an event.
+    ShowSandbox,
     /// Save an approval rule to the user's config and apply it from the next call (also
     /// during a turn).
     SaveRule(crate::config::approvals::RuleSpec),
@@ -69,7 +71,7 @@ impl PartialEq for Command {
             | (NewChat, NewChat)
             | (ListSessions, ListSessions) => true,
             (Resume(a), Resume(b)) => a == b,
-            (Context, Context) | (ListMcp, ListMcp) => true,
+            (Context, Context) | (ListMcp, ListMcp) | (ShowSandbox, ShowSandbox) => true,
             (SaveRule(a), SaveRule(b)) => a == b,
             (Compact { focus: a, .. }, Compact { focus: b, .. }) => a == b,
             _ => false,
@@ -190,6 +192,9 @@ pub async fn run(
                     servers: agent.mcp().map(|s| crate::mcp::describe(s)),
                 }));
             }
+            Command::ShowSandbox => front.emit(Event::Answer(Answer::Sandbox(
+                crate::events::SandboxReport::of(agent.engine.sandbox()),
+            ))),
             Command::SaveRule(spec) => {
                 let path = agent.settings.user_config.clone();
                 save_rule(agent.engine.rules(), &path, spec, &front);

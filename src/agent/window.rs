@@ -173,10 +173,15 @@ impl Agent {
 
     /// Finds out the current model's window (config, else the server, else the default;
     /// cached by the client) unless it is known already, and reports it on the gauge. The
-    /// first time, also shows the instruction notes (an `AGENTS.md` cut at the cap…), and a
+    /// first time, also says what the sandbox cannot do here (`SandboxReport::start_notice`),
+    /// shows the instruction notes (an `AGENTS.md` cut at the cap…), and a
     /// small window narrows the default tools (`fit_tools_to_window`).
     pub async fn learn_window(&mut self, sink: &EventSink) {
         if self.learning.notes_due() {
+            let sandbox = crate::events::SandboxReport::of(self.engine.sandbox());
+            if let Some(n) = sandbox.start_notice() {
+                sink.emit(Event::Notice(n));
+            }
             for note in &self.settings.instructions.notes {
                 sink.emit(Event::Notice(Notice::Instructions(note.clone())));
             }

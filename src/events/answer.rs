@@ -1,5 +1,5 @@
 //! The agent's answers to a front-end's commands, as data: what `/models`, `/approvals`,
-//! `/tools`, `/context`, `/mcp` and a saved rule report. How each reads is the front-end's
+//! `/tools`, `/context`, `/mcp`, `/sandbox` and a saved rule report. How each reads is the front-end's
 //! (the TUI's `tui::answers`); nothing here is worded.
 //!
 //! Two answers carry a report another layer writes for the command line as well (the tools
@@ -49,6 +49,8 @@ pub enum Answer {
     ResumeFailed {
         error: String,
     },
+    /// `/sandbox`: the sandbox in force and what it cannot enforce.
+    Sandbox(super::SandboxReport),
 }
 
 /// One model of `/models`.

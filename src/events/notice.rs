@@ -78,6 +78,18 @@ pub enum Notice {
     ReplayedMode(Mode),
     /// A model change of a resumed session's history.
     ReplayedModel(String),
+    /// At the start: the config asks for the sandbox in `configured` mode, but no backend
+    /// works here (`why`, the sandbox's words): commands run unconfined.
+    SandboxOff {
+        configured: crate::sandbox::Mode,
+        why: String,
+    },
+    /// At the start: the sandbox (in `mode`) cannot enforce these parts of the settings
+    /// (`Sandbox::limits`, its words).
+    SandboxLimits {
+        mode: crate::sandbox::Mode,
+        limits: Vec<String>,
+    },
 }
 
 impl Notice {

@@ -90,6 +90,19 @@ impl Notice {
                 Notice::SkippedLines(n) => format!(
                 "{n} unreadable line(s) of the session file were skipped (a crash while it was written)"
             ),
+                Notice::SandboxOff { configured, why } => format!(
+                "the sandbox is off: `{}` was asked for, but {why}; commands run unconfined ({})",
+                configured.as_str(),
+                match reader {
+                    Reader::Chat => "/sandbox shows the policy",
+                    Reader::Headless => "`sayso config check` shows the policy",
+                }
+            ),
+                Notice::SandboxLimits { mode, limits } => format!(
+                "the sandbox ({}) cannot enforce: {}",
+                mode.as_str(),
+                limits.join("; ")
+            ),
             Notice::ReplayedMode(_) | Notice::ReplayedModel(_) => return None,
         })
     }

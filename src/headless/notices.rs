@@ -152,6 +152,24 @@ mod tests {
             ),
             (Notice::ReplayedMode(Mode::Auto), None),
             (Notice::ReplayedModel("m".into()), None),
+            (
+                Notice::SandboxOff {
+                    configured: crate::sandbox::Mode::ReadOnly,
+                    why: "no backend works here".into(),
+                },
+                Some(
+                    "the sandbox is off: `read-only` was asked for, but no backend works here; commands run unconfined (`sayso config check` shows the policy)",
+                ),
+            ),
+            (
+                Notice::SandboxLimits {
+                    mode: crate::sandbox::Mode::WorkspaceWrite,
+                    limits: vec!["protected paths inside the project".into()],
+                },
+                Some(
+                    "the sandbox (workspace-write) cannot enforce: protected paths inside the project",
+                ),
+            ),
         ];
         for (notice, want) in rows {
             assert_eq!(message(&notice).as_deref(), want, "{notice:?}");

@@ -252,12 +252,8 @@ fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<(Agent, Cl
     }
     let setup = crate::tools::configured::build(config).map_err(|e| e.to_string())?;
     // The chat's sandbox, for the MCP servers that ask for it (the same as `agent::build`'s).
-    let sandbox = (!config.tools.mcp_servers.is_empty()).then(|| {
-        crate::sandbox::Sandbox::new(
-            config.sandbox.clone(),
-            crate::sandbox::Places::for_chat(&cwd, config.own_paths()),
-        )
-    });
+    let sandbox =
+        (!config.tools.mcp_servers.is_empty()).then(|| crate::agent::chat_sandbox(config, &cwd));
     let mut agent = crate::agent::build(config, client.clone(), setup, cwd, frontend);
     if let Some(sandbox) = sandbox {
         agent.set_mcp(crate::mcp::servers::Servers::start(

@@ -83,6 +83,10 @@ pub fn config(action: Option<&ConfigAction>, o: &Overrides) -> u8 {
                 };
                 let _ = writeln!(out, "api key:      {key}");
                 let _ = writeln!(out, "log file:     {}", c.dirs.log_file().display());
+                let sandbox = crate::agent::chat_sandbox(&c, &o.cwd);
+                for line in sandbox_lines(&crate::events::SandboxReport::of(&sandbox)) {
+                    let _ = writeln!(out, "{line}");
+                }
                 if let Err(no_endpoint) = c.require_endpoint() {
                     let _ = writeln!(
                         out,
@@ -94,6 +98,31 @@ pub fn config(action: Option<&ConfigAction>, o: &Overrides) -> u8 {
             Err(e) => fail(exit::USAGE, e),
         },
     }
+}
+
+/// The sandbox a chat here would run in, as `config check` shows it: the mode and the
+/// backend (or why there is none), then what it cannot enforce.
+fn sandbox_lines(r: &crate::events::SandboxReport) -> Vec<String> {
+    let head = match (&r.backend, r.in_force) {
+        (Err(why), _) if r.fell_back() => format!(
+            "off (no backend): {} was asked for, but {why}; commands run unconfined",
+            r.configured.as_str()
+        ),
+        (_, crate::sandbox::Mode::Off) => "off: commands run unconfined".to_owned(),
+        (backend, mode) => format!(
+            "{} ({}), network {}",
+            mode.as_str(),
+            backend.clone().unwrap_or_else(|why| why),
+            if r.network { "allowed" } else { "denied" }
+        ),
+    };
+    let mut lines = vec![format!("sandbox:      {head}")];
+    if !r.writable.is_empty() {
+        let writable: Vec<String> = r.writable.iter().map(|p| p.display().to_string()).collect();
+        lines.push(format!("  writable:   {}", writable.join(", ")));
+    }
+    lines.extend(r.limits.iter().map(|l| format!("  cannot enforce: {l}")));
+    lines
 }
 
 /// Where the chat model's context window will come from, without asking the server.
@@ -165,10 +194,7 @@ async fn started_mcp(config: &Config) -> Option<std::sync::Arc<crate::mcp::serve
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
     // The same sandbox a chat here would have (`agent::build`).
-    let sandbox = crate::sandbox::Sandbox::new(
-        config.sandbox.clone(),
-        crate::sandbox::Places::for_chat(&cwd, config.own_paths()),
-    );
+    let sandbox = crate::agent::chat_sandbox(config, &cwd);
     let servers = crate::mcp::servers::Servers::start(
         &config.tools.mcp_servers,
         &config.secret_env,
@@ -344,4 +370,58 @@ fn show_session(dir: &std::path::Path, id: &str, json: bool) -> u8 {
         let _ = write!(out, "{}", markdown(&records));
     }
     exit::OK
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::sandbox_lines;
+    use crate::events::SandboxReport;
+    use crate::sandbox::Mode;
+
+    #[test]
+    fn config_check_shows_the_sandbox_its_backend_or_why_none_and_its_limits() {
+        let ww = SandboxReport {
+            configured: Mode::WorkspaceWrite,
+            in_force: Mode::WorkspaceWrite,
+            backend: Ok("bubblewrap (/usr/bin/bwrap)".into()),
+            network: false,
+            writable: vec![PathBuf::from("/p"), PathBuf::from("/tmp")],
+            protected: vec![],
+            hidden: vec![],
+            limits: vec!["a limit".into()],
+        };
+        let fell_back = SandboxReport {
+            in_force: Mode::Off,
+            backend: Err("bwrap is missing".into()),
+            writable: vec![],
+            limits: vec![],
+            ..ww.clone()
+        };
+        let off = SandboxReport {
+            configured: Mode::Off,
+            ..fell_back.clone()
+        };
+        let rows = [
+            (
+                ww,
+                vec![
+                    "sandbox:      workspace-write (bubblewrap (/usr/bin/bwrap)), network denied",
+                    "  writable:   /p, /tmp",
+                    "  cannot enforce: a limit",
+                ],
+            ),
+            (
+                fell_back,
+                vec![
+                    "sandbox:      off (no backend): workspace-write was asked for, but bwrap is missing; commands run unconfined",
+                ],
+            ),
+            (off, vec!["sandbox:      off: commands run unconfined"]),
+        ];
+        for (r, want) in rows {
+            assert_eq!(sandbox_lines(&r), want);
+        }
+    }
 }

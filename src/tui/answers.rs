@@ -1,5 +1,5 @@
 //! How the agent's answers to commands read in the chat: `/models`, `/approvals`, `/tools`,
-//! `/context`, `/mcp`, a saved rule, a failed `/resume` — each [`Answer`] worded as the
+//! `/context`, `/mcp`, `/sandbox`, a saved rule, a failed `/resume` — each [`Answer`] worded as the
 //! notice the transcript shows (a failure with `✗`).
 //!
 //! Data in, one string out; nothing here asks the agent for more, and the tables another
@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::events::{Answer, ContextReport, Counted, ModelRow};
+use crate::events::{Answer, ContextReport, Counted, ModelRow, SandboxReport};
 use crate::tools::offer::thousands;
 
 /// The notice an answer leaves in the transcript.
@@ -60,7 +60,56 @@ fn text(a: &Answer) -> Result<String, String> {
         )),
         Answer::RuleNotSaved { error } => Err(format!("could not save the rule: {error}")),
         Answer::ResumeFailed { error } => Err(error.clone()),
+        Answer::Sandbox(r) => Ok(sandbox(r)),
     }
+}
+
+/// The `/sandbox` report: the mode and backend, then what commands may reach.
+fn sandbox(r: &SandboxReport) -> String {
+    let paths = |v: &[std::path::PathBuf]| {
+        if v.is_empty() {
+            "nothing".to_owned()
+        } else {
+            v.iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    let configured = r.configured.as_str();
+    match (&r.backend, r.in_force) {
+        (Err(why), _) if r.fell_back() => {
+            return format!(
+                "sandbox: off (no backend) — {configured} was asked for, but {why}: commands run unconfined, with the network"
+            );
+        }
+        (_, crate::sandbox::Mode::Off) => {
+            return "sandbox: off (as configured: [sandbox] mode or --sandbox) — commands run unconfined, with the network".to_owned();
+        }
+        _ => {}
+    }
+    let backend = r.backend.clone().unwrap_or_else(|why| why);
+    let network = if r.network {
+        "allowed"
+    } else {
+        "denied (an allow rule's `network = true` lets its commands reach it)"
+    };
+    let limits = if r.limits.is_empty() {
+        "nothing: every part of the policy is enforced".to_owned()
+    } else {
+        r.limits.join("; ")
+    };
+    let mut out = vec![
+        format!("sandbox: {} — {backend}", r.in_force.as_str()),
+        format!("  network:          {network}"),
+        format!("  writable:         {}", paths(&r.writable)),
+    ];
+    if !r.protected.is_empty() {
+        out.push(format!("  kept read-only:   {}", paths(&r.protected)));
+    }
+    out.push(format!("  hidden (sayso's): {}", paths(&r.hidden)));
+    out.push(format!("  cannot enforce:   {limits}"));
+    out.join("\n")
 }
 
 fn models(list: &[ModelRow]) -> String {

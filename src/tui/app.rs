@@ -119,6 +119,8 @@ pub struct Status {
     pub usage: Usage,
     /// How full the context window is: tokens used, the window, whether estimated.
     pub context: Option<(u64, u64, bool)>,
+    /// The chat's sandbox (`None`: not shown, as in tests of other parts).
+    pub sandbox: Option<crate::events::SandboxReport>,
 }
 
 pub struct App {

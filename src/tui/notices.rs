@@ -168,6 +168,20 @@ mod tests {
                 Notice::ReplayedModel("qwen".into()),
                 "model: qwen (from the next request)",
             ),
+            (
+                Notice::SandboxOff {
+                    configured: crate::sandbox::Mode::WorkspaceWrite,
+                    why: "bwrap is not installed".into(),
+                },
+                "the sandbox is off: `workspace-write` was asked for, but bwrap is not installed; commands run unconfined (/sandbox shows the policy)",
+            ),
+            (
+                Notice::SandboxLimits {
+                    mode: crate::sandbox::Mode::ReadOnly,
+                    limits: vec!["a".into(), "b".into()],
+                },
+                "the sandbox (read-only) cannot enforce: a; b",
+            ),
         ];
         for (notice, want) in rows {
             assert_eq!(text(&notice), want, "{notice:?}");

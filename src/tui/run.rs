@@ -108,6 +108,7 @@ pub async fn run(
         mode: agent.mode().get(),
         usage: Default::default(),
         context: None,
+        sandbox: Some(crate::events::SandboxReport::of(agent.engine().sandbox())),
     };
     let mut app = App::new(opts.theme, status, opts.bell, agent.mention_names());
     app.set_notify_after(opts.notify.enabled().then_some(opts.notify_after));

@@ -26,6 +26,7 @@ pub fn app_in(mode: Mode) -> App {
         mode,
         usage: Default::default(),
         context: None,
+        sandbox: None,
     };
     let mut a = App::new(Theme::dark(), status, true, Vec::new());
     a.update(AppEvent::Resize(80, 24));

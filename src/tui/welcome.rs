@@ -121,6 +121,7 @@ mod tests {
             mode: Mode::Balanced,
             usage: Default::default(),
             context,
+            sandbox: None,
         }
     }
 

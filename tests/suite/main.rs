@@ -41,6 +41,8 @@ mod reasoning_round_trip;
 mod requests;
 mod resume_endings;
 mod retries;
+mod sandbox_config;
+mod sandbox_core;
 mod sandbox_mcp;
 mod sandbox_trust;
 mod screenshots_script;

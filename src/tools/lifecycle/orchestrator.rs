@@ -199,6 +199,11 @@ impl Engine {
         &self.rules
     }
 
+    /// The sandbox the chat's commands run in.
+    pub fn sandbox(&self) -> &crate::sandbox::Sandbox {
+        &self.ctx.sandbox
+    }
+
     /// Offers `tools` by default from now on (a new chat included).
     pub fn set_defaults(&mut self, tools: BTreeSet<String>) {
         self.defaults = tools;

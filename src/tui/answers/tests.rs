@@ -174,3 +174,60 @@ fn the_context_report_reads_line_by_line() {
         "{text}"
     );
 }
+
+fn sandbox_report(in_force: crate::sandbox::Mode) -> SandboxReport {
+    SandboxReport {
+        configured: crate::sandbox::Mode::WorkspaceWrite,
+        in_force,
+        backend: Ok("bubblewrap (/usr/bin/bwrap)".into()),
+        network: false,
+        writable: vec![PathBuf::from("/p"), PathBuf::from("/tmp")],
+        protected: vec![PathBuf::from("/p/.git"), PathBuf::from("/p/.sayso")],
+        hidden: vec![PathBuf::from("/h/.config/sayso")],
+        limits: vec![],
+    }
+}
+
+#[test]
+fn the_sandbox_answer_shows_the_policy_and_what_it_cannot_enforce() {
+    use crate::sandbox::Mode;
+    let ww = sandbox_report(Mode::WorkspaceWrite);
+    let limited = SandboxReport {
+        configured: Mode::ReadOnly,
+        backend: Ok("Landlock ABI 7".into()),
+        network: true,
+        writable: vec![],
+        protected: vec![],
+        limits: vec!["one".into(), "two".into()],
+        ..sandbox_report(Mode::ReadOnly)
+    };
+    let fell_back = SandboxReport {
+        backend: Err("bwrap is not installed".into()),
+        ..sandbox_report(Mode::Off)
+    };
+    let off = SandboxReport {
+        configured: Mode::Off,
+        ..sandbox_report(Mode::Off)
+    };
+    let rows = [
+        (
+            ww,
+            "sandbox: workspace-write — bubblewrap (/usr/bin/bwrap)\n  network:          denied (an allow rule's `network = true` lets its commands reach it)\n  writable:         /p, /tmp\n  kept read-only:   /p/.git, /p/.sayso\n  hidden (sayso's): /h/.config/sayso\n  cannot enforce:   nothing: every part of the policy is enforced",
+        ),
+        (
+            limited,
+            "sandbox: read-only — Landlock ABI 7\n  network:          allowed\n  writable:         nothing\n  hidden (sayso's): /h/.config/sayso\n  cannot enforce:   one; two",
+        ),
+        (
+            fell_back,
+            "sandbox: off (no backend) — workspace-write was asked for, but bwrap is not installed: commands run unconfined, with the network",
+        ),
+        (
+            off,
+            "sandbox: off (as configured: [sandbox] mode or --sandbox) — commands run unconfined, with the network",
+        ),
+    ];
+    for (r, want) in rows {
+        assert_eq!(notice(&Answer::Sandbox(r)), want);
+    }
+}

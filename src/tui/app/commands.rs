@@ -97,6 +97,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: mcp,
     },
     SlashCommand {
+        name: "/sandbox",
+        args: "",
+        help: "the sandbox commands run in, and what it cannot enforce",
+        run: sandbox,
+    },
+    SlashCommand {
         name: "/context",
         args: "",
         help: "what fills the model's context window",
@@ -229,6 +235,10 @@ fn clear(app: &mut App, _: &str) -> Vec<Effect> {
 
 fn mcp(app: &mut App, _: &str) -> Vec<Effect> {
     between_turns(app, Command::ListMcp)
+}
+
+fn sandbox(app: &mut App, _: &str) -> Vec<Effect> {
+    between_turns(app, Command::ShowSandbox)
 }
 
 fn context(app: &mut App, _: &str) -> Vec<Effect> {

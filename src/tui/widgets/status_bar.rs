@@ -1,8 +1,9 @@
-//! The one-line status bar: mode, model, provider, working directory, tokens, the context
-//! gauge, the scroll marker and what is happening.
+//! The one-line status bar: mode, sandbox, model, provider, working directory, tokens, the
+//! context gauge, the scroll marker and what is happening.
 //!
 //! When the line is wider than the terminal, parts give way in a fixed order ([`GIVE_WAY`]):
-//! the directory first, then the provider, the token counts, the model's long name, the
+//! the directory first, then the provider, the token counts, the sandbox's `sandbox: ` label
+//! (its mode stays; in the warning style when it fell back to off), the model's long name, the
 //! gauge's detail, the scroll hint's words, the activity's detail, then the model, the scroll
 //! hint and the gauge altogether; an activity still too long is cut with `…` last. The mode and
 //! "waiting for your approval" (or "… answer") never give way (a bar narrower than both cuts at the edge).
@@ -16,7 +17,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::events::Mode;
+use crate::events::{Mode, SandboxReport};
 use crate::tui::app::App;
 use crate::tui::wrap::truncate_spans;
 
@@ -24,6 +25,7 @@ use crate::tui::wrap::truncate_spans;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {
     Mode,
+    Sandbox,
     Model,
     Provider,
     Cwd,
@@ -39,6 +41,7 @@ pub const GIVE_WAY: &[Part] = &[
     Part::Cwd,
     Part::Provider,
     Part::Tokens,
+    Part::Sandbox,
     Part::Model,
     Part::Gauge,
     Part::Scrolled,
@@ -158,8 +161,9 @@ pub fn segments(app: &App, now: Instant) -> Vec<Segment> {
         Mode::Balanced | Mode::Suggest | Mode::Strict => t.mode_normal,
         Mode::Auto | Mode::Trust => t.mode_auto,
     };
-    let mut out = vec![
-        Segment::new(Part::Mode, vec![app.mode_label()], mode_style),
+    let mut out = vec![Segment::new(Part::Mode, vec![app.mode_label()], mode_style)];
+    out.extend(st.sandbox.as_ref().map(|r| sandbox(r, bar, t.mode_auto)));
+    out.extend([
         Segment::new(
             Part::Model,
             vec![st.model.clone(), short_model(&st.model), String::new()],
@@ -183,7 +187,7 @@ pub fn segments(app: &App, now: Instant) -> Vec<Segment> {
             ],
             bar,
         ),
-    ];
+    ]);
     if let Some((used, window, estimated)) = st.context {
         let percent = used * 100 / window.max(1);
         let style = if percent >= 85 { t.mode_auto } else { bar };
@@ -212,6 +216,17 @@ pub fn segments(app: &App, now: Instant) -> Vec<Segment> {
         out.push(s);
     }
     out
+}
+
+/// The sandbox's part: its mode in force, in `warn` style when it fell back to off.
+fn sandbox(r: &SandboxReport, bar: Style, warn: Style) -> Segment {
+    let words = r.mode_words();
+    let style = if r.fell_back() { warn } else { bar };
+    Segment::new(
+        Part::Sandbox,
+        vec![format!("sandbox: {words}"), words],
+        style,
+    )
 }
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, now: Instant) {
@@ -347,6 +362,51 @@ mod tests {
         assert!(t.starts_with(" BALANCED  wait"), "{t:?}");
         assert!(t.contains('…'), "{t:?}");
         assert!(str_width(&t) <= 18, "{t:?}");
+    }
+
+    /// The bar of an app whose chat runs in `sandbox`.
+    fn with_sandbox(sandbox: SandboxReport) -> (App, Vec<Segment>) {
+        let mut status = crate::tui::tests_support::app().status().clone();
+        status.sandbox = Some(sandbox);
+        let app = App::new(crate::tui::theme::Theme::dark(), status, false, Vec::new());
+        let segs = segments(&app, Instant::now());
+        (app, segs)
+    }
+
+    fn report(mode: crate::sandbox::Mode, backend: Result<String, String>) -> SandboxReport {
+        SandboxReport {
+            configured: crate::sandbox::Mode::WorkspaceWrite,
+            in_force: mode,
+            backend,
+            network: false,
+            writable: vec![],
+            protected: vec![],
+            hidden: vec![],
+            limits: vec![],
+        }
+    }
+
+    #[test]
+    fn the_sandbox_shows_next_to_the_mode_and_warns_when_it_fell_back() {
+        use crate::sandbox::Mode as Sandbox;
+        let (app, segs) = with_sandbox(report(Sandbox::WorkspaceWrite, Ok("bwrap".into())));
+        assert_eq!(
+            shown(200, &segs),
+            " BALANCED  sandbox: workspace-write · qwen2.5-coder · local · ~/src/proj · 0 in / 0 out"
+        );
+        assert_eq!(segs[1].style, app.theme().status_bar);
+        // Narrower: the label goes before the model does; the mode stays.
+        assert_eq!(
+            shown(50, &segs),
+            " BALANCED  workspace-write · qwen2.5-coder"
+        );
+        assert_eq!(shown(30, &segs), " BALANCED  workspace-write");
+
+        let (app, segs) = with_sandbox(report(Sandbox::Off, Err("no bwrap".into())));
+        assert!(shown(200, &segs).starts_with(" BALANCED  sandbox: off (no backend) · qwen"));
+        assert_eq!(segs[1].style, app.theme().mode_auto, "the warning style");
+        let (_, segs) = with_sandbox(report(Sandbox::ReadOnly, Ok("landlock".into())));
+        assert!(shown(200, &segs).starts_with(" BALANCED  sandbox: read-only · "));
     }
 
     #[test]
