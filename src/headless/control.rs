@@ -12,6 +12,10 @@
 //! - An answer is used once: an answer for a request already decided, rejected or timed out
 //!   is refused with a message on stderr and applied to nothing — a late `allow` never
 //!   approves a later call.
+//! - A command the sandbox denied may be rerun outside it, once: that is a second request for
+//!   the same call (`apr-ID.2`), with `"rerun": {"what": …}` saying what was denied; only an
+//!   answer to that request id decides it (`allow` reruns it unconfined, `remember` changes
+//!   nothing; `deny` sends the failure to the model).
 //! - Never a hang, never a run: a line that is not a control response, an answer for no call
 //!   of this reply, a closed stdin, or no answer within the timeout each print a message on
 //!   stderr and reject the pending call (with the reason for the model).
@@ -57,6 +61,7 @@ pub fn request_line(id: &str, ask: &Ask) -> Value {
                 _ => None,
             },
             "caution": ask.caution,
+            "rerun": ask.rerun,
             "judge_reason": ask.judge_reason,
             "position": ask.position,
             "total": ask.total,
@@ -204,13 +209,23 @@ impl Control {
         self.pending.as_ref().and_then(|p| p.deadline)
     }
 
-    /// The event stream showed `call_id` asking for approval: its request may be printed.
+    /// The event stream showed `call_id` asking for approval: its request may be printed. An
+    /// announcement is used by one request (a call asked twice — a rerun outside the sandbox
+    /// after a denial — is announced twice).
     pub fn announced(&mut self, call_id: &str, now: Instant) -> Out {
-        self.announced.insert(call_id.to_owned());
         let mut out = Out::default();
-        if let Some(p) = self.pending.as_mut().filter(|p| p.call_id == call_id) {
-            out.request = p.held.take();
-            p.deadline = Some(now + self.timeout);
+        match self
+            .pending
+            .as_mut()
+            .filter(|p| p.call_id == call_id && p.held.is_some())
+        {
+            Some(p) => {
+                out.request = p.held.take();
+                p.deadline = Some(now + self.timeout);
+            }
+            None => {
+                self.announced.insert(call_id.to_owned());
+            }
         }
         out
     }
@@ -240,7 +255,7 @@ impl Control {
         }
         let line = request_line(&id, &req.ask);
         self.tools.insert(id.clone(), req.ask.tool.clone());
-        let shown = self.announced.contains(&req.ask.call_id);
+        let shown = self.announced.remove(&req.ask.call_id);
         let (held, deadline) = if shown {
             out.request = Some(line);
             (None, Some(now + self.timeout))

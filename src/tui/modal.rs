@@ -24,6 +24,7 @@ use super::input::LineInput;
 use super::key_gate::KeyGate;
 use super::theme::Theme;
 use crate::config::approvals::{RuleSpec, toml_block};
+use crate::sandbox::Denial;
 use crate::tools::lifecycle::requests::{ApprovalRequest, Remember, UserChoice};
 use crate::tools::tool::Preview;
 
@@ -41,6 +42,8 @@ pub struct ApprovalModal {
     pub position: usize,
     pub total: usize,
     pub remember: Remember,
+    /// A rerun outside the sandbox of a command it denied, and what it denied.
+    pub rerun: Option<Denial>,
     /// The body: a coloured diff or the pretty-printed arguments.
     pub body: Vec<Line<'static>>,
     pub selected: usize,
@@ -87,6 +90,7 @@ impl ApprovalModal {
             position: req.ask.position,
             total: req.ask.total,
             remember: req.ask.remember,
+            rerun: req.ask.rerun,
             body,
             selected: 1,
             reason: None,
@@ -132,6 +136,9 @@ impl ApprovalModal {
 
     /// What "Always accept" will remember, in words.
     pub fn always_label(&self) -> String {
+        if self.rerun.is_some() {
+            return "[a] is Accept here: it runs outside the sandbox this once; a rerun outside is never remembered".to_owned();
+        }
         match &self.remember {
             Remember::Tool(t) => format!("[a] remembers `{t}`: it will not ask again in this chat"),
             Remember::Nothing => {

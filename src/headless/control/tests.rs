@@ -245,3 +245,44 @@ async fn an_answer_counts_once() {
     let (_, mut rx3) = request(&mut c, "c3", "run_command");
     assert_eq!(rx3.try_recv().unwrap(), UserChoice::Reject(None));
 }
+
+#[tokio::test]
+async fn a_rerun_outside_the_sandbox_is_a_second_request_with_its_denial() {
+    let mut c = Control::new(DEFAULT_TIMEOUT);
+    c.new_batch([("c1", "run_command")]);
+    let (out, mut rx) = request(&mut c, "c1", "run_command");
+    assert_eq!(out.request.unwrap()["request"]["rerun"], Value::Null);
+    c.line(&answer("apr-c1", "allow", json!({})));
+    assert_eq!(rx.try_recv().unwrap(), UserChoice::Accept);
+    // The command was denied: the rerun is asked about anew, once announced again.
+    let (tx, mut rx) = oneshot::channel();
+    let mut rerun = ask("c1", "run_command");
+    rerun.rerun = Some(crate::sandbox::Denial {
+        what: "a write to /x".into(),
+    });
+    rerun.caution = Some("the sandbox denied a write to /x".into());
+    let out = c.request(
+        ApprovalRequest {
+            ask: rerun,
+            reply: tx,
+        },
+        Instant::now(),
+    );
+    assert!(out.request.is_none(), "held until its own announcement");
+    let req = c.announced("c1", Instant::now()).request.unwrap();
+    assert_eq!(req["request_id"], "apr-c1.2");
+    assert_eq!(req["request"]["rerun"], json!({"what": "a write to /x"}));
+    // The first request's id does not answer the rerun.
+    let out = c.line(&answer("apr-c1", "allow", json!({})));
+    assert!(
+        out.notes[0].contains("is over (answered)"),
+        "{:?}",
+        out.notes
+    );
+    assert!(rx.try_recv().is_err());
+    c.line(&answer("apr-c1.2", "deny", json!({"message": "no"})));
+    assert_eq!(
+        rx.try_recv().unwrap(),
+        UserChoice::Reject(Some("no".into()))
+    );
+}

@@ -270,6 +270,78 @@ async fn run_function(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::ToolCall;
+
+    fn inv(cwd: &std::path::Path) -> Invocation {
+        Invocation {
+            name: "run_command".into(),
+            args: serde_json::json!({}),
+            function_call: ToolCall {
+                id: "c1".into(),
+                name: "run_command".into(),
+                arguments: "{}".into(),
+            },
+            opts: Default::default(),
+            cwd: cwd.to_path_buf(),
+            ctx: Default::default(),
+        }
+    }
+
+    /// Runs `script` in `dir` as the sandbox's answer `wrapped` says.
+    async fn run(
+        dir: &std::path::Path,
+        script: &str,
+        wrapped: Result<Option<Vec<String>>, String>,
+    ) -> Ran {
+        let program = ShellProgram::Script(script.into());
+        let cancel = CancellationToken::new();
+        let timeout = Duration::from_secs(30);
+        run_process(
+            program,
+            wrapped,
+            &ChildEnv::default(),
+            &inv(dir),
+            timeout,
+            &cancel,
+        )
+        .await
+        .expect("not stopped")
+    }
+
+    #[tokio::test]
+    async fn a_sandbox_that_cannot_be_set_up_runs_nothing() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let ran = run(dir.path(), "touch marker", Err("bwrap is missing".into())).await;
+        assert_eq!(
+            ran.result,
+            CmdResult::err("the sandbox could not be set up: bwrap is missing")
+        );
+        assert_eq!(ran.denial, None);
+        assert!(!dir.path().join("marker").exists(), "the command ran");
+    }
+
+    #[tokio::test]
+    async fn the_wrapped_argv_runs_instead_and_none_runs_the_program_as_it_is() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let wrapped = vec!["sh".into(), "-c".into(), "touch wrapped".into()];
+        let ran = run(dir.path(), "touch plain", Ok(Some(wrapped))).await;
+        assert_eq!(ran.result, CmdResult::ok(""));
+        assert!(dir.path().join("wrapped").exists());
+        assert!(!dir.path().join("plain").exists());
+        let ran = run(dir.path(), "touch plain", Ok(None)).await;
+        assert_eq!(ran.result, CmdResult::ok(""));
+        assert!(dir.path().join("plain").exists());
+    }
+
+    #[test]
+    fn a_script_is_wrapped_as_run_shell_runs_it() {
+        let script = ShellProgram::Script("echo hi | wc -c".into());
+        if cfg!(unix) {
+            assert_eq!(script.argv(), ["sh", "-c", "echo hi | wc -c"]);
+        }
+        let argv = ShellProgram::Argv(vec!["git".into(), "status".into()]);
+        assert_eq!(argv.argv(), ["git", "status"]);
+    }
 
     #[test]
     fn placeholders_are_filled_from_env() {

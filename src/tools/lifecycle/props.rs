@@ -7,6 +7,11 @@
 //!   the decision sent it there; a forced call only after the user accepted it.
 //! - Every call id ends with exactly one result, in call order, and one `ToolFinished` event.
 //! - After Cancel or a stop, nothing runs any more.
+//! - A command runs as confined as [`confinement`] says for how the call came to run (an allow
+//!   rule's `sandbox = false` / `network = true`, the safe list, the judge, the user), and
+//!   unconfined only if that said so or the user accepted the rerun outside the sandbox for
+//!   that very call, right after the sandbox denied it; a rerun is offered only then, never
+//!   headless, and Always accept on it remembers nothing.
 //! - A call whose arguments do not fit its tool's schema is never set up, judged, asked about
 //!   or run: it ends with one error result.
 //! - A call whose `setup` ran and that was not rejected gets exactly one `on_exit`, after its
@@ -16,7 +21,11 @@ use proptest::prelude::*;
 
 use super::tests::{Fake, World, call, cmd_schema};
 use super::*;
-use crate::tools::policy::approval::{CallFacts, Decision, call_key};
+use crate::config::approvals::{RuleDecision, RuleSpec, RuleTarget};
+use crate::tools::lifecycle::requests::Remember;
+use crate::tools::policy::approval::{CallFacts, Decision, Grounds, call_key};
+use crate::tools::policy::confinement::{Grant, confinement};
+use crate::tools::policy::rules::Rules;
 use crate::tools::tool::Kind;
 
 #[derive(Debug, Clone)]
@@ -29,6 +38,8 @@ struct ToolPlan {
     forced: bool,
     caution: bool,
     kind: Kind,
+    /// A tool-wide allow rule, and its `sandbox = false` and `network = true`.
+    rule: Option<(bool, bool)>,
 }
 
 fn tool_plan() -> impl Strategy<Value = ToolPlan> {
@@ -44,12 +55,14 @@ fn tool_plan() -> impl Strategy<Value = ToolPlan> {
             Kind::ReadOnly,
             Kind::FileEdit,
             Kind::Shell,
+            Kind::Shell,
             Kind::Network,
             Kind::Other,
         ]),
+        prop::option::weighted(0.3, (any::<bool>(), any::<bool>())),
     )
         .prop_map(
-            |(asking, cmd_approval, protect, safe, judge, forced, caution, kind)| ToolPlan {
+            |(asking, cmd_approval, protect, safe, judge, forced, caution, kind, rule)| ToolPlan {
                 asking,
                 cmd_approval,
                 protect,
@@ -58,6 +71,7 @@ fn tool_plan() -> impl Strategy<Value = ToolPlan> {
                 forced,
                 caution,
                 kind,
+                rule,
             },
         )
 }
@@ -82,8 +96,21 @@ fn key(name: &str, p: &ToolPlan, cmd: &str) -> String {
     call_key(name, p.kind, cmd, &serde_json::json!({ "cmd": cmd }))
 }
 
-/// The facts the batch computes for a call of `p` (mirrors [`Batch::facts`] for fakes).
+/// The facts the batch computes for a call of `p` (mirrors [`Batch::facts`] for fakes; the
+/// rule is the world's rules asked about the call, as the batch asks them).
 fn facts(name: &str, cmd: &str, p: &ToolPlan, world: &World) -> CallFacts {
+    let args = serde_json::json!({ "cmd": cmd });
+    let rule = world.registry.get(name).and_then(|entry| {
+        let inv = Invocation {
+            name: name.into(),
+            args: args.clone(),
+            function_call: call("probe", name, &args.to_string()),
+            opts: entry.opts(),
+            cwd: std::path::PathBuf::from("/nonexistent"),
+            ctx: Default::default(),
+        };
+        world.rules.check(&inv, cmd, entry.tool.as_ref())
+    });
     CallFacts {
         tool: name.into(),
         cmd_string: cmd.into(),
@@ -99,7 +126,7 @@ fn facts(name: &str, cmd: &str, p: &ToolPlan, world: &World) -> CallFacts {
         kind: p.kind,
         is_question: false,
         reads_outside: None,
-        rule: None,
+        rule,
     }
 }
 
@@ -113,6 +140,7 @@ enum Answer {
     Unsafe,
     Ok,
     Fail,
+    Denied,
     Stop,
 }
 
@@ -126,6 +154,7 @@ fn answer() -> impl Strategy<Value = Answer> {
         3 => Just(Answer::Unsafe),
         5 => Just(Answer::Ok),
         2 => Just(Answer::Fail),
+        3 => Just(Answer::Denied),
         1 => Just(Answer::Stop),
     ]
 }
@@ -191,6 +220,18 @@ proptest! {
                 .map(|(i, p)| Fake { log: log.clone(), ..fake(i, p) })
                 .collect(),
         );
+        let specs: Vec<RuleSpec> = c.tools.iter().enumerate().filter_map(|(i, p)| {
+            p.rule.map(|(unsandboxed, network)| RuleSpec {
+                tool: format!("t{i}"),
+                target: RuleTarget::Any,
+                decision: RuleDecision::Allow,
+                source: format!("config.toml:{i}"),
+                project: false,
+                unsandboxed,
+                network,
+            })
+        }).collect();
+        world.rules = SharedRules::new(Rules::new(&specs));
         world.mode = c.mode;
         world.interaction = if c.headless { Interaction::Headless } else { Interaction::Interactive };
         world.judge = c.judge;
@@ -233,6 +274,12 @@ proptest! {
         // Per call: the user accepted it / the judge found it safe, since its decision.
         let mut accepted: Option<String> = None;
         let mut judged_safe: Option<String> = None;
+        // The confinement each call's decision gave it, at its first run.
+        let mut confined: std::collections::HashMap<String, Confinement> = Default::default();
+        // The last run (call, confinement) was denied by the sandbox.
+        let mut denied: Option<(String, Confinement)> = None;
+        // The user accepted the rerun outside for this call; its next run may be unconfined.
+        let mut rerun_accepted: Option<String> = None;
         let mut ran: Vec<String> = Vec::new();
         let mut finished_events: Vec<String> = Vec::new();
         let mut over = false;
@@ -243,7 +290,7 @@ proptest! {
             for e in &effects {
                 match e {
                     Effect::Emit(Event::ToolFinished { call_id, .. }) => finished_events.push(call_id.clone()),
-                    Effect::Run { inv, .. } => {
+                    Effect::Run { inv, confine, .. } => {
                         let id = inv.function_call.id.clone();
                         prop_assert!(!over, "{id} ran after a cancel or stop");
                         prop_assert!(!bad(&id), "{id} failed the argument check but ran");
@@ -253,8 +300,17 @@ proptest! {
                             let by_user = accepted.as_deref() == Some(id.as_str());
                             let by_judge = judged_safe.as_deref() == Some(id.as_str());
                             let f = facts(&name, cmd, p, &world);
-                            let by_decision = approval::decide(&f, world.mode, &memory, world.interaction) == Decision::Run;
+                            let (decision, grounds) = approval::decide_on(&f, world.mode, &memory, world.interaction);
+                            let by_decision = decision == Decision::Run;
                             prop_assert!(by_user || by_judge || by_decision, "{id} ran unapproved: {f:?}");
+                            let grant = if by_decision {
+                                Grant::Decided(grounds.unwrap_or(Grounds::Mode))
+                            } else if by_user {
+                                Grant::User
+                            } else {
+                                Grant::Judge
+                            };
+                            confined.insert(id.clone(), confinement(&f, grant));
                             if p.forced {
                                 prop_assert!(by_user, "forced {id} ran without the user");
                             }
@@ -263,10 +319,45 @@ proptest! {
                             }
                             ran.push(id.clone());
                         }
+                        let decided = confined.get(&id).copied().unwrap_or_default();
+                        if rerun_accepted.take().as_deref() == Some(id.as_str()) {
+                            prop_assert_eq!(*confine, Confinement::Unconfined, "{}: the accepted rerun", &id);
+                        } else {
+                            prop_assert_eq!(*confine, decided, "{}: confined as decided", &id);
+                        }
+                        if *confine == Confinement::Unconfined {
+                            prop_assert!(decided == Confinement::Unconfined || denied.as_ref().is_some_and(|(d, _)| *d == id), "{} ran unconfined", &id);
+                        }
+                        denied = None;
                         next = Some(match answers.next() {
                             Some(Answer::Fail) => Input::Command(CmdResult::err("x")),
+                            Some(Answer::Denied) => {
+                                denied = Some((id.clone(), *confine));
+                                Input::Denied { error: Output::text("denied"), denial: Denial { what: "a write".into() } }
+                            }
                             Some(Answer::Stop) => { over = true; Input::Stop }
                             _ => Input::Command(CmdResult::ok("ok")),
+                        });
+                    }
+                    Effect::AskUser(a) if a.rerun.is_some() => {
+                        prop_assert!(!c.headless, "{}: a rerun offered headless", a.call_id);
+                        prop_assert_eq!(&a.remember, &Remember::Nothing);
+                        prop_assert!(
+                            denied.as_ref().is_some_and(|(d, conf)| *d == a.call_id && *conf != Confinement::Unconfined),
+                            "{}: a rerun offered without a denial of a confined run", a.call_id
+                        );
+                        next = Some(match answers.next() {
+                            Some(Answer::Always) => {
+                                rerun_accepted = Some(a.call_id.clone());
+                                Input::Choice(UserChoice::AlwaysAccept)
+                            }
+                            Some(Answer::Accept | Answer::Ok | Answer::Safe) => {
+                                rerun_accepted = Some(a.call_id.clone());
+                                Input::Choice(UserChoice::Accept)
+                            }
+                            Some(Answer::Cancel) => { over = true; Input::Choice(UserChoice::Cancel) }
+                            Some(Answer::Stop) => { over = true; Input::Stop }
+                            _ => Input::Choice(UserChoice::Reject(None)),
                         });
                     }
                     Effect::AskUser(a) => {

@@ -177,7 +177,15 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
             width,
         ));
     }
-    if let Some(caution) = &m.caution {
+    if let Some(denial) = &m.rerun {
+        // A rerun outside the sandbox: what it denied, and what accepting does.
+        for text in [
+            format!("⚠ The sandbox denied {}, and the command failed.", denial.what),
+            "Accept runs this same command once more, outside the sandbox: nothing then limits what it writes or reaches.".to_owned(),
+        ] {
+            head.extend(wrap_line(&Line::from(Span::styled(text, t.notice)), width));
+        }
+    } else if let Some(caution) = &m.caution {
         head.extend(wrap_line(
             &Line::from(Span::styled(format!("⚠ {caution}"), t.notice)),
             width,
