@@ -308,3 +308,51 @@ async fn the_git_get_changed_files_runs_cannot_write() {
         .unwrap();
     assert!(h.ran(), "the trace2 setting is not live");
 }
+
+/// The argv the git guard confines runs read-only even in its own project (the library call,
+/// with the real `sayso` binary as the sandbox's helper).
+#[test]
+fn confined_git_writes_nothing_even_in_its_own_project() {
+    use sayso::sandbox::{Mode, Places, Sandbox, Settings};
+    use sayso::tools::git_guard::confined::{command_of, confined_git};
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    git(repo, &["init", "-q"]);
+    let places = Places {
+        helper: env!("CARGO_BIN_EXE_sayso").into(),
+        ..Places::for_chat(repo, Vec::new())
+    };
+    let sandbox = Sandbox::new(Settings::default(), places);
+    assert_ne!(
+        sandbox.mode(),
+        Mode::Off,
+        "no backend: {:?}",
+        sandbox.backend
+    );
+    let git_init = |sandbox: &Sandbox| {
+        let program = sayso::tools::git_guard::git_program().unwrap();
+        let argv = vec![
+            program.display().to_string(),
+            "init".into(),
+            "-q".into(),
+            "inner".into(),
+        ];
+        let argv = confined_git(sandbox, argv, repo).unwrap();
+        command_of(&argv)
+            .unwrap()
+            .current_dir(repo)
+            .output()
+            .unwrap()
+    };
+    let out = git_init(&sandbox);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(
+        !repo.join("inner").exists(),
+        "the confined git wrote the project"
+    );
+    let out = git_init(&Sandbox::off());
+    assert!(
+        out.status.success() && repo.join("inner/.git").exists(),
+        "{out:?}"
+    );
+}
