@@ -1,6 +1,8 @@
 //! `[mcp_servers.NAME]`: MCP servers whose tools are offered to the model (SPEC §8.4). Plain
 //! data here, checked; starting them is `crate::mcp`. Not settable by a project file: a server
-//! is a program to run (or a place to send calls), like a command tool.
+//! is a program to run (or a place to send calls), like a command tool. The one exception
+//! tightens: a project's `[mcp_servers.NAME] sandbox = true` makes the user's stdio server
+//! `NAME` start inside the sandbox; a project's `sandbox = false` is dropped like the rest.
 //!
 //! ```toml
 //! [mcp_servers.github]
@@ -31,8 +33,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::error::ConfigError;
-use super::layers::Origins;
+use super::error::{ConfigError, find_key_line};
+use super::layers::{Layer, Origins};
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -278,6 +280,61 @@ fn server(
         sandbox: f.sandbox.unwrap_or(false),
     })
 }
+
+/// A project file's `[mcp_servers.NAME] sandbox = true`, where it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ProjectSandboxed {
+    pub name: String,
+    /// `path:line`.
+    pub location: String,
+}
+
+/// Takes a project file's `sandbox = true` out of each `[mcp_servers.NAME]` of `layer`: the one
+/// thing a project may say about a server, since it only tightens (the server then starts
+/// inside the sandbox). Everything else there — a `sandbox = false` included — stays, for the
+/// narrowing to drop with a warning; a table that said only `sandbox = true` is removed.
+pub(super) fn take_project_sandboxed(layer: &mut Layer) -> Vec<ProjectSandboxed> {
+    let mut taken = Vec::new();
+    layer.file.mcp_servers.retain(|name, f| {
+        if f.sandbox != Some(true) {
+            return true;
+        }
+        let table = format!("mcp_servers.{name}");
+        let line = find_key_line(&layer.source, &table, "sandbox")
+            .map(|n| format!(":{n}"))
+            .unwrap_or_default();
+        taken.push(ProjectSandboxed {
+            name: name.clone(),
+            location: format!("{}{line}", layer.path.display()),
+        });
+        f.sandbox = None;
+        *f != McpServerFile::default()
+    });
+    taken
+}
+
+/// Applies the project's `sandbox = true`s to the user's servers; a warning for each that
+/// names no stdio server of the user's config (nothing to tighten).
+pub(super) fn tighten(servers: &mut [McpServerConfig], asked: &[ProjectSandboxed]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for a in asked {
+        match servers.iter_mut().find(|s| s.name == a.name) {
+            Some(s) if matches!(s.transport, McpTransport::Stdio { .. }) => s.sandbox = true,
+            Some(_) => warnings.push(format!(
+                "{}: ignoring `mcp_servers.{}.sandbox`: `{}` is an HTTP server, which sayso does not start",
+                a.location, a.name, a.name
+            )),
+            None => warnings.push(format!(
+                "{}: ignoring `mcp_servers.{}.sandbox`: your config has no MCP server `{}`",
+                a.location, a.name, a.name
+            )),
+        }
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod project_tests;
 
 #[cfg(test)]
 mod tests {

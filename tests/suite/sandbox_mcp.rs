@@ -198,3 +198,45 @@ async fn a_sandboxed_mcp_server_gets_the_read_only_mode_too() {
         "{refused}"
     );
 }
+
+#[tokio::test]
+async fn a_project_file_may_sandbox_a_server_but_not_unsandbox_one() {
+    // The user's server has no sandbox key; the project's `sandbox = true` tightens it.
+    let p = places();
+    std::fs::create_dir_all(p.project.path().join(".sayso")).unwrap();
+    std::fs::write(
+        p.project.path().join(".sayso/config.toml"),
+        "[mcp_servers.writer]\nsandbox = true\n",
+    )
+    .unwrap();
+    let outside = p.outside.path().join("outside.txt");
+    let (fx, out) = write_through_server(&p, None, "", &[&outside]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        !outside.exists(),
+        "the project's sandbox = true was ignored"
+    );
+    assert!(result_of(&fx, "c0").contains("cannot write"));
+
+    // The user's `sandbox = true` stands against the project's `sandbox = false`.
+    let p = places();
+    std::fs::create_dir_all(p.project.path().join(".sayso")).unwrap();
+    std::fs::write(
+        p.project.path().join(".sayso/config.toml"),
+        "[mcp_servers.writer]\nsandbox = false\n",
+    )
+    .unwrap();
+    let outside = p.outside.path().join("outside.txt");
+    let (fx, out) = write_through_server(&p, Some(true), "", &[&outside]).await;
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        !outside.exists(),
+        "the project loosened the server's sandbox"
+    );
+    assert!(result_of(&fx, "c0").contains("cannot write"));
+    assert!(
+        out.stderr.contains("ignoring `mcp_servers.writer`"),
+        "{}",
+        out.stderr
+    );
+}
