@@ -18,8 +18,9 @@ use crate::support::fixture::{Fixture, Reply, sse};
 use crate::support::{Output, home_with, result_of, run, sayso};
 
 /// The server: `write {path, content}` writes `content` to `path` and answers `wrote PATH`,
-/// or an error result with the reason (`Read-only file system`…) when it cannot.
-const SERVER: &str = r#"import json, sys
+/// or an error result with the reason (`Read-only file system`…) when it cannot; `connect
+/// {port}` opens a TCP connection to that loopback port and answers `connected`, or why not.
+const SERVER: &str = r#"import json, socket, sys
 
 TOOLS = [{
     "name": "write",
@@ -29,13 +30,31 @@ TOOLS = [{
         "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
         "required": ["path", "content"],
     },
+}, {
+    "name": "connect",
+    "description": "Open a TCP connection to 127.0.0.1:port.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"port": {"type": "integer"}},
+        "required": ["port"],
+    },
 }]
+
+def connect(params):
+    port = int((params.get("arguments") or {}).get("port", 0))
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    except OSError as e:
+        return {"content": [{"type": "text", "text": f"cannot connect: {e}"}], "isError": True}
+    return {"content": [{"type": "text", "text": "connected"}], "isError": False}
 
 def reply(msg_id, result):
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": result}) + "\n")
     sys.stdout.flush()
 
 def call(params):
+    if params.get("name") == "connect":
+        return connect(params)
     args = params.get("arguments") or {}
     path = str(args.get("path", ""))
     try:
@@ -239,4 +258,49 @@ async fn a_project_file_may_sandbox_a_server_but_not_unsandbox_one() {
         "{}",
         out.stderr
     );
+}
+
+/// No process still runs `pattern` (a server left behind).
+fn none_left(pattern: &str) -> bool {
+    let out = std::process::Command::new("pgrep")
+        .args(["-f", pattern])
+        .output()
+        .expect("pgrep");
+    out.stdout.is_empty()
+}
+
+#[tokio::test]
+async fn a_sandboxed_mcp_server_reaches_the_network_only_with_network_true() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    for (extra, reaches) in [("", false), ("[sandbox]\nnetwork = true\n", true)] {
+        let p = places();
+        let fx = Fixture::start().await;
+        fx.push(call_reply(&[(
+            "c0",
+            "writer__connect",
+            &json!({"port": port}),
+        )]));
+        fx.push(Reply::Stream(sse::text_reply(&["done"])));
+        let h = home_with(
+            &fx.base_url(),
+            &format!("{extra}{}", server(&p.script, Some(true))),
+        );
+        let mut cmd = sayso(h.path());
+        cmd.env("TMPDIR", p.tmp.path())
+            .args(["-p", "go", "-C"])
+            .arg(p.project.path());
+        let out = run(cmd).await;
+        assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+        let content = result_of(&fx, "c0");
+        assert_eq!(
+            content == "connected",
+            reaches,
+            "network = {reaches}: {content}"
+        );
+        assert!(
+            none_left(&p.script.display().to_string()),
+            "the sandboxed server outlived sayso"
+        );
+    }
 }
