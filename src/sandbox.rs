@@ -18,7 +18,7 @@
 //! (the backend this machine has and what it cannot enforce), [`bwrap`] (bubblewrap's argv),
 //! [`landlock_plan`] ("everything but" as Landlock rules), [`exec`] (`sayso __sandbox-exec`,
 //! which applies Landlock and the seccomp filter and becomes the command), [`seatbelt`] (the
-//! macOS profile, as text), [`denial`] (recognising a denial in a command's output).
+//! macOS profile, as text), [`mod@denial`] (recognising a denial in a command's output).
 
 use std::path::{Path, PathBuf};
 
@@ -232,7 +232,14 @@ impl Sandbox {
         if argv.is_empty() {
             return Err("the sandbox got no command to run".into());
         }
-        let helper = &self.places.helper;
+        let helper =
+            &policy::resolved(&self.places.helper).unwrap_or_else(|| self.places.helper.clone());
+        if !matches!(self.backend, Backend::Seatbelt) && !helper.is_file() {
+            return Err(format!(
+                "the sandbox helper {} is missing (the sayso binary)",
+                helper.display()
+            ));
+        }
         match &self.backend {
             #[cfg(target_os = "linux")]
             Backend::Bubblewrap(bwrap) => {
@@ -262,4 +269,75 @@ pub struct Denial {
     /// What was denied, for the user and the model: e.g. "a write to /etc/hosts (read-only
     /// file system)", "a network connection".
     pub what: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sandbox(backend: Backend, helper: PathBuf) -> (tempfile::TempDir, Sandbox) {
+        let dir = tempfile::tempdir().unwrap();
+        let places = Places {
+            project: dir.path().to_path_buf(),
+            temp: dir.path().to_path_buf(),
+            own_pid: 9,
+            helper,
+            ..Places::default()
+        };
+        let sb = Sandbox {
+            settings: Settings::default(),
+            places,
+            backend,
+            limits: vec![],
+        };
+        (dir, sb)
+    }
+
+    #[test]
+    fn landlock_wraps_in_the_helper_with_its_policy() {
+        let exe = std::env::current_exe().unwrap();
+        let (dir, sb) = sandbox(Backend::Landlock(7), exe.clone());
+        let argv = ["sh".to_owned(), "-c".to_owned(), "true".to_owned()];
+        let out = sb
+            .wrap(&argv, dir.path(), Confinement::Policy)
+            .unwrap()
+            .unwrap();
+        assert_eq!(out[0], exe.to_str().unwrap());
+        assert_eq!(out[1], exec::ARG);
+        let policy = HelperPolicy::decode(&out[2]).unwrap();
+        assert!(policy.landlock && !policy.network && policy.own_pid == Some(9));
+        assert_eq!(&out[3..], ["--", "sh", "-c", "true"]);
+        let ro = sb
+            .wrap(&argv, dir.path(), Confinement::ReadOnly)
+            .unwrap()
+            .unwrap();
+        assert!(HelperPolicy::decode(&ro[2]).unwrap().writable.is_empty());
+        assert_eq!(
+            sb.wrap(&argv, dir.path(), Confinement::Unconfined),
+            Ok(None)
+        );
+        assert!(sb.wrap(&[], dir.path(), Confinement::Policy).is_err());
+    }
+
+    #[test]
+    fn a_missing_helper_or_backend_is_said() {
+        let (dir, sb) = sandbox(Backend::Landlock(7), "/nonexistent/sayso".into());
+        let argv = ["true".to_owned()];
+        let err = sb.wrap(&argv, dir.path(), Confinement::Policy).unwrap_err();
+        assert!(err.contains("helper"), "{err}");
+        let (dir, sb) = sandbox(Backend::Unavailable("none here".into()), "/x".into());
+        assert_eq!(sb.mode(), Mode::Off);
+        assert_eq!(sb.wrap(&argv, dir.path(), Confinement::Policy), Ok(None));
+        let off = Sandbox::new(
+            Settings {
+                mode: Mode::Off,
+                ..Settings::default()
+            },
+            Places::default(),
+        );
+        assert_eq!(
+            off.backend,
+            Backend::Unavailable("the sandbox is off".into())
+        );
+    }
 }

@@ -24,6 +24,13 @@ pub fn argv(
     argv: &[String],
     is_dir: impl Fn(&Path) -> bool,
 ) -> Result<Vec<String>, String> {
+    if let Some(h) = policy.hidden.iter().find(|h| helper.starts_with(h)) {
+        return Err(format!(
+            "the sayso binary {} is inside {}, which the sandbox hides: install it elsewhere",
+            helper.display(),
+            h.display()
+        ));
+    }
     let mut out: Vec<String> = vec![utf8(bwrap)?.to_owned()];
     let mut push = |items: &[&str]| out.extend(items.iter().map(|s| (*s).to_owned()));
     push(&["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
@@ -143,6 +150,20 @@ mod tests {
              --tmpfs /h/sayso --remount-ro /h/sayso --ro-bind /dev/null /h/config.toml \
              --chdir /p/sub -- /bin/sayso __sandbox-exec {\"l\":false,\"n\":false} -- sh -c echo hi"
         );
+    }
+
+    #[test]
+    fn a_helper_inside_a_hidden_dir_is_refused() {
+        let err = argv(
+            Path::new("/usr/bin/bwrap"),
+            Path::new("/h/sayso/bin/sayso"),
+            &policy(false, true),
+            Path::new("/p"),
+            &["true".to_owned()],
+            |_| true,
+        )
+        .unwrap_err();
+        assert!(err.contains("inside /h/sayso"), "{err}");
     }
 
     #[test]

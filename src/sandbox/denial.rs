@@ -2,7 +2,8 @@
 //! table of phrases, so the engine can offer a rerun outside the sandbox.
 //!
 //! Only a failed command (exit ≠ 0, or killed) is looked at, and only these phrases: the
-//! helper's own `sayso sandbox:` line; network errors ("Network is unreachable", name
+//! helper's own `sayso sandbox:` line and bubblewrap's `bwrap:` line (the sandbox could not
+//! be set up); network errors ("Network is unreachable", name
 //! resolution failures, "Operation not permitted" on a socket or connect); "Read-only file
 //! system"; "Permission denied" / "Operation not permitted" on a write or an open of a path.
 //! It does not decide that the sandbox was the cause beyond that: a command denied the same
@@ -24,7 +25,7 @@ const NETWORK: [&str; 6] = [
     "Name or service not known",
 ];
 const PERMISSION: [&str; 2] = ["Permission denied", "Operation not permitted"];
-const SOCKET_WORDS: [&str; 4] = ["socket", "connect", "network", "Errno 1]"];
+const SOCKET_WORDS: [&str; 3] = ["socket", "connect", "network"];
 const FILE_WORDS: [&str; 14] = [
     "create", "open", "write", "touch", "remove", "mkdir", "rename", "move", "unlink", "delete",
     "save", "read", "copy", "/",
@@ -43,15 +44,20 @@ pub fn denial(stdout: &str, stderr: &str, exit: Option<i32>) -> Option<Denial> {
             what: format!("{kind}: {}", crate::text_cut::ellipsized(line, kept)),
         })
     };
-    if let Some(line) = lines().find(|l| l.starts_with(FAILURE_PREFIX.trim_end())) {
+    let setup = |l: &str| l.starts_with(FAILURE_PREFIX.trim_end()) || l.starts_with("bwrap: ");
+    if let Some(line) = lines().find(|l| setup(l)) {
         return found("the sandbox could not be set up", line);
     }
+    let about_sockets = |text: &str| {
+        let text = text.to_lowercase();
+        SOCKET_WORDS.iter().any(|w| text.contains(w))
+    };
+    // A socket refused (seccomp's EPERM) shows as "Operation not permitted", with the socket
+    // named on that line or elsewhere in the output (a traceback's frames).
+    let sockets_named = about_sockets(stderr) || about_sockets(stdout);
     let network = |l: &str| {
         NETWORK.iter().any(|p| l.contains(p))
-            || (PERMISSION[1..].iter().any(|p| l.contains(p))
-                && SOCKET_WORDS
-                    .iter()
-                    .any(|w| l.to_lowercase().contains(&w.to_lowercase())))
+            || (l.contains(PERMISSION[1]) && (about_sockets(l) || sockets_named))
     };
     if let Some(line) = lines().find(|l| network(l)) {
         return found("a network connection", line);
@@ -108,10 +114,17 @@ mod tests {
                 Some("a network connection"),
             ),
             (
-                "PermissionError: [Errno 1] Operation not permitted",
                 "",
+                "  File \"/usr/lib/python3/socket.py\", line 232, in __init__\n\
+                 PermissionError: [Errno 1] Operation not permitted",
                 Some(1),
-                Some("a network connection"),
+                Some("a network connection: PermissionError"),
+            ),
+            (
+                "",
+                "PermissionError: [Errno 1] Operation not permitted: '/etc/x'",
+                Some(1),
+                Some("an access the sandbox denied: PermissionError"),
             ),
             (
                 "",

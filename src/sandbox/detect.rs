@@ -36,6 +36,9 @@ pub fn backend(choice: BackendChoice) -> Backend {
 
 #[cfg(target_os = "linux")]
 fn bubblewrap() -> Backend {
+    if let Err(why) = super::seccomp::program(false) {
+        return Backend::Unavailable(why);
+    }
     match super::bwrap::available() {
         Ok(path) => Backend::Bubblewrap(path),
         Err(why) => Backend::Unavailable(why),
@@ -49,6 +52,9 @@ fn bubblewrap() -> Backend {
 
 #[cfg(target_os = "linux")]
 fn landlock() -> Backend {
+    if let Err(why) = super::seccomp::program(false) {
+        return Backend::Unavailable(why);
+    }
     match super::landlock::kernel_abi() {
         0 => Backend::Unavailable("Landlock is not enabled in this kernel".into()),
         abi => Backend::Landlock(abi),
@@ -104,8 +110,8 @@ pub fn limits(backend: &Backend, settings: &Settings, places: &Places) -> Vec<St
         );
     }
     out.push(
-        "/proc entries of processes started inside the sandbox cannot be opened \
-         (Landlock rules name what exists when the command starts)"
+        "in /proc only the command's own entry can be opened, not those of the processes \
+         it starts (Landlock rules name what exists when it starts)"
             .to_owned(),
     );
     #[cfg(target_os = "linux")]

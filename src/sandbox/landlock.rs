@@ -7,9 +7,10 @@
 //! What Landlock cannot do (deny a path inside a directory it allows, so the protected paths
 //! of the project stay writable, and a hidden path inside a writable directory stays
 //! readable) is said by [`super::Sandbox::limits`]; here such a hidden path is simply left
-//! to the writable directory's rule. `/proc/<sayso pid>` is one of the hidden paths: Landlock's
+//! to the writable directory's rule. `/proc/<sayso pid>` is one of the hidden paths (Landlock's
 //! own ptrace rule stops `mem` and `fd` of processes outside the sandbox but, on the kernels
-//! seen, not `environ` or `maps`.
+//! seen, not `environ` or `maps`), and so are all the other processes' entries: only the
+//! command's own stays, as in bubblewrap's PID namespace.
 
 use std::path::{Path, PathBuf};
 
@@ -64,7 +65,19 @@ pub fn apply(policy: &HelperPolicy) -> Result<(), String> {
             .own_pid
             .map(|pid| PathBuf::from(format!("/proc/{pid}"))),
     );
-    let plan = read_plan(&hidden, &list_dir);
+    // In /proc, only the command's own entry (this process, which becomes it): no other
+    // process's, as under bubblewrap's PID namespace, and a rule fewer for each.
+    let me = std::process::id().to_string();
+    let list = move |dir: &Path| {
+        let mut entries = list_dir(dir)?;
+        if dir == Path::new("/proc") {
+            entries.retain(|(name, _)| {
+                name == me.as_str() || name.to_str().is_none_or(|n| n.parse::<u32>().is_err())
+            });
+        }
+        Some(entries)
+    };
+    let plan = read_plan(&hidden, &list);
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(TARGET))

@@ -92,10 +92,10 @@ impl RunPolicy {
                 hidden.push(r);
             }
         }
-        // A hidden path inside a hidden directory (the config file in the config directory)
-        // is covered by it; bubblewrap could not mount over it inside the empty tmpfs.
-        let covering = hidden.clone();
-        hidden.retain(|h| !covering.iter().any(|c| c != h && h.starts_with(c)));
+        // A hidden path inside another is hidden with it (and bubblewrap could not mount on
+        // it inside the read-only tmpfs).
+        let all = hidden.clone();
+        hidden.retain(|h| !all.iter().any(|o| o != h && h.starts_with(o)));
         Some(Self {
             writable,
             protected,
@@ -201,6 +201,76 @@ mod tests {
         assert_eq!(ll.writable, ["/p", "/tmp"]);
         assert_eq!(ll.own_pid, Some(42));
         assert!(HelperPolicy::decode("{not json").is_err());
+    }
+
+    /// A sandbox around a real tree (the backend is never run here).
+    fn sandbox_in(root: &Path, mode: Mode) -> Sandbox {
+        let places = super::super::Places {
+            project: root.join("p"),
+            hidden: vec![
+                root.join("h"),
+                root.join("h/config.toml"),
+                root.join("gone"),
+            ],
+            temp: root.join("t"),
+            own_pid: 7,
+            helper: "/bin/sayso".into(),
+        };
+        Sandbox {
+            settings: super::super::Settings {
+                mode,
+                writable_roots: vec![root.join("w"), root.join("missing")],
+                ..Default::default()
+            },
+            places,
+            backend: super::super::Backend::Landlock(7),
+            limits: vec![],
+        }
+    }
+
+    #[test]
+    fn the_run_policy_of_each_confinement() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for d in ["p/.git", "p/sub/.git", "p/sub/deep", "h", "t", "w"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::write(root.join("h/config.toml"), "").unwrap();
+        std::fs::write(root.join("p/.gitmodules"), "").unwrap();
+        let sb = sandbox_in(&root, Mode::WorkspaceWrite);
+        let cwd = root.join("p/sub/deep");
+        let run = RunPolicy::for_run(&sb, &cwd, Confinement::Policy).unwrap();
+        let rel = |v: &[PathBuf]| -> Vec<String> {
+            v.iter()
+                .map(|p| p.strip_prefix(&root).unwrap().display().to_string())
+                .collect()
+        };
+        assert_eq!(rel(&run.writable), ["p", "t", "w"]);
+        assert_eq!(
+            rel(&run.protected),
+            ["p/.git", "p/.gitmodules", "p/sub/.git"]
+        );
+        assert_eq!(rel(&run.protected_dirs), ["p", "p/sub", "p/sub/deep"]);
+        assert_eq!(
+            rel(&run.hidden),
+            ["h"],
+            "inside another, or missing: left out"
+        );
+        assert!(!run.network && run.own_pid == 7);
+
+        let net = RunPolicy::for_run(&sb, &cwd, Confinement::WithNetwork).unwrap();
+        assert!(net.network && net.writes());
+        let ro = RunPolicy::for_run(&sb, &cwd, Confinement::ReadOnly).unwrap();
+        assert!(!ro.writes() && ro.protected.is_empty() && !ro.network);
+        assert_eq!(RunPolicy::for_run(&sb, &cwd, Confinement::Unconfined), None);
+        let ro_mode = sandbox_in(&root, Mode::ReadOnly);
+        let ro = RunPolicy::for_run(&ro_mode, &cwd, Confinement::Policy).unwrap();
+        assert!(!ro.writes());
+        let off = Sandbox {
+            backend: super::super::Backend::Unavailable("none".into()),
+            ..sb
+        };
+        assert_eq!(RunPolicy::for_run(&off, &cwd, Confinement::Policy), None);
     }
 
     #[cfg(unix)]

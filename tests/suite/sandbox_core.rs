@@ -22,6 +22,8 @@ struct World {
     outside: PathBuf,
     hidden_dir: PathBuf,
     hidden_file: PathBuf,
+    /// The project's own sayso config file, also hidden (inside the writable project).
+    project_config: PathBuf,
     temp: PathBuf,
 }
 
@@ -40,12 +42,16 @@ impl World {
         std::fs::write(project.join(".git/config"), "[core]\n").unwrap();
         std::fs::write(hidden_dir.join("config.toml"), "api_key = \"sk-dir\"\n").unwrap();
         std::fs::write(&hidden_file, "api_key = \"sk-file\"\n").unwrap();
+        let project_config = project.join(".sayso/config.toml");
+        std::fs::create_dir_all(project.join(".sayso")).unwrap();
+        std::fs::write(&project_config, "api_key = \"sk-project\"\n").unwrap();
         Self {
             _dir: dir,
             project,
             outside,
             hidden_dir,
             hidden_file,
+            project_config,
             temp,
         }
     }
@@ -53,7 +59,12 @@ impl World {
     fn places(&self) -> Places {
         Places {
             project: self.project.clone(),
-            hidden: vec![self.hidden_dir.clone(), self.hidden_file.clone()],
+            hidden: vec![
+                self.hidden_dir.clone(),
+                self.hidden_dir.join("config.toml"),
+                self.hidden_file.clone(),
+                self.project_config.clone(),
+            ],
             temp: self.temp.clone(),
             own_pid: std::process::id(),
             helper: env!("CARGO_BIN_EXE_sayso").into(),
@@ -180,6 +191,29 @@ fn hidden_config_is_unwritable_and_unreadable(backend: BackendChoice) {
             "{script} read a secret: {ran:?}"
         );
         assert!(run(None, &w.project, script).stdout.contains("sk-"));
+    }
+    // The project's own config file: hidden under bubblewrap; Landlock cannot hide a path
+    // inside the writable project and says so.
+    let read_project = format!("cat '{}'", w.project_config.display());
+    if backend == BackendChoice::Landlock {
+        let said = sb.limits.join("\n");
+        let name = w.project_config.display().to_string();
+        assert!(
+            said.contains(&format!("{name} is inside the writable")),
+            "{said}"
+        );
+    } else {
+        let ran = run(Some((&sb, Confinement::Policy)), &w.project, &read_project);
+        assert!(!ran.ok() && !ran.stdout.contains("sk-"), "{ran:?}");
+        let ran = run(
+            Some((&sb, Confinement::Policy)),
+            &w.project,
+            "touch .sayso/new",
+        );
+        assert!(
+            !ran.ok() && !w.project.join(".sayso/new").exists(),
+            "{ran:?}"
+        );
     }
 }
 
