@@ -65,7 +65,7 @@ pub struct Cli {
     pub approval_mode: Option<String>,
 
     /// What commands may do: workspace-write (write only the project, no network), read-only,
-    /// off [default: [sandbox] mode, else workspace-write]
+    /// off [default: sandbox.mode, else workspace-write]
     #[arg(long, value_name = "MODE", value_parser = ["workspace-write", "read-only", "off"], global = true)]
     pub sandbox: Option<String>,
 

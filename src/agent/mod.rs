@@ -34,7 +34,7 @@
 //! - [`output_cut`]: the last round's tool outputs cut to their heads: the last resort before
 //!   a request is refused as too large.
 
-mod build;
+pub mod build;
 pub use build::{build, chat_sandbox};
 pub mod call_ids;
 pub mod compaction;

@@ -9,10 +9,8 @@
 
 use std::path::PathBuf;
 
+use crate::sandbox::policy::PROTECTED_NAMES;
 use crate::sandbox::{Backend, Mode, Sandbox};
-
-/// The paths of the project that stay read-only in `workspace-write` (README "Sandbox").
-pub const PROTECTED: &[&str] = &[".git", ".sayso", ".gitattributes", ".gitmodules"];
 
 /// The sandbox in force, for the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,7 +25,8 @@ pub struct SandboxReport {
     pub network: bool,
     /// What commands may write (none in `read-only`; everything when off).
     pub writable: Vec<PathBuf>,
-    /// Inside the writable places, what stays read-only.
+    /// Inside the writable places, what stays read-only: the project's protected names
+    /// (`sandbox::policy::PROTECTED_NAMES`; those of a nested repository too, per run).
     pub protected: Vec<PathBuf>,
     /// sayso's own directories and files: neither read nor written inside.
     pub hidden: Vec<PathBuf>,
@@ -53,7 +52,7 @@ impl SandboxReport {
             Mode::ReadOnly | Mode::Off => Vec::new(),
         };
         let protected = match in_force {
-            Mode::WorkspaceWrite => PROTECTED.iter().map(|n| p.project.join(n)).collect(),
+            Mode::WorkspaceWrite => PROTECTED_NAMES.iter().map(|n| p.project.join(n)).collect(),
             Mode::ReadOnly | Mode::Off => Vec::new(),
         };
         let hidden = match in_force {

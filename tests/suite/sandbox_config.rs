@@ -121,6 +121,41 @@ async fn without_a_backend_config_check_and_a_run_say_the_sandbox_is_off() {
     );
 }
 
+/// Landlock forced: what it cannot enforce is said by `config check` and at a run's start.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn landlock_forced_says_what_it_cannot_enforce() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    let home = home_with(&fx.base_url(), "[sandbox]\nbackend = \"landlock\"\n");
+    let out = check(home.path(), &[]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lines = sandbox_lines(&out.stdout);
+    assert!(
+        lines[0].starts_with("sandbox:      workspace-write (Landlock ABI "),
+        "{}",
+        out.stdout
+    );
+    let protected = "  cannot enforce: the project's .git, .sayso, .gitattributes and .gitmodules stay writable";
+    assert!(
+        lines.iter().any(|l| l.starts_with(protected)),
+        "{}",
+        out.stdout
+    );
+
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "hi"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "the sandbox (workspace-write) cannot enforce: the project's .git, .sayso, .gitattributes and .gitmodules stay writable"
+        ),
+        "{}",
+        out.stderr
+    );
+}
+
 #[tokio::test]
 async fn a_project_file_that_would_loosen_the_sandbox_is_refused_with_its_line() {
     let home = tempfile::tempdir().unwrap();

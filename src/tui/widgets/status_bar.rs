@@ -3,9 +3,9 @@
 //!
 //! When the line is wider than the terminal, parts give way in a fixed order ([`GIVE_WAY`]):
 //! the directory first, then the provider, the token counts, the sandbox's `sandbox: ` label
-//! (its mode stays; in the warning style when it fell back to off), the model's long name, the
-//! gauge's detail, the scroll hint's words, the activity's detail, then the model, the scroll
-//! hint and the gauge altogether; an activity still too long is cut with `…` last. The mode and
+//! (in the warning style when it fell back to off), the model's long name, the gauge's
+//! detail, the scroll hint's words, the activity's detail, then the model, the sandbox, the
+//! scroll hint and the gauge altogether; an activity still too long is cut with `…` last. The mode and
 //! "waiting for your approval" (or "… answer") never give way (a bar narrower than both cuts at the edge).
 //! The layout is a pure function of the parts' texts ([`fit`]), tested without a terminal.
 
@@ -47,6 +47,7 @@ pub const GIVE_WAY: &[Part] = &[
     Part::Scrolled,
     Part::Activity,
     Part::Model,
+    Part::Sandbox,
     Part::Scrolled,
     Part::Gauge,
 ];
@@ -220,13 +221,13 @@ pub fn segments(app: &App, now: Instant) -> Vec<Segment> {
 
 /// The sandbox's part: its mode in force, in `warn` style when it fell back to off.
 fn sandbox(r: &SandboxReport, bar: Style, warn: Style) -> Segment {
-    let words = r.mode_words();
-    let style = if r.fell_back() { warn } else { bar };
-    Segment::new(
-        Part::Sandbox,
-        vec![format!("sandbox: {words}"), words],
-        style,
-    )
+    let (short, style) = if r.fell_back() {
+        ("no sandbox".to_owned(), warn)
+    } else {
+        (r.mode_words(), bar)
+    };
+    let forms = vec![format!("sandbox: {}", r.mode_words()), short, String::new()];
+    Segment::new(Part::Sandbox, forms, style)
 }
 
 pub fn draw(f: &mut Frame, area: Rect, app: &App, now: Instant) {
@@ -401,10 +402,13 @@ mod tests {
             " BALANCED  workspace-write · qwen2.5-coder"
         );
         assert_eq!(shown(30, &segs), " BALANCED  workspace-write");
+        // Narrower still, it goes after the model, before the gauge would.
+        assert_eq!(shown(20, &segs), " BALANCED ");
 
         let (app, segs) = with_sandbox(report(Sandbox::Off, Err("no bwrap".into())));
         assert!(shown(200, &segs).starts_with(" BALANCED  sandbox: off (no backend) · qwen"));
         assert_eq!(segs[1].style, app.theme().mode_auto, "the warning style");
+        assert_eq!(shown(30, &segs), " BALANCED  no sandbox");
         let (_, segs) = with_sandbox(report(Sandbox::ReadOnly, Ok("landlock".into())));
         assert!(shown(200, &segs).starts_with(" BALANCED  sandbox: read-only · "));
     }
