@@ -63,7 +63,7 @@ async fn allow_runs_the_call_and_the_request_says_what_it_is() {
             "subtype": "can_use_tool", "tool_name": "run_command",
             "tool_input": {"cmd": "touch made", "flag": null}, "call_id": "c1",
             "display": "touch made", "diff": null, "preview": null, "caution": null,
-            "judge_reason": null, "position": 1, "total": 1,
+            "rerun": null, "judge_reason": null, "position": 1, "total": 1,
         }})
     );
     // The request comes after the call is announced and asked about, before it runs.

@@ -44,6 +44,7 @@ mod retries;
 mod sandbox_config;
 mod sandbox_core;
 mod sandbox_mcp;
+mod sandbox_rerun;
 mod sandbox_trust;
 mod screenshots_script;
 mod search_tools;

@@ -7,7 +7,7 @@
 //! [`Sandbox::wrap`](crate::sandbox::Sandbox::wrap) — `None` runs it as it is, a wrapped argv
 //! runs instead (same environment, directory, process group, timeout and output), an error
 //! runs nothing and is the result. A confined command that fails has its output read for the
-//! sandbox's part ([`crate::sandbox::denial`]), so the lifecycle can offer a rerun outside.
+//! sandbox's part ([`crate::sandbox::denial()`]), so the lifecycle can offer a rerun outside.
 //! Functions ignore the confinement: they may answer through their return value or (once)
 //! through `output_cb`, are stopped by a watchdog after the same timeout, and a panic inside
 //! one is an error result. [`guarded`] runs a tool's output functions: one that panics

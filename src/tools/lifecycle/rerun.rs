@@ -104,6 +104,13 @@ impl Batch {
         match choice {
             // Always accept is Accept: a rerun outside is never remembered.
             UserChoice::Accept | UserChoice::AlwaysAccept => {
+                // Started again: the front-ends show it running (outside, this time).
+                fx.push(Effect::Emit(Event::ToolStarted {
+                    call_id: inv.function_call.id.clone(),
+                    name: inv.name.clone(),
+                    cmd_string: progress.cmd_string.clone(),
+                    args: inv.args.clone(),
+                }));
                 progress.outside = true;
                 self.phase = Phase::Running(progress);
                 self.run_next(fx);
