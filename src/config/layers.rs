@@ -33,6 +33,8 @@ pub(super) struct ReadLayers {
     pub project_windows: ProjectWindows,
     /// The project file's `[sandbox]`, taken out of its layer: it may only tighten.
     pub project_sandbox: Option<super::sandbox::SandboxFile>,
+    /// The project file's `[mcp_servers.NAME] sandbox = true`s (they only tighten).
+    pub project_mcp_sandboxed: Vec<super::mcp::ProjectSandboxed>,
 }
 
 /// Paths of the user and project config files for these overrides, and whether the user file
@@ -55,12 +57,14 @@ pub(super) fn read_layers(o: &Overrides, env: &dyn Env) -> Result<ReadLayers, Co
     let mut layers = Vec::new();
     let mut project_windows = ProjectWindows::default();
     let mut project_sandbox = None;
+    let mut project_mcp_sandboxed = Vec::new();
     if let Some(l) = read_layer(&user_path, required)? {
         layers.push(l);
     }
     let same_file =
         std::fs::canonicalize(&project_path).ok() == std::fs::canonicalize(&user_path).ok();
     if !same_file && let Some(mut l) = read_layer(&project_path, false)? {
+        project_mcp_sandboxed = super::mcp::take_project_sandboxed(&mut l);
         warnings.extend(project::narrow(&mut l));
         project_windows = project::take_windows(&mut l)?;
         project_sandbox = l.file.sandbox.take();
@@ -72,6 +76,7 @@ pub(super) fn read_layers(o: &Overrides, env: &dyn Env) -> Result<ReadLayers, Co
         warnings,
         project_windows,
         project_sandbox,
+        project_mcp_sandboxed,
     })
 }
 

@@ -1,6 +1,8 @@
 //! `[mcp_servers.NAME]`: MCP servers whose tools are offered to the model (SPEC §8.4). Plain
 //! data here, checked; starting them is `crate::mcp`. Not settable by a project file: a server
-//! is a program to run (or a place to send calls), like a command tool.
+//! is a program to run (or a place to send calls), like a command tool. The one exception
+//! tightens: a project's `[mcp_servers.NAME] sandbox = true` makes the user's stdio server
+//! `NAME` start inside the sandbox; a project's `sandbox = false` is dropped like the rest.
 //!
 //! ```toml
 //! [mcp_servers.github]
@@ -16,6 +18,7 @@
 //! protect = false                      # auto mode: always ask
 //! judge = true                         # auto mode: the judge may vet a call
 //! allowed_tools = ["search_code"]      # never ask for these
+//! sandbox = true                       # stdio: start it inside the sandbox (default false)
 //! [mcp_servers.github.tools.create_issue]
 //! protect = true                       # per tool: require_approval_before, protect, judge
 //! ```
@@ -30,8 +33,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::error::ConfigError;
-use super::layers::Origins;
+use super::error::{ConfigError, find_key_line};
+use super::layers::{Layer, Origins};
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -58,6 +61,8 @@ pub struct McpServerFile {
     pub allowed_tools: Vec<String>,
     #[serde(default)]
     pub tools: BTreeMap<String, McpToolFile>,
+    /// A stdio server starts inside the sandbox (`[sandbox]`, its network setting included).
+    pub sandbox: Option<bool>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
@@ -108,6 +113,8 @@ pub struct McpServerConfig {
     pub tools: BTreeMap<String, McpToolFile>,
     /// The server's tool names that never ask.
     pub allowed_tools: Vec<String>,
+    /// A stdio server starts inside the chat's sandbox (`sandbox = true`; default false).
+    pub sandbox: bool,
 }
 
 impl McpServerConfig {
@@ -223,6 +230,12 @@ fn server(
             }
         }
         (None, Some(u)) => {
+            if f.sandbox == Some(true) {
+                return Err(invalid(
+                    "sandbox",
+                    "the sandbox is for stdio servers (`command`), which sayso starts; an HTTP server runs elsewhere".into(),
+                ));
+            }
             if !(u.starts_with("http://") || u.starts_with("https://")) {
                 return Err(invalid(
                     "url",
@@ -264,8 +277,64 @@ fn server(
         },
         tools: f.tools.clone(),
         allowed_tools: f.allowed_tools.clone(),
+        sandbox: f.sandbox.unwrap_or(false),
     })
 }
+
+/// A project file's `[mcp_servers.NAME] sandbox = true`, where it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ProjectSandboxed {
+    pub name: String,
+    /// `path:line`.
+    pub location: String,
+}
+
+/// Takes a project file's `sandbox = true` out of each `[mcp_servers.NAME]` of `layer`: the one
+/// thing a project may say about a server, since it only tightens (the server then starts
+/// inside the sandbox). Everything else there — a `sandbox = false` included — stays, for the
+/// narrowing to drop with a warning; a table that said only `sandbox = true` is removed.
+pub(super) fn take_project_sandboxed(layer: &mut Layer) -> Vec<ProjectSandboxed> {
+    let mut taken = Vec::new();
+    layer.file.mcp_servers.retain(|name, f| {
+        if f.sandbox != Some(true) {
+            return true;
+        }
+        let table = format!("mcp_servers.{name}");
+        let line = find_key_line(&layer.source, &table, "sandbox")
+            .map(|n| format!(":{n}"))
+            .unwrap_or_default();
+        taken.push(ProjectSandboxed {
+            name: name.clone(),
+            location: format!("{}{line}", layer.path.display()),
+        });
+        f.sandbox = None;
+        *f != McpServerFile::default()
+    });
+    taken
+}
+
+/// Applies the project's `sandbox = true`s to the user's servers; a warning for each that
+/// names no stdio server of the user's config (nothing to tighten).
+pub(super) fn tighten(servers: &mut [McpServerConfig], asked: &[ProjectSandboxed]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for a in asked {
+        match servers.iter_mut().find(|s| s.name == a.name) {
+            Some(s) if matches!(s.transport, McpTransport::Stdio { .. }) => s.sandbox = true,
+            Some(_) => warnings.push(format!(
+                "{}: ignoring `mcp_servers.{}.sandbox`: `{}` is an HTTP server, which sayso does not start",
+                a.location, a.name, a.name
+            )),
+            None => warnings.push(format!(
+                "{}: ignoring `mcp_servers.{}.sandbox`: your config has no MCP server `{}`",
+                a.location, a.name, a.name
+            )),
+        }
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod project_tests;
 
 #[cfg(test)]
 mod tests {
@@ -304,6 +373,7 @@ mod tests {
                 },
             )]),
             allowed_tools: vec![],
+            sandbox: false,
         };
         assert!(!c.approval_for("read", false).protect);
         assert!(c.approval_for("drop_table", true).protect);
@@ -311,5 +381,42 @@ mod tests {
             !c.approval_for("safe_delete", true).protect,
             "the config wins"
         );
+    }
+
+    #[test]
+    fn only_a_stdio_server_may_ask_for_the_sandbox_and_it_is_off_by_default() {
+        let origins = Origins::new(&[]);
+        let stdio = |sandbox| McpServerFile {
+            command: Some("srv".into()),
+            sandbox,
+            ..Default::default()
+        };
+        for (file, want) in [
+            (stdio(None), Ok(false)),
+            (stdio(Some(false)), Ok(false)),
+            (stdio(Some(true)), Ok(true)),
+            (
+                McpServerFile {
+                    url: Some("http://127.0.0.1:1/mcp".into()),
+                    sandbox: Some(false),
+                    ..Default::default()
+                },
+                Ok(false),
+            ),
+            (
+                McpServerFile {
+                    url: Some("http://127.0.0.1:1/mcp".into()),
+                    sandbox: Some(true),
+                    ..Default::default()
+                },
+                Err("mcp_servers.s.sandbox"),
+            ),
+        ] {
+            match (server("s", &file, origins), want) {
+                (Ok(c), Ok(w)) => assert_eq!(c.sandbox, w, "{file:?}"),
+                (Err(e), Err(key)) => assert!(e.to_string().contains(key), "{e}"),
+                (got, _) => panic!("{file:?}: {got:?}"),
+            }
+        }
     }
 }

@@ -252,6 +252,7 @@ impl Config {
             mut warnings,
             project_windows,
             project_sandbox,
+            project_mcp_sandboxed,
         } = layers::read_layers(o, env)?;
         let (rules, rule_warnings) = approvals::rules(&layers)?;
         warnings.extend(rule_warnings);
@@ -280,6 +281,7 @@ impl Config {
         let mut tools = validate::tool_settings(o, &merged, origins)?;
         tools.rules = rules;
         tools.mcp_servers = mcp::servers(&merged.mcp_servers, origins)?;
+        warnings.extend(mcp::tighten(&mut tools.mcp_servers, &project_mcp_sandboxed));
         let ui = validate::ui(&merged, origins)?;
         let judge = validate::judge(&merged, origins)?;
         let sessions = sessions::settings(&merged, origins)?;

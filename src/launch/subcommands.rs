@@ -192,8 +192,14 @@ async fn started_mcp(config: &Config) -> Option<std::sync::Arc<crate::mcp::serve
     if config.tools.mcp_servers.is_empty() {
         return None;
     }
-    let servers =
-        crate::mcp::servers::Servers::start(&config.tools.mcp_servers, &config.secret_env);
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    // The same sandbox a chat here would have (`agent::build`).
+    let sandbox = crate::agent::chat_sandbox(config, &cwd);
+    let servers = crate::mcp::servers::Servers::start(
+        &config.tools.mcp_servers,
+        &config.secret_env,
+        std::sync::Arc::new(sandbox),
+    );
     servers.wait_started().await;
     Some(servers)
 }

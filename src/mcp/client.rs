@@ -81,6 +81,9 @@ pub struct ServerSpec {
     /// Environment variable names that must NOT be passed to a stdio server (the provider API
     /// keys); they are removed from the child's environment unless `env` sets them explicitly.
     pub secret_env: Vec<String>,
+    /// The sandbox a stdio server starts in (its `sandbox = true`), as the settings say
+    /// (network included); `None`: unconfined. Ignored for HTTP servers.
+    pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
 }
 
 /// One tool as the server lists it.

@@ -1,7 +1,8 @@
 //! The chat's MCP servers: started at launch in the background (never blocking the UI), their
 //! status and tools, calls routed to the right connection (a crashed server is restarted once,
 //! on the next call), tool lists refreshed after `notifications/tools/list_changed`, and every
-//! server ended when the chat ends (dropping [`Servers`] kills what is still running).
+//! server ended when the chat ends (dropping [`Servers`] kills what is still running). A stdio
+//! server whose config says `sandbox = true` starts inside the chat's sandbox.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::client::{CallOutput, Connection, McpError, ServerSpec, ToolInfo, Transport};
 use super::schema::{Offered, offer};
 use crate::config::mcp::{McpServerConfig, McpTransport};
+use crate::sandbox::Sandbox;
 
 /// Where a server is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,8 +75,13 @@ pub struct Servers {
 }
 
 /// The spec the client connects with; `Err` when a header's variable is not set. `secret_env`:
-/// the variables a stdio server must not inherit (the provider keys, every `headers_env`).
-fn spec_of(c: &McpServerConfig, secret_env: &[String]) -> Result<ServerSpec, String> {
+/// the variables a stdio server must not inherit (the provider keys, every `headers_env`);
+/// `sandbox`: the chat's, which a stdio server with `sandbox = true` starts in.
+fn spec_of(
+    c: &McpServerConfig,
+    secret_env: &[String],
+    sandbox: &Arc<Sandbox>,
+) -> Result<ServerSpec, String> {
     let transport = match &c.transport {
         McpTransport::Stdio {
             command,
@@ -107,6 +114,7 @@ fn spec_of(c: &McpServerConfig, secret_env: &[String]) -> Result<ServerSpec, Str
         transport,
         startup_timeout: c.startup_timeout,
         secret_env: secret_env.to_vec(),
+        sandbox: c.sandbox.then(|| sandbox.clone()),
     })
 }
 
@@ -164,15 +172,20 @@ impl Server {
 
 impl Servers {
     /// Starts every enabled server in the background and returns at once. `secret_env`: the
-    /// provider key variables a stdio server must not inherit.
-    pub fn start(configs: &[McpServerConfig], secret_env: &[String]) -> Arc<Servers> {
+    /// provider key variables a stdio server must not inherit; `sandbox`: the chat's, for the
+    /// stdio servers whose config says `sandbox = true`.
+    pub fn start(
+        configs: &[McpServerConfig],
+        secret_env: &[String],
+        sandbox: Arc<Sandbox>,
+    ) -> Arc<Servers> {
         let generation = Arc::new(AtomicU64::new(0));
         let stop = CancellationToken::new();
         let servers: Vec<Arc<Server>> = configs
             .iter()
             .map(|c| {
                 Arc::new(Server {
-                    spec: spec_of(c, secret_env),
+                    spec: spec_of(c, secret_env, &sandbox),
                     config: c.clone(),
                     state: Mutex::new(State {
                         status: if c.enabled {

@@ -285,4 +285,33 @@ mod tests {
         let err = HelperPolicy::of(&run, true).unwrap_err();
         assert!(err.contains("not UTF-8"), "{err}");
     }
+
+    #[test]
+    fn a_hidden_file_inside_a_hidden_directory_is_covered_by_it() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("config/sayso");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("config.toml"), "").unwrap();
+        std::fs::write(home.path().join("other.toml"), "").unwrap();
+        let sandbox = Sandbox {
+            settings: Default::default(),
+            places: super::super::Places {
+                project: home.path().join("config"),
+                hidden: vec![
+                    dir.join("config.toml"),
+                    dir.clone(),
+                    home.path().join("other.toml"),
+                ],
+                ..Default::default()
+            },
+            backend: super::super::Backend::Landlock(1),
+            limits: Vec::new(),
+        };
+        let run = RunPolicy::for_run(&sandbox, home.path(), Confinement::Policy).unwrap();
+        let want: Vec<PathBuf> = [dir, home.path().join("other.toml")]
+            .iter()
+            .map(|p| resolved(p).unwrap())
+            .collect();
+        assert_eq!(run.hidden, want);
+    }
 }

@@ -63,16 +63,22 @@
 //! `HEAD` without starting git. Laying out a repository where no `.git` is (`HEAD`, then
 //! `config`, `objects/`, `refs/`…) is a protected write (`builtin/protected`).
 //!
-//! What this module does not do: it does not sandbox git; it does not look inside scripts or
-//! programs that run git themselves (`make`, `./build.sh`), nor foresee what the same command
-//! writes before its git runs (`tar x && git status`); and it does not vet a git command the
+//! Every git sayso starts itself also runs inside the chat's sandbox, read-only
+//! ([`confined`]): a second wall should a setting escape the table above.
+//!
+//! What this module does not do: it does not sandbox the git of a command (the runner does); it
+//! does not look inside scripts or programs that run git themselves (`make`, `./build.sh`), nor
+//! foresee what the same command writes before its git runs (`tar x && git status`); and it does not vet a git command the
 //! user approved by hand or remembered with "Always accept" (those run as the user asked).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::sandbox::Sandbox;
 use crate::tools::exec::shell::ChildEnv;
 
+pub mod confined;
+use confined::{command_of, confined_git};
 pub mod targets;
 pub use targets::{GitTarget, Target};
 
@@ -250,8 +256,8 @@ pub struct Inspection {
 impl Inspection {
     /// Lists the config as git sees it from `cwd` (nothing is executed by this listing).
     /// Outside a repository only the user's own config is listed: no repository keys.
-    pub fn run(cwd: &Path) -> Result<Self, String> {
-        Self::run_target(&Target::at(cwd))
+    pub fn run(cwd: &Path, sandbox: &Sandbox) -> Result<Self, String> {
+        Self::run_target(&Target::at(cwd), sandbox)
     }
 
     /// The same for the repository one git invocation will really use ([`targets`]): git is
@@ -259,24 +265,28 @@ impl Inspection {
     /// repository the way that git will (parent directories, `.git` files). A repository git
     /// refuses with the guarded settings (an embedded bare repository, dubious ownership) or
     /// a directory that does not exist is an error: sayso cannot see what git would read.
-    pub fn run_target(target: &Target) -> Result<Self, String> {
+    /// Git runs inside `sandbox`, read-only ([`confined`]); a sandbox that cannot be set up is
+    /// an error too.
+    pub fn run_target(target: &Target, sandbox: &Sandbox) -> Result<Self, String> {
         let git = git_program().ok_or("git was not found")?;
         let env = guard_env(&[]);
-        let git_cmd = |args: &[&str]| {
-            let mut cmd = Command::new(git);
+        let git_cmd = |args: &[&str]| -> Result<Command, String> {
+            let mut argv = vec![git.display().to_string()];
             if let Some(d) = &target.git_dir {
-                cmd.arg("--git-dir").arg(d);
+                argv.extend(["--git-dir".to_owned(), d.display().to_string()]);
             }
             if let Some(w) = &target.work_tree {
-                cmd.arg("--work-tree").arg(w);
+                argv.extend(["--work-tree".to_owned(), w.display().to_string()]);
             }
-            cmd.args(args)
-                .current_dir(&target.dir)
+            argv.extend(args.iter().map(|a| (*a).to_owned()));
+            let argv = confined_git(sandbox, argv, &target.dir)?;
+            let mut cmd = command_of(&argv).ok_or("cannot run git: no program")?;
+            cmd.current_dir(&target.dir)
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped());
             env.apply_to(&mut cmd);
-            cmd
+            Ok(cmd)
         };
         if !target.dir.is_dir() {
             return Err(format!(
@@ -284,7 +294,7 @@ impl Inspection {
                 target.dir.display()
             ));
         }
-        let located = git_cmd(&["rev-parse", "--absolute-git-dir", "--git-common-dir"])
+        let located = git_cmd(&["rev-parse", "--absolute-git-dir", "--git-common-dir"])?
             .output()
             .map_err(|e| format!("cannot run git: {e}"))?;
         // The git directory, and the common one (a linked worktree's hooks live there).
@@ -305,7 +315,7 @@ impl Inspection {
             }
             None
         };
-        let out = git_cmd(&["config", "--list", "--show-origin", "--show-scope", "-z"])
+        let out = git_cmd(&["config", "--list", "--show-origin", "--show-scope", "-z"])?
             .output()
             .map_err(|e| format!("cannot run git: {e}"))?;
         if !out.status.success() {

@@ -74,6 +74,7 @@ fn stdio_spec(name: &str, script: &Path, args: &[&str]) -> ServerSpec {
         },
         startup_timeout: Duration::from_secs(30),
         secret_env: Vec::new(),
+        sandbox: None,
     }
 }
 

@@ -1,6 +1,7 @@
-//! A stdio MCP server we spawned: starting it as the leader of its own process group with the
-//! environment it may see, keeping the last few KiB of its stderr, noticing when it exits, and
-//! signalling its whole group (SIGTERM, then SIGKILL).
+//! A stdio MCP server we spawned: starting it (inside the sandbox when its config says
+//! `sandbox = true`) as the leader of its own process group with the environment it may see,
+//! keeping the last few KiB of its stderr, noticing when it exits, and signalling its whole
+//! group (SIGTERM, then SIGKILL).
 //!
 //! Not: the group-id checks and the signalling (that is [`crate::process_group`], shared with
 //! the shell runner); JSON-RPC. The caller gets the child's stdout and stdin and hands them to `rmcp`.
@@ -17,6 +18,7 @@ use tokio::sync::watch;
 
 use super::ServerSpec;
 use crate::process_group;
+use crate::sandbox::Confinement;
 
 /// How much of the server's stderr we keep.
 const STDERR_KEEP: usize = 4096;
@@ -45,7 +47,34 @@ pub(super) struct Spawned {
     pub stdin: ChildStdin,
 }
 
-/// Spawns `command args…` for `spec`. The error is the reason, for `McpError::Start`.
+/// `command args…` as the argv that starts it: inside the server's sandbox
+/// (`Confinement::Policy`: the chat's settings, network included) when it has one, else as
+/// it is. A sandbox that cannot be set up is an error: the server does not start unconfined.
+fn confined_argv(
+    spec: &ServerSpec,
+    command: &str,
+    args: &[String],
+    cwd: Option<&std::path::Path>,
+) -> Result<Vec<String>, String> {
+    let argv: Vec<String> = std::iter::once(command.to_owned())
+        .chain(args.iter().cloned())
+        .collect();
+    let Some(sandbox) = &spec.sandbox else {
+        return Ok(argv);
+    };
+    let here = match cwd {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?,
+    };
+    match sandbox.wrap(&argv, &here, Confinement::Policy) {
+        Ok(None) => Ok(argv),
+        Ok(Some(wrapped)) => Ok(wrapped),
+        Err(e) => Err(crate::tools::exec::runner::sandbox_setup_error(&e)),
+    }
+}
+
+/// Spawns `command args…` for `spec`, inside its sandbox when it has one. The error is the
+/// reason, for `McpError::Start`.
 pub(super) fn spawn(
     spec: &ServerSpec,
     command: &str,
@@ -53,8 +82,10 @@ pub(super) fn spawn(
     env: &std::collections::BTreeMap<String, String>,
     cwd: Option<&std::path::Path>,
 ) -> Result<Spawned, String> {
-    let mut cmd = Command::new(command);
-    cmd.args(args)
+    let argv = confined_argv(spec, command, args, cwd)?;
+    let (program, rest) = argv.split_first().ok_or("no program to run")?;
+    let mut cmd = Command::new(program);
+    cmd.args(rest)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -181,7 +181,7 @@ impl Tool for CmdTool {
         };
         // A command the safe list would run unasked runs hardened, however it was approved.
         let env = if self.text_safe(inv) == Some(true) {
-            unattended::safe_list_env(&script, &inv.cwd)
+            unattended::safe_list_env(&script, &inv.cwd, &inv.ctx.sandbox)
         } else {
             ChildEnv::default()
         };
@@ -256,7 +256,7 @@ impl CmdTool {
         };
         Some(
             unattended::system_path_refusal(&cmd, &inv.cwd, &inv.ctx.own_paths).is_none()
-                && unattended::safe_list_git_refusal(&cmd, &inv.cwd).is_none(),
+                && unattended::safe_list_git_refusal(&cmd, &inv.cwd, &inv.ctx.sandbox).is_none(),
         )
     }
 
@@ -272,9 +272,9 @@ impl CmdTool {
         if self.text_safe(inv) == Some(true)
             && unattended::system_path_refusal(&cmd, &inv.cwd, &inv.ctx.own_paths).is_none()
         {
-            return unattended::safe_list_git_refusal(&cmd, &inv.cwd);
+            return unattended::safe_list_git_refusal(&cmd, &inv.cwd, &inv.ctx.sandbox);
         }
-        unattended::judged_git_refusal(&cmd, &inv.cwd)
+        unattended::judged_git_refusal(&cmd, &inv.cwd, &inv.ctx.sandbox)
     }
 }
 

@@ -4,7 +4,8 @@
 //! every git it starts gets the guarded environment of [`crate::tools::git_guard`] (with the
 //! repository's filter drivers blanked by name) and `--no-ext-diff --no-textconv
 //! --ignore-submodules=all --submodule=short`, in its own process group through the shell
-//! runner. What cannot be neutralised — a repository `core.worktree` (git would read another
+//! runner, and inside the chat's sandbox read-only (a second wall: whatever git would still run
+//! can write nothing; a sandbox that cannot be set up fails the call). What cannot be neutralised — a repository `core.worktree` (git would read another
 //! directory), or a git too old to turn lazy fetching off — makes the call ask the user.
 //!
 //! A change to a path a `deny` path rule covers (the tool's or `*`'s) is left out of every
@@ -16,7 +17,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::sandbox::Sandbox;
 use crate::tools::exec::shell::{ChildEnv, ShellProgram, ShellSpec, run_shell};
+use crate::tools::git_guard::confined::confined_git;
 use crate::tools::git_guard::{self, Inspection};
 
 use crate::provider::ToolSpec;
@@ -27,8 +30,14 @@ pub struct GetChangedFiles;
 
 const STATES: [&str; 3] = ["unstaged", "staged", "merge-conflicts"];
 
-/// Runs one git command, hardened (see the module doc), in its own process group.
-async fn git(cwd: &Path, env: &ChildEnv, args: &[&str]) -> Result<String, String> {
+/// Runs one git command, hardened (see the module doc), in its own process group, inside the
+/// chat's sandbox read-only.
+async fn git(
+    sandbox: &Sandbox,
+    cwd: &Path,
+    env: &ChildEnv,
+    args: &[&str],
+) -> Result<String, String> {
     let program = git_guard::git_program().ok_or("git was not found on PATH")?;
     let mut argv = vec![
         program.display().to_string(),
@@ -37,7 +46,7 @@ async fn git(cwd: &Path, env: &ChildEnv, args: &[&str]) -> Result<String, String
     ];
     argv.extend(args.iter().map(|a| (*a).to_owned()));
     let spec = ShellSpec {
-        program: ShellProgram::Argv(argv),
+        program: ShellProgram::Argv(confined_git(sandbox, argv, cwd)?),
         cwd: cwd.to_path_buf(),
         env: env.clone(),
         // The function watchdog (opts.timeout) bounds the whole tool; dropping this future
@@ -95,7 +104,8 @@ fn requested(args: &Value) -> Result<Vec<&'static str>, String> {
 async fn changed(inv: &Invocation) -> Result<(String, String), String> {
     let states = requested(&inv.args)?;
     let cwd = inv.cwd.clone();
-    let filters = tokio::task::spawn_blocking(move || Inspection::run(&cwd))
+    let sandbox = inv.ctx.sandbox.clone();
+    let filters = tokio::task::spawn_blocking(move || Inspection::run(&cwd, &sandbox))
         .await
         .map_err(|e| format!("get_changed_files stopped: {e}"))??
         .filters;
@@ -105,6 +115,7 @@ async fn changed(inv: &Invocation) -> Result<(String, String), String> {
     let run_git = |args: Vec<&'static str>, excluding: bool| {
         let env = env.clone();
         let cwd = inv.cwd.clone();
+        let sandbox = inv.ctx.sandbox.clone();
         let excludes = if excluding {
             excludes.clone()
         } else {
@@ -116,7 +127,7 @@ async fn changed(inv: &Invocation) -> Result<(String, String), String> {
                 args.push("--");
                 args.extend(excludes.iter().map(String::as_str));
             }
-            git(&cwd, &env, &args).await
+            git(&sandbox, &cwd, &env, &args).await
         }
     };
     let git = |args: Vec<&'static str>| run_git(args, true);
@@ -251,11 +262,11 @@ fn expand_braces(pattern: &str) -> Vec<String> {
 
 /// Why git cannot be trusted to read this working tree's own files (its version, or a config
 /// that points it at another directory): such a call is the user's to confirm.
-fn worktree_refusal(cwd: &Path) -> Option<String> {
+fn worktree_refusal(cwd: &Path, sandbox: &Sandbox) -> Option<String> {
     if let Some(why) = git_guard::version_refusal() {
         return Some(why);
     }
-    let inspection = Inspection::run(cwd).ok()?;
+    let inspection = Inspection::run(cwd, sandbox).ok()?;
     inspection.worktree_override().map(|k| {
         format!(
             "this repository's git config sets `{}` ({}), so git would read files of another directory",
@@ -295,7 +306,7 @@ impl Tool for GetChangedFiles {
 
     fn policy(&self, inv: &Invocation) -> Policy {
         Policy {
-            must_ask: worktree_refusal(&inv.cwd),
+            must_ask: worktree_refusal(&inv.cwd, &inv.ctx.sandbox),
             ..Policy::default()
         }
     }

@@ -34,12 +34,24 @@ pub(super) fn is_executable(p: &Path) -> bool {
     }
 }
 
-/// The installed git's version, read once.
+/// The installed git's version, read once. This git reads no config at all (no system, user
+/// or repository file, no inherited `GIT_*` variable) and runs in `/`: it runs outside the
+/// sandbox (it is read once, before any chat's sandbox exists), so nothing may make it run a
+/// program or write a file (`trace2.normalTarget` in the user's config would, for any git).
 pub fn version() -> Option<(u32, u32)> {
     static VERSION: OnceLock<Option<(u32, u32)>> = OnceLock::new();
     *VERSION.get_or_init(|| {
-        let out = Command::new(git_program()?)
+        let mut cmd = Command::new(git_program()?);
+        for (k, _) in std::env::vars_os() {
+            if k.to_string_lossy().starts_with("GIT_") {
+                cmd.env_remove(k);
+            }
+        }
+        let out = cmd
             .arg("--version")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .current_dir("/")
             .stdin(Stdio::null())
             .output()
             .ok()?;

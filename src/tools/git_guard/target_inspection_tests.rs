@@ -31,10 +31,12 @@ fn a_vendored_repository_is_inspected_where_git_runs() {
     git(&sub, &["init", "-q"]);
     git(&sub, &["config", "core.fsmonitor", "/x/evil"]);
     assert_eq!(
-        Inspection::run(dir.path()).unwrap().unattended_refusal(),
+        Inspection::run(dir.path(), &Sandbox::off())
+            .unwrap()
+            .unattended_refusal(),
         None
     );
-    let why = Inspection::run_target(&Target::at(&sub))
+    let why = Inspection::run_target(&Target::at(&sub), &Sandbox::off())
         .unwrap()
         .unattended_refusal()
         .unwrap();
@@ -42,7 +44,7 @@ fn a_vendored_repository_is_inspected_where_git_runs() {
     // From a directory inside it, git finds the same repository.
     std::fs::create_dir(sub.join("src")).unwrap();
     assert!(
-        Inspection::run_target(&Target::at(&sub.join("src")))
+        Inspection::run_target(&Target::at(&sub.join("src")), &Sandbox::off())
             .unwrap()
             .unattended_refusal()
             .is_some()
@@ -53,7 +55,7 @@ fn a_vendored_repository_is_inspected_where_git_runs() {
         work_tree: Some(sub.clone()),
     };
     assert!(
-        Inspection::run_target(&explicit)
+        Inspection::run_target(&explicit, &Sandbox::off())
             .unwrap()
             .unattended_refusal()
             .is_some()
@@ -71,7 +73,7 @@ fn a_git_file_is_followed_to_its_repository() {
     let sub = dir.path().join("linked");
     std::fs::create_dir(&sub).unwrap();
     std::fs::write(sub.join(".git"), format!("gitdir: {}\n", gitdir.display())).unwrap();
-    let why = Inspection::run_target(&Target::at(&sub))
+    let why = Inspection::run_target(&Target::at(&sub), &Sandbox::off())
         .unwrap()
         .unattended_refusal()
         .unwrap();
@@ -83,9 +85,10 @@ fn an_embedded_bare_repository_and_a_missing_directory_are_errors() {
     let dir = project();
     git(dir.path(), &["init", "-q", "--bare", "fixtures/repo.git"]);
     let bare = dir.path().join("fixtures/repo.git");
-    let err = Inspection::run_target(&Target::at(&bare)).unwrap_err();
+    let err = Inspection::run_target(&Target::at(&bare), &Sandbox::off()).unwrap_err();
     assert!(err.contains("safe.bareRepository"), "{err}");
-    let err = Inspection::run_target(&Target::at(&dir.path().join("not-yet"))).unwrap_err();
+    let err = Inspection::run_target(&Target::at(&dir.path().join("not-yet")), &Sandbox::off())
+        .unwrap_err();
     assert!(err.contains("not a directory"), "{err}");
 }
 
@@ -121,6 +124,6 @@ fn a_linked_worktree_reports_the_hooks_of_its_repository() {
     std::fs::write(&hook, "#!/bin/sh\n").unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let i = Inspection::run_target(&Target::at(&dir.path().join("wt"))).unwrap();
+    let i = Inspection::run_target(&Target::at(&dir.path().join("wt")), &Sandbox::off()).unwrap();
     assert_eq!(i.hooks, ["post-checkout"]);
 }

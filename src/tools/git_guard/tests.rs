@@ -231,7 +231,7 @@ impl Canary {
     /// Runs `args` with the guarded environment (filters learnt by inspection) and flags as
     /// sayso adds them; returns stdout.
     fn run(&self, args: &[&str]) -> String {
-        let inspection = Inspection::run(&self.repo).unwrap();
+        let inspection = Inspection::run(&self.repo, &Sandbox::off()).unwrap();
         let env = guard_env(&inspection.filters);
         let mut cmd = Command::new(git_program().unwrap());
         cmd.args(args).current_dir(&self.repo);
@@ -292,7 +292,7 @@ fn the_guarded_environment_stops_what_it_claims_to() {
         .output()
         .unwrap();
     assert!(c.marker.exists(), "the planted settings are live");
-    let inspection = Inspection::run(&c.repo).unwrap();
+    let inspection = Inspection::run(&c.repo, &Sandbox::off()).unwrap();
     assert_eq!(inspection.filters, ["evil"]);
     assert_eq!(
         inspection.auto_run_refusal(),
@@ -309,7 +309,7 @@ fn textconv_and_diff_commands_are_reported_not_auto_approved() {
     let script = c.script.display().to_string();
     c.set("diff.evil.textconv", &script);
     c.attributes("*.txt diff=evil");
-    let refusal = Inspection::run(&c.repo)
+    let refusal = Inspection::run(&c.repo, &Sandbox::off())
         .unwrap()
         .auto_run_refusal()
         .unwrap();
@@ -327,7 +327,7 @@ fn textconv_and_diff_commands_are_reported_not_auto_approved() {
     };
     c.set("diff.external", &script);
     assert!(
-        Inspection::run(&c.repo)
+        Inspection::run(&c.repo, &Sandbox::off())
             .unwrap()
             .auto_run_refusal()
             .unwrap()
@@ -343,7 +343,7 @@ fn textconv_and_diff_commands_are_reported_not_auto_approved() {
     c.set("diff.evil.command", &script);
     c.attributes("*.txt diff=evil");
     assert!(
-        Inspection::run(&c.repo)
+        Inspection::run(&c.repo, &Sandbox::off())
             .unwrap()
             .auto_run_refusal()
             .unwrap()
@@ -361,7 +361,7 @@ fn a_parent_directory_repository_is_inspected_too() {
     c.set("core.worktree", "/");
     let sub = c.repo.join("sub");
     std::fs::create_dir(&sub).unwrap();
-    let i = Inspection::run(&sub).unwrap();
+    let i = Inspection::run(&sub, &Sandbox::off()).unwrap();
     assert_eq!(i.worktree_override().unwrap().key, "core.worktree");
     assert!(i.auto_run_refusal().unwrap().contains("core.worktree"));
 }
@@ -371,20 +371,27 @@ fn hooks_and_program_keys_stop_unattended_git() {
     let Some(c) = canary() else {
         return;
     };
-    assert_eq!(Inspection::run(&c.repo).unwrap().unattended_refusal(), None);
+    assert_eq!(
+        Inspection::run(&c.repo, &Sandbox::off())
+            .unwrap()
+            .unattended_refusal(),
+        None
+    );
     std::fs::copy(&c.script, c.repo.join(".git/hooks/pre-commit")).unwrap();
-    let why = Inspection::run(&c.repo)
+    let why = Inspection::run(&c.repo, &Sandbox::off())
         .unwrap()
         .unattended_refusal()
         .unwrap();
     assert!(why.contains("hooks (pre-commit)"), "{why}");
     assert_eq!(
-        Inspection::run(&c.repo).unwrap().auto_run_refusal(),
+        Inspection::run(&c.repo, &Sandbox::off())
+            .unwrap()
+            .auto_run_refusal(),
         None,
         "the safe list runs with hooks off"
     );
     c.set("core.fsmonitor", "x");
-    let why = Inspection::run(&c.repo)
+    let why = Inspection::run(&c.repo, &Sandbox::off())
         .unwrap()
         .unattended_refusal()
         .unwrap();
@@ -401,7 +408,7 @@ fn submodules_are_reported() {
         "[submodule \"s\"]\n\tpath = s\n",
     )
     .unwrap();
-    let why = Inspection::run(&c.repo)
+    let why = Inspection::run(&c.repo, &Sandbox::off())
         .unwrap()
         .auto_run_refusal()
         .unwrap();
@@ -414,7 +421,7 @@ fn outside_a_repository_nothing_is_reported() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let i = Inspection::run(dir.path()).unwrap();
+    let i = Inspection::run(dir.path(), &Sandbox::off()).unwrap();
     assert_eq!(i.auto_run_refusal(), None);
 }
 

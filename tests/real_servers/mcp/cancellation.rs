@@ -197,6 +197,7 @@ async fn timeout_cancel_and_drop_each_send_notifications_cancelled() {
             },
             startup_timeout: Duration::from_secs(20),
             secret_env: Vec::new(),
+            sandbox: None,
         };
         let conn = connect(&spec).await;
         let never = CancellationToken::new();

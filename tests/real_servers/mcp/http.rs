@@ -77,6 +77,7 @@ async fn everything_over_streamable_http_lists_and_echoes() {
             },
             startup_timeout: Duration::from_secs(20),
             secret_env: Vec::new(),
+            sandbox: None,
         };
         let conn = connect(&spec).await;
         assert_eq!(conn.process_group(), None);
@@ -125,6 +126,7 @@ async fn http_to_a_closed_port_fails_to_start() {
         },
         startup_timeout: Duration::from_secs(10),
         secret_env: Vec::new(),
+        sandbox: None,
     };
     match within(Connection::connect(&spec)).await {
         Err(McpError::Start { server, reason }) => {

@@ -93,6 +93,7 @@ async fn a_server_that_dies_at_startup_reports_its_stderr() {
         },
         startup_timeout: Duration::from_secs(10),
         secret_env: Vec::new(),
+        sandbox: None,
     };
     match within(Connection::connect(&spec)).await {
         Err(McpError::Start { server, reason }) => {
@@ -116,6 +117,7 @@ async fn a_server_that_never_answers_times_out_at_startup_and_is_killed() {
         },
         startup_timeout: Duration::from_millis(500),
         secret_env: Vec::new(),
+        sandbox: None,
     };
     let started = Instant::now();
     match within(Connection::connect(&spec)).await {
@@ -144,6 +146,7 @@ async fn a_missing_command_fails_to_start() {
         },
         startup_timeout: Duration::from_secs(5),
         secret_env: Vec::new(),
+        sandbox: None,
     };
     let err = within(Connection::connect(&spec))
         .await

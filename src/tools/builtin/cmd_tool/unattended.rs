@@ -17,10 +17,12 @@
 //!   programs: a safe-list command when a setting cannot be neutralised, any other command (the
 //!   judge's, and in trust mode) when the repository names any program or has hooks. The
 //!   repository is the one each git of the command really uses (`cd sub &&`, `-C`, `GIT_DIR`…,
-//!   [`git_guard::targets`]); when that cannot be told, the command asks.
+//!   [`git_guard::targets`]); when that cannot be told, the command asks. The inspection's own
+//!   git runs in the chat's sandbox, read-only.
 
 use std::path::{Path, PathBuf};
 
+use crate::sandbox::Sandbox;
 use crate::tools::builtin::paths::resolve;
 use crate::tools::builtin::protected::{read_refusal, shell_arg_refusal};
 use crate::tools::exec::shell::ChildEnv;
@@ -39,6 +41,7 @@ fn git_targets(command: &str, cwd: &Path) -> Vec<GitTarget> {
 fn refusal_over(
     targets: &[GitTarget],
     cwd: &Path,
+    sandbox: &Sandbox,
     why: impl Fn(&Inspection) -> Option<String>,
 ) -> Option<String> {
     targets.iter().find_map(|t| match t {
@@ -46,7 +49,7 @@ fn refusal_over(
             "sayso cannot tell which repository git will use: {reason}"
         )),
         GitTarget::Known(target) => {
-            let found = match Inspection::run_target(target) {
+            let found = match Inspection::run_target(target, sandbox) {
                 Ok(i) => why(&i),
                 Err(e) => Some(e),
             }?;
@@ -246,7 +249,7 @@ fn grep_searches_cwd(args: &[String]) -> bool {
 
 /// Why a command that passed the text gate, and runs git, may not run unasked in `cwd` even
 /// with git's settings neutralised.
-pub fn safe_list_git_refusal(command: &str, cwd: &Path) -> Option<String> {
+pub fn safe_list_git_refusal(command: &str, cwd: &Path, sandbox: &Sandbox) -> Option<String> {
     let targets = git_targets(command, cwd);
     if targets.is_empty() {
         return None;
@@ -254,22 +257,23 @@ pub fn safe_list_git_refusal(command: &str, cwd: &Path) -> Option<String> {
     if let Some(why) = git_guard::version_refusal() {
         return Some(why);
     }
-    refusal_over(&targets, cwd, Inspection::auto_run_refusal)
+    refusal_over(&targets, cwd, sandbox, Inspection::auto_run_refusal)
 }
 
 /// Why a command that is not on the safe list, and runs git, may not be judged (the judge sees
 /// only the text; the repository decides what git runs).
-pub fn judged_git_refusal(command: &str, cwd: &Path) -> Option<String> {
+pub fn judged_git_refusal(command: &str, cwd: &Path, sandbox: &Sandbox) -> Option<String> {
     refusal_over(
         &git_targets(command, cwd),
         cwd,
+        sandbox,
         Inspection::unattended_refusal,
     )
 }
 
 /// The environment a safe-list command runs with: a clean `PATH`, and for git the guarded
 /// settings (with the repository's filter drivers blanked).
-pub fn safe_list_env(command: &str, cwd: &Path) -> ChildEnv {
+pub fn safe_list_env(command: &str, cwd: &Path, sandbox: &Sandbox) -> ChildEnv {
     let mut env = ChildEnv::default();
     if let Some(path) = std::env::var_os("PATH") {
         let root = resolve(cwd, ".").path;
@@ -286,7 +290,7 @@ pub fn safe_list_env(command: &str, cwd: &Path) -> ChildEnv {
         let mut filters: Vec<String> = Vec::new();
         for t in &targets {
             if let GitTarget::Known(t) = t
-                && let Ok(i) = Inspection::run_target(t)
+                && let Ok(i) = Inspection::run_target(t, sandbox)
             {
                 for f in i.filters {
                     if !filters.contains(&f) {
@@ -437,7 +441,7 @@ mod tests {
     #[test]
     fn the_path_of_a_safe_command_leaves_out_relative_and_project_directories() {
         let dir = tempfile::tempdir().unwrap();
-        let env = safe_list_env("ls", dir.path());
+        let env = safe_list_env("ls", dir.path(), &Sandbox::off());
         let path = &env.set.iter().find(|(k, _)| k == "PATH").unwrap().1;
         for d in std::env::split_paths(path) {
             assert!(d.is_absolute() && !d.starts_with(dir.path()), "{d:?}");
@@ -446,7 +450,7 @@ mod tests {
             !env.set.iter().any(|(k, _)| k == "GIT_CONFIG_COUNT"),
             "no git, no git settings"
         );
-        let env = safe_list_env("git status", dir.path());
+        let env = safe_list_env("git status", dir.path(), &Sandbox::off());
         assert!(env.set.iter().any(|(k, _)| k == "GIT_CONFIG_COUNT"));
     }
 }
