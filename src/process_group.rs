@@ -1,8 +1,10 @@
 //! Process groups sayso starts and stops, for the shell runner (`tools::exec::shell`) and the MCP
 //! stdio client (`mcp::client::process`):
 //!
-//! - [`own_group`]: a command is spawned as the leader of a new group (unix
-//!   `process_group(0)`), so the group id is the child's pid.
+//! - [`own_group`]: a command is spawned as the leader of a new session and so of a new group
+//!   (unix `setsid()` in the child), so the group id is the child's pid, and it has no
+//!   controlling terminal: nothing it starts can open `/dev/tty` to read the keys typed into
+//!   sayso or draw over its screen.
 //! - [`signalable`]: which ids may be signalled — never 0 (our own group), 1 (`kill(-1)` is
 //!   every process we may signal) or sayso's own group.
 //! - [`signal`] a whole group; [`alive`]: whether it still has a process that is not a zombie
@@ -28,10 +30,20 @@ pub const POLL: Duration = Duration::from_millis(20);
 /// uninterruptible sleep dies when it wakes).
 const AFTER_KILL: Duration = Duration::from_millis(300);
 
-/// Makes `cmd` start as the leader of its own process group (unix; elsewhere nothing).
+/// Makes `cmd` start as the leader of its own session and process group, without a
+/// controlling terminal (unix; elsewhere nothing).
 pub fn own_group(cmd: &mut tokio::process::Command) -> &mut tokio::process::Command {
     #[cfg(unix)]
-    cmd.process_group(0);
+    // SAFETY: the closure runs in the child between fork and exec and calls only setsid,
+    // which is async-signal-safe; it allocates nothing and touches no lock.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     cmd
 }
 

@@ -84,6 +84,25 @@ async fn own_group_makes_the_child_a_group_leader() {
 }
 
 #[tokio::test]
+async fn own_group_leads_a_session_of_its_own_without_a_terminal() {
+    // Fields 6 and 7 of /proc/PID/stat: the session id and the controlling terminal.
+    let mut child = spawn("echo $$ $(cut -d' ' -f6,7 /proc/$$/stat); sleep 30");
+    let stdout = child.stdout.take().expect("stdout");
+    let line = BufReader::new(stdout)
+        .lines()
+        .next_line()
+        .await
+        .expect("read")
+        .expect("a line");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(words.len(), 3, "{line}");
+    assert_eq!(words[1], words[0], "the session is the child's own: {line}");
+    assert_eq!(words[2], "0", "no controlling terminal: {line}");
+    stop(vec![pgid_of(&child)], Duration::from_secs(5)).await;
+    child.wait().await.unwrap();
+}
+
+#[tokio::test]
 async fn stop_ends_the_leader_and_its_background_children() {
     let mut child = spawn("sleep 30 & echo $!; wait");
     let bg = first_line(&mut child).await;

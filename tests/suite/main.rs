@@ -34,6 +34,7 @@ mod local_servers;
 mod local_timeouts;
 mod long_sessions;
 mod mcp_e2e;
+mod no_terminal;
 mod overflow_recovers;
 mod polite_probing;
 mod readme_examples;

@@ -4,9 +4,11 @@
 //! What it owns:
 //!
 //! - [`run_shell`]: spawns a [`ShellSpec`] (a script for `sh -c`, or an argv run directly) in
-//!   its own process group (unix `process_group(0)`, so the group id is the child's pid), stdin
-//!   null, cwd and extra environment set. Stdout and stderr are read concurrently while the
-//!   child runs, so a chatty child never blocks on a full pipe; each stream keeps its first
+//!   its own session and process group ([`crate::process_group::own_group`]: the group id is
+//!   the child's pid, and no controlling terminal, so a command cannot read the keys typed into
+//!   sayso from `/dev/tty` nor draw over its screen), stdin null, cwd and extra environment
+//!   set. Stdout and stderr are read concurrently while the child runs, so a chatty child
+//!   never blocks on a full pipe; each stream keeps its first
 //!   [`MAX_OUTPUT_BYTES`] and notes what was cut. The result is decoded lossily as UTF-8 and
 //!   ANSI-stripped ([`crate::tools::exec::ansi`]). It stops at the child's exit, at the spec's timeout, or
 //!   when the cancellation token fires.
