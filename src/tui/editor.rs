@@ -71,7 +71,9 @@ pub async fn edit(argv: &[String], text: &str) -> Outcome {
             Err(e) => Outcome::Unchanged(format!("could not read what the editor saved: {e}")),
             Ok(bytes) => match taken_back(&String::from_utf8_lossy(&bytes)) {
                 Some(t) => Outcome::Edited(t),
-                None => Outcome::Unchanged("the editor saved an empty file: the input is unchanged".into()),
+                None => Outcome::Unchanged(
+                    "the editor saved an empty file: the input is unchanged".into(),
+                ),
             },
         },
     }
@@ -93,13 +95,24 @@ fn write_temp(text: &str) -> std::io::Result<tempfile::NamedTempFile> {
 mod tests {
     use super::*;
 
+    /// `$VISUAL`, `$EDITOR`, and the argv (`Ok`) or a part of the error.
+    type Case<'a> = (
+        Option<&'a str>,
+        Option<&'a str>,
+        Result<&'a [&'a str], &'a str>,
+    );
+
     #[test]
     fn the_editor_command_comes_from_visual_then_editor_split_as_a_shell_would() {
-        let cases: &[(Option<&str>, Option<&str>, Result<&[&str], &str>)] = &[
+        let cases: &[Case] = &[
             (Some("vim"), Some("nano"), Ok(&["vim"])),
             (None, Some("code --wait"), Ok(&["code", "--wait"])),
             (Some("  "), Some("nano"), Ok(&["nano"])),
-            (None, Some("'/opt/my editor/bin/ed' -n"), Ok(&["/opt/my editor/bin/ed", "-n"])),
+            (
+                None,
+                Some("'/opt/my editor/bin/ed' -n"),
+                Ok(&["/opt/my editor/bin/ed", "-n"]),
+            ),
             (None, None, Err("no editor set")),
             (None, Some(""), Err("no editor set")),
             (None, Some("vim 'unclosed"), Err("$EDITOR")),
@@ -107,7 +120,7 @@ mod tests {
         for (visual, editor, want) in cases {
             let got = command(*visual, *editor);
             match want {
-                Ok(argv) => assert_eq!(got.as_deref(), Ok(*argv), "{visual:?} {editor:?}"),
+                Ok(argv) => assert_eq!(got.unwrap(), *argv, "{visual:?} {editor:?}"),
                 Err(part) => {
                     let e = got.unwrap_err();
                     assert!(e.contains(part), "{visual:?} {editor:?}: {e}");
@@ -152,7 +165,10 @@ mod tests {
         let mut lines = seen.lines();
         assert_eq!(lines.next(), Some("600"));
         let path = lines.next().unwrap();
-        assert!(!std::path::Path::new(path).exists(), "the temp file is removed");
+        assert!(
+            !std::path::Path::new(path).exists(),
+            "the temp file is removed"
+        );
         assert_eq!(lines.next(), Some("old"));
     }
 

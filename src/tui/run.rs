@@ -16,12 +16,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::app::{App, AppEvent, Effect, Returned, Status};
-use super::{editor, shell_escape};
 use super::notify::Notifier;
 use super::screen::Screen;
 use super::terminal::{self, Guard};
 use super::theme::Theme;
 use super::ui;
+use super::{editor, shell_escape};
 use crate::agent::Agent;
 use crate::agent::saving::Saving;
 use crate::agent::task::{self, Command};

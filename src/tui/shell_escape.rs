@@ -45,7 +45,9 @@ pub fn parse(line: &str) -> Option<Result<Escape, &'static str>> {
     };
     let command = command.trim();
     if command.is_empty() {
-        return Some(Err("type a command after ! (or !! to share it with the model)"));
+        return Some(Err(
+            "type a command after ! (or !! to share it with the model)",
+        ));
     }
     Some(Ok(Escape {
         command: command.to_owned(),

@@ -82,7 +82,10 @@ impl App {
                 self.flash = match done.shared() {
                     Some(text) => {
                         self.escapes.shared.push(text);
-                        Some("the command and its output go to the model with your next message".into())
+                        Some(
+                            "the command and its output go to the model with your next message"
+                                .into(),
+                        )
                     }
                     None => None,
                 };
@@ -115,9 +118,13 @@ mod tests {
         assert_eq!(a.update(key('e', ctrl)), [Effect::Editor("draft".into())]);
         // Ctrl+E alone is still the end of the line.
         assert_eq!(a.update(key('e', ctrl)), []);
-        a.update(AppEvent::Returned(Returned::Editor(Outcome::Edited("new".into()))));
+        a.update(AppEvent::Returned(Returned::Editor(Outcome::Edited(
+            "new".into(),
+        ))));
         assert_eq!(a.input().text(), "new");
-        a.update(AppEvent::Returned(Returned::Editor(Outcome::Unchanged("why".into()))));
+        a.update(AppEvent::Returned(Returned::Editor(Outcome::Unchanged(
+            "why".into(),
+        ))));
         assert_eq!((a.input().text().as_str(), a.flash()), ("new", Some("why")));
     }
 
@@ -162,7 +169,8 @@ mod tests {
         )));
         assert_eq!(enter(&mut a, "!!echo hi"), shell(true));
         a.update(done(true));
-        let [Effect::Send(sent)] = enter(&mut a, "next").as_slice() else {
+        let effects = enter(&mut a, "next");
+        let [Effect::Send(sent)] = effects.as_slice() else {
             panic!("one send")
         };
         assert!(sent.starts_with("I ran a shell command"), "{sent}");

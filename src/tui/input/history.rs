@@ -35,7 +35,10 @@ impl History {
             Err(crate::secrets::own_files::Refused::Missing) => (Vec::new(), None),
             Err(e) => (
                 Vec::new(),
-                Some(format!("the input history {} was not read: {e}", file.display())),
+                Some(format!(
+                    "the input history {} was not read: {e}",
+                    file.display()
+                )),
             ),
         };
         (

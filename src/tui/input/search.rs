@@ -129,12 +129,27 @@ mod tests {
         let ctrl = KeyModifiers::CONTROL;
         let mut s = Search::new("draft".into());
         let steps: Vec<(KeyEvent, Step)> = vec![
-            (press(KeyCode::Char('c'), none), Step::Show("cargo test".into())),
-            (press(KeyCode::Char('a'), none), Step::Show("cargo test".into())),
-            (press(KeyCode::Char('r'), ctrl), Step::Show("cargo build".into())),
+            (
+                press(KeyCode::Char('c'), none),
+                Step::Show("cargo test".into()),
+            ),
+            (
+                press(KeyCode::Char('a'), none),
+                Step::Show("cargo test".into()),
+            ),
+            (
+                press(KeyCode::Char('r'), ctrl),
+                Step::Show("cargo build".into()),
+            ),
             // No older one: the match stays, the search is failing.
-            (press(KeyCode::Char('r'), ctrl), Step::Show("cargo build".into())),
-            (press(KeyCode::Backspace, none), Step::Show("cargo test".into())),
+            (
+                press(KeyCode::Char('r'), ctrl),
+                Step::Show("cargo build".into()),
+            ),
+            (
+                press(KeyCode::Backspace, none),
+                Step::Show("cargo test".into()),
+            ),
             (
                 press(KeyCode::Enter, none),
                 Step::Accept {

@@ -38,7 +38,10 @@ fn done(command: &str, share: bool, stdout: &str, code: i32) -> Done {
 #[test]
 fn a_private_command_shows_a_block_and_shares_nothing() {
     let d = done("echo hi", false, "hi\n", 0);
-    assert_eq!(d.block(), "! (not sent to the model) $ echo hi\nhi\n[exit 0]");
+    assert_eq!(
+        d.block(),
+        "! (not sent to the model) $ echo hi\nhi\n[exit 0]"
+    );
     assert_eq!(d.shared(), None);
 }
 
@@ -46,7 +49,10 @@ fn a_private_command_shows_a_block_and_shares_nothing() {
 fn a_shared_command_gives_the_model_its_output_capped() {
     let d = done("echo hi", true, "hi\n", 3);
     let shared = d.shared().unwrap();
-    assert!(shared.contains("$ echo hi\n```\nhi\n```\n(exit 3)"), "{shared}");
+    assert!(
+        shared.contains("$ echo hi\n```\nhi\n```\n(exit 3)"),
+        "{shared}"
+    );
     let big = done("yes", true, &"y\n".repeat(SHARED_MAX), 0);
     let shared = big.shared().unwrap();
     assert!(shared.len() < SHARED_MAX + 500, "{}", shared.len());
@@ -56,10 +62,7 @@ fn a_shared_command_gives_the_model_its_output_capped() {
 #[test]
 fn shared_blocks_go_before_the_next_message() {
     assert_eq!(with_shared(&[], "hi"), "hi");
-    assert_eq!(
-        with_shared(&["A".into(), "B".into()], "hi"),
-        "A\n\nB\n\nhi"
-    );
+    assert_eq!(with_shared(&["A".into(), "B".into()], "hi"), "A\n\nB\n\nhi");
 }
 
 #[test]
@@ -80,7 +83,10 @@ async fn a_command_runs_in_the_project_directory_with_stderr_and_its_exit() {
         env: ChildEnv::default(),
     };
     let d = runner
-        .run(esc("pwd; echo oops >&2; exit 4", false), &CancellationToken::new())
+        .run(
+            esc("pwd; echo oops >&2; exit 4", false),
+            &CancellationToken::new(),
+        )
         .await;
     let block = d.block();
     let here = std::fs::canonicalize(dir.path()).unwrap();
