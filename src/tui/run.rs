@@ -285,7 +285,11 @@ async fn event_loop(
             }
         }
         if let Some(text) = editing.take() {
-            let outcome = edit_suspended(&text, &mut keys, term, out.mouse).await;
+            // The key reader stops first (its thread holds the terminal's reader while it
+            // waits): the editor gets every key. A new one starts after.
+            drop(keys);
+            let outcome = edit_suspended(&text, term, out.mouse).await;
+            keys = EventStream::new();
             pending.push(AppEvent::Returned(Returned::Editor(outcome)));
             (dirty, input) = (true, true);
         }
@@ -300,12 +304,11 @@ async fn event_loop(
     }
 }
 
-/// Runs the user's editor on `text` with the terminal handed over: keys are no longer read
-/// (a new stream starts after), raw mode and the alternate screen are left, and come back
-/// after, with the whole screen drawn again.
+/// Runs the user's editor on `text` with the terminal handed over (the caller stopped reading
+/// keys): raw mode and the alternate screen are left, and come back after, with the whole
+/// screen drawn again.
 async fn edit_suspended(
     text: &str,
-    keys: &mut EventStream,
     term: &mut Screen<std::io::Stdout>,
     mouse: bool,
 ) -> editor::Outcome {
@@ -314,16 +317,19 @@ async fn edit_suspended(
         Ok(argv) => argv,
         Err(e) => return editor::Outcome::Unchanged(e),
     };
-    // Dropping the stream stops its reader: the editor gets every key.
-    *keys = EventStream::new();
     terminal::restore();
     let outcome = editor::edit(&argv, text).await;
     if let Err(e) = terminal::enter(mouse) {
         tracing::error!("cannot set up the terminal again after the editor: {e}");
     }
+    let _ = crossterm::execute!(
+        stdout(),
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+    );
     if let Ok((w, h)) = crossterm::terminal::size() {
         term.resized(w, h);
     }
+    term.forget_shown();
     outcome
 }
 
