@@ -164,6 +164,9 @@ mod tests {
             crate::tui::transcript::Entry::Notice { text } if text.contains("hi\n[exit 0]")
         )));
         assert_eq!(enter(&mut a, "hello"), [Effect::Send("hello".into())]);
+        // During the turn too: it does not touch the turn.
+        assert!(a.busy());
+        assert_eq!(enter(&mut a, "!echo hi"), shell(false));
         a.update(AppEvent::Agent(crate::events::Event::TurnEnded(
             crate::events::TurnEnd::Completed,
         )));
