@@ -296,6 +296,7 @@ async fn tui_chat(
         cwd_label,
         sessions,
         resume: resume.map(Some),
+        history: Some(config.dirs.state.clone()),
     };
     crate::tui::run::run(agent, approvals, questions, options).await
 }

@@ -15,9 +15,12 @@
 mod activity;
 mod agent_events;
 mod commands;
+mod escapes;
 mod hints;
 mod keys;
 mod resume;
+#[cfg(test)]
+mod test_access;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -25,6 +28,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyEvent, KeyEventKind, MouseEvent};
 
 pub use self::commands::{COMMANDS, SlashCommand, code_blocks, help_text};
+pub use self::escapes::Returned;
 
 /// The slash command names, for completion.
 pub fn commands_names() -> impl Iterator<Item = &'static str> {
@@ -64,6 +68,8 @@ pub enum AppEvent {
     Focus(bool),
     /// The syntax highlighter finished loading: code shown plain until now can be coloured.
     HighlighterReady,
+    /// Ctrl+G's editor or a `!` command ended.
+    Returned(escapes::Returned),
 }
 
 /// Work for the event loop.
@@ -81,6 +87,10 @@ pub enum Effect {
     /// A long turn ended while the terminal was unfocused: say so (bell, desktop notification).
     Notify(String),
     Copy(String),
+    /// Ctrl+G: suspend the TUI and edit this text in the user's editor; `!`: run the user's
+    /// command.
+    Editor(String),
+    Shell(super::shell_escape::Escape),
     Quit,
 }
 
@@ -167,6 +177,8 @@ pub struct App {
     welcome: Option<Welcome>,
     /// What `/clear` shows again: a new chat opens with the welcome.
     new_chat_welcome: Option<Welcome>,
+    /// The Ctrl+X Ctrl+E chord, and the `!!` output waiting for the next message.
+    escapes: escapes::Escapes,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -228,6 +240,7 @@ impl App {
             show_reasoning: true,
             welcome: None,
             new_chat_welcome: None,
+            escapes: Default::default(),
         }
     }
 
@@ -305,6 +318,7 @@ impl App {
                 self.chat.forget_from(0);
                 Vec::new()
             }
+            AppEvent::Returned(r) => self.returned(r),
         }
     }
 
@@ -316,11 +330,7 @@ impl App {
     }
 
     fn bell_effect(&self) -> Vec<Effect> {
-        if self.bell {
-            vec![Effect::Bell]
-        } else {
-            Vec::new()
-        }
+        self.bell.then_some(Effect::Bell).into_iter().collect()
     }
 
     fn after_transcript_change(&mut self) {
@@ -462,35 +472,5 @@ impl App {
 
     pub fn mode_label(&self) -> String {
         format!(" {} ", self.status.mode.as_str().to_uppercase())
-    }
-
-    /// The transcript, for tests that set up a scene.
-    #[cfg(test)]
-    pub fn transcript_mut(&mut self) -> &mut Transcript {
-        &mut self.transcript
-    }
-
-    /// The input box, for tests that type or read a draft.
-    #[cfg(test)]
-    pub fn input_mut(&mut self) -> &mut Composer {
-        &mut self.input
-    }
-
-    /// When the last key was pressed, for tests that inject time.
-    #[cfg(test)]
-    pub fn last_key(&self) -> Option<Instant> {
-        self.last_key
-    }
-
-    /// What was expanded, for tests.
-    #[cfg(test)]
-    pub fn expanded(&self) -> &HashSet<usize> {
-        &self.expanded
-    }
-
-    /// After a test changed the transcript directly.
-    #[cfg(test)]
-    pub fn refresh(&mut self) {
-        self.after_transcript_change();
     }
 }

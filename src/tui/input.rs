@@ -7,10 +7,13 @@
 //! The readline keys ([`readline`]) act on the cursor's line; other keys go to the text area.
 //! While the popup ([`command_menu`]) is open, Up/Down move its highlight, Tab completes the
 //! highlighted command and Enter runs it (or completes it when it needs an argument).
+//! The history persists across runs ([`history`]); Ctrl+R searches it ([`search`]).
 
 mod command_menu;
+pub mod history;
 mod line;
 mod readline;
+pub mod search;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Style;
@@ -26,7 +29,9 @@ pub struct Composer {
     pub area: TextArea<'static>,
     /// Tool and group names `@{` completes.
     pub mentions: Vec<String>,
-    history: Vec<String>,
+    history: history::History,
+    /// Ctrl+R's search, while it runs.
+    search: Option<search::Search>,
     /// Index into `history` while walking it.
     walking: Option<usize>,
     /// What was recalled, to notice edits.
@@ -58,7 +63,8 @@ impl Composer {
         Self {
             area,
             mentions: Vec::new(),
-            history: Vec::new(),
+            history: history::History::default(),
+            search: None,
             walking: None,
             recalled: None,
             menu: Default::default(),
@@ -122,12 +128,45 @@ impl Composer {
         self.menu.edited();
     }
 
-    pub fn remember(&mut self, sent: &str) {
-        if self.history.last().map(String::as_str) != Some(sent) {
-            self.history.push(sent.to_owned());
-        }
+    /// Adds `sent` to the history (and its file); the error says why the file was not saved.
+    pub fn remember(&mut self, sent: &str) -> Option<String> {
         self.walking = None;
         self.recalled = None;
+        self.history.push(sent).err()
+    }
+
+    /// Uses `history` (the one saved in the state directory) from now on.
+    pub fn set_history(&mut self, history: history::History) {
+        self.history = history;
+        self.walking = None;
+        self.recalled = None;
+    }
+
+    /// What the flash line shows while Ctrl+R searches.
+    pub fn search_line(&self) -> Option<String> {
+        self.search.as_ref().map(search::Search::line)
+    }
+
+    pub fn searching(&self) -> bool {
+        self.search.is_some()
+    }
+
+    /// A key while Ctrl+R searches (`None`: the search is done and the key goes on).
+    fn search_key(&mut self, key: &KeyEvent) -> Option<InputOutcome> {
+        let s = self.search.as_mut()?;
+        let step = s.key(key, &self.history);
+        let (text, pass) = match step {
+            search::Step::Show(text) => {
+                self.set_text(&text);
+                return Some(InputOutcome::Edited);
+            }
+            search::Step::Accept { text, pass } => (text, pass),
+            search::Step::Cancel(text) => (text, false),
+        };
+        self.search = None;
+        self.set_text(&text);
+        self.edited();
+        (!pass).then_some(InputOutcome::Edited)
     }
 
     fn walkable(&self) -> bool {
@@ -137,12 +176,22 @@ impl Composer {
 
     fn recall(&mut self, index: Option<usize>) {
         self.walking = index;
-        let text = index.map(|i| self.history[i].clone()).unwrap_or_default();
+        let text = index
+            .and_then(|i| self.history.get(i))
+            .unwrap_or_default()
+            .to_owned();
         self.set_text(&text);
         self.recalled = Some(text);
     }
 
     pub fn handle_key(&mut self, key: KeyEvent) -> InputOutcome {
+        if let Some(outcome) = self.search_key(&key) {
+            return outcome;
+        }
+        if key.code == KeyCode::Char('r') && key.modifiers.contains(KeyModifiers::CONTROL) {
+            self.search = Some(search::Search::new(self.text()));
+            return InputOutcome::Edited;
+        }
         // The readline keys are none of the keys below (newlines, the popup's, Enter, history,
         // Tab), so they go first.
         if let Some(changed) = self.readline.handle(&mut self.area, &key) {

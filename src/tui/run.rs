@@ -15,12 +15,13 @@ use futures_util::StreamExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::app::{App, AppEvent, Effect, Status};
+use super::app::{App, AppEvent, Effect, Returned, Status};
 use super::notify::Notifier;
 use super::screen::Screen;
 use super::terminal::{self, Guard};
 use super::theme::Theme;
 use super::ui;
+use super::{editor, shell_escape};
 use crate::agent::Agent;
 use crate::agent::saving::Saving;
 use crate::agent::task::{self, Command};
@@ -53,6 +54,9 @@ pub struct TuiOptions {
     pub sessions: Option<std::path::PathBuf>,
     /// Continue a saved session first (`Some(None)`: the latest of this directory).
     pub resume: Option<Option<String>>,
+    /// Where the input history is kept across runs (sayso's state directory); `None`: this
+    /// run only.
+    pub history: Option<std::path::PathBuf>,
 }
 
 /// Copies text: the system clipboard, or OSC 52 (which works over SSH) when there is none.
@@ -114,6 +118,18 @@ pub async fn run(
     app.set_notify_after(opts.notify.enabled().then_some(opts.notify_after));
     app.set_show_reasoning(opts.show_reasoning);
     let notifier = opts.notify;
+    if let Some(dir) = &opts.history {
+        let (history, error) = super::input::history::History::load(dir);
+        app.set_history(history);
+        if let Some(e) = error {
+            app.set_flash(&e);
+        }
+    }
+    let runner = shell_escape::Runner {
+        sandbox: agent.engine().sandbox_shared(),
+        cwd: agent.cwd().to_path_buf(),
+        env: agent.engine().child_env(),
+    };
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     app.set_welcome(
         super::welcome::Welcome::new(&agent.instruction_files(), agent.cwd(), home.as_deref()),
@@ -148,7 +164,7 @@ pub async fn run(
     let agent_task = tokio::spawn(task::run(agent, cmd_rx, sink, saving));
     tokio::spawn(forward(events, app_tx.clone(), AppEvent::Agent));
     tokio::spawn(forward(approvals, app_tx.clone(), AppEvent::Approval));
-    tokio::spawn(forward(questions, app_tx, AppEvent::Questions));
+    tokio::spawn(forward(questions, app_tx.clone(), AppEvent::Questions));
     if let Some(p) = opts.prompt.filter(|p| !p.trim().is_empty()) {
         pending.push(AppEvent::Paste(p));
         pending.push(AppEvent::Key(crossterm::event::KeyEvent::from(
@@ -159,6 +175,9 @@ pub async fn run(
     let out = Out {
         commands: &cmd_tx,
         notifier,
+        app_tx,
+        runner,
+        mouse: opts.mouse,
     };
     let exit_code = event_loop(&mut app, &mut term, app_rx, pending, &out, &mut current).await;
     if let Some(c) = &current {
@@ -180,10 +199,14 @@ fn open_terminal(mouse: bool) -> std::io::Result<Screen<std::io::Stdout>> {
     Screen::new(stdout())
 }
 
-/// Where effects go: the agent's commands, and how notifications are said.
+/// Where effects go: the agent's commands, how notifications are said, what `!` commands
+/// run with and where they report back, and how the terminal is set up again after the editor.
 struct Out<'a> {
     commands: &'a mpsc::UnboundedSender<Command>,
     notifier: Notifier,
+    app_tx: mpsc::UnboundedSender<AppEvent>,
+    runner: shell_escape::Runner,
+    mouse: bool,
 }
 
 /// Events in, `update`, effects out, a frame when something changed; until the user quits
@@ -202,6 +225,8 @@ async fn event_loop(
     let mut dirty = true;
     // Whether the change waiting to be drawn came from the user (drawn sooner).
     let mut input = true;
+    // Ctrl+G asked for the editor (run once the events at hand are handled).
+    let mut editing: Option<String> = None;
     loop {
         // Draw when something changed and the last frame is old enough; otherwise wait.
         let now = Instant::now();
@@ -253,8 +278,20 @@ async fn event_loop(
                 AppEvent::Key(_) | AppEvent::Paste(_) | AppEvent::Mouse(_) | AppEvent::Resize(..)
             );
             for effect in app.update_at(ev, Instant::now()) {
-                perform(effect, out, current, app);
+                match effect {
+                    Effect::Editor(text) => editing = Some(text),
+                    effect => perform(effect, out, current, app),
+                }
             }
+        }
+        if let Some(text) = editing.take() {
+            // The key reader stops first (its thread holds the terminal's reader while it
+            // waits): the editor gets every key. A new one starts after.
+            drop(keys);
+            let outcome = edit_suspended(&text, term, out.mouse).await;
+            keys = EventStream::new();
+            pending.push(AppEvent::Returned(Returned::Editor(outcome)));
+            (dirty, input) = (true, true);
         }
         if app.quit() {
             return exit::OK;
@@ -265,6 +302,35 @@ async fn event_loop(
             pending.shrink_to(16);
         }
     }
+}
+
+/// Runs the user's editor on `text` with the terminal handed over (the caller stopped reading
+/// keys): raw mode and the alternate screen are left, and come back after, with the whole
+/// screen drawn again.
+async fn edit_suspended(
+    text: &str,
+    term: &mut Screen<std::io::Stdout>,
+    mouse: bool,
+) -> editor::Outcome {
+    let var = |k| std::env::var(k).ok();
+    let argv = match editor::command(var("VISUAL").as_deref(), var("EDITOR").as_deref()) {
+        Ok(argv) => argv,
+        Err(e) => return editor::Outcome::Unchanged(e),
+    };
+    terminal::restore();
+    let outcome = editor::edit(&argv, text).await;
+    if let Err(e) = terminal::enter(mouse) {
+        tracing::error!("cannot set up the terminal again after the editor: {e}");
+    }
+    let _ = crossterm::execute!(
+        stdout(),
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+    );
+    if let Ok((w, h)) = crossterm::terminal::size() {
+        term.resized(w, h);
+    }
+    term.forget_shown();
+    outcome
 }
 
 /// Sleeps until `at` (forever when `None`; the caller only polls it when `Some`).
@@ -329,6 +395,15 @@ fn perform(effect: Effect, out: &Out<'_>, current: &mut Option<CancellationToken
                 app.set_flash("could not copy: no clipboard and OSC 52 failed");
             }
         }
+        Effect::Shell(escape) => {
+            let (runner, tx) = (out.runner.clone(), out.app_tx.clone());
+            tokio::spawn(async move {
+                let done = runner.run(escape, &CancellationToken::new()).await;
+                let _ = tx.send(AppEvent::Returned(Returned::Shell(done)));
+            });
+        }
+        // Handled by the event loop, which owns the terminal.
+        Effect::Editor(_) => {}
         Effect::Quit => {}
     }
 }

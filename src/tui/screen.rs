@@ -77,6 +77,13 @@ impl<W: Write> Screen<W> {
         self.new_size = Some(Rect::new(0, 0, width, height));
     }
 
+    /// The terminal was cleared behind our back (the editor ran on it): the next frame draws
+    /// every cell.
+    pub fn forget_shown(&mut self) {
+        self.shown = Buffer::default();
+        self.pen.lost_cursor();
+    }
+
     /// Draws a frame. `render` draws it and returns the region whose rows may have scrolled
     /// (the chat pane), or an empty `Rect`.
     pub fn draw(&mut self, render: impl FnOnce(&mut Frame) -> Rect) -> io::Result<()> {

@@ -204,6 +204,16 @@ impl Engine {
         &self.ctx.sandbox
     }
 
+    /// The chat's sandbox, shared (the TUI runs the user's `!` commands in it).
+    pub fn sandbox_shared(&self) -> std::sync::Arc<crate::sandbox::Sandbox> {
+        self.ctx.sandbox.clone()
+    }
+
+    /// The environment changes every tool process gets (the secret variables removed).
+    pub fn child_env(&self) -> crate::tools::exec::shell::ChildEnv {
+        self.ctx.child_env()
+    }
+
     /// Offers `tools` by default from now on (a new chat included).
     pub fn set_defaults(&mut self, tools: BTreeSet<String>) {
         self.defaults = tools;

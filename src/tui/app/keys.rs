@@ -95,13 +95,18 @@ impl App {
         if key.code != KeyCode::Char('c') || !ctrl {
             self.last_ctrl_c = None;
         }
-        if let Some(effects) = self.app_key(key, ctrl, now) {
+        // Ctrl+R's search takes every key until it ends.
+        let searching = self.input.searching();
+        if !searching && let Some(effects) = self.escape_key(&key) {
+            return effects;
+        }
+        if !searching && let Some(effects) = self.app_key(key, ctrl, now) {
             return effects;
         }
         match self.input.handle_key(key) {
             InputOutcome::Submit(text) => self.submit(text),
             InputOutcome::Edited => {
-                self.flash = None;
+                self.flash = self.input.search_line();
                 self.select(None);
                 Vec::new()
             }
@@ -229,6 +234,9 @@ impl App {
     /// name) is pointed out and the input kept for fixing (rules in `commands::line`), and so
     /// is a command refused until the turn ends.
     fn submit(&mut self, text: String) -> Vec<Effect> {
+        if let Some(effects) = self.shell_line(&text) {
+            return effects;
+        }
         let line = commands::parse(&text, |p| std::path::Path::new(p).exists());
         if let Some(error) = commands::mistake(&line) {
             self.flash = Some(error);
@@ -241,7 +249,7 @@ impl App {
                 let effects = commands::run(self, command, &arg);
                 // Refused during a turn: kept, to send again once it ends (as a mistake is).
                 if self.flash.as_deref() != Some(strings::BUSY_FOR_COMMAND) {
-                    self.input.remember(text.trim());
+                    self.remember(text.trim());
                     self.input.clear();
                 }
                 self.after_transcript_change();
@@ -254,7 +262,7 @@ impl App {
             self.show_hint(strings::BUSY_FOR_COMMAND);
             return Vec::new();
         }
-        self.input.remember(&text);
+        self.remember(&text);
         self.input.clear();
         self.flash = None;
         self.select(None);
@@ -262,7 +270,19 @@ impl App {
         self.chat.end();
         self.busy = true;
         self.activity = Activity::Waiting;
-        vec![Effect::Send(message)]
+        vec![Effect::Send(self.with_shared(message))]
+    }
+
+    /// The input history saved across runs, used from now on.
+    pub fn set_history(&mut self, history: crate::tui::input::history::History) {
+        self.input.set_history(history);
+    }
+
+    /// Adds `text` to the input history; a history file that could not be saved is a notice.
+    pub(super) fn remember(&mut self, text: &str) {
+        if let Some(e) = self.input.remember(text) {
+            self.transcript.push_notice(e);
+        }
     }
 }
 
