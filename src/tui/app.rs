@@ -18,6 +18,7 @@ mod commands;
 mod hints;
 mod keys;
 mod resume;
+mod steering;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -167,6 +168,7 @@ pub struct App {
     welcome: Option<Welcome>,
     /// What `/clear` shows again: a new chat opens with the welcome.
     new_chat_welcome: Option<Welcome>,
+    queue: super::queue::Queue,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -228,6 +230,7 @@ impl App {
             show_reasoning: true,
             welcome: None,
             new_chat_welcome: None,
+            queue: Default::default(),
         }
     }
 
@@ -246,6 +249,7 @@ impl App {
         let mut effects = self.handle(event, now);
         self.expire_hints(now);
         effects.extend(self.clock(now, ended.as_ref()));
+        effects.extend(self.after_turn(ended.as_ref()));
         effects
     }
 
@@ -416,7 +420,9 @@ impl App {
     pub fn chat_height(&self) -> usize {
         let input = self.input.line_count().min(6) as u16 + 2;
         let flash = super::widgets::notices::flash_rows(self.flash(), self.size.0);
-        self.size.1.saturating_sub(1 + input + 1 + flash) as usize
+        self.size
+            .1
+            .saturating_sub(1 + input + 1 + flash + self.queue.rows()) as usize
     }
 
     pub fn view_ctx<'a>(&'a self, elapsed: &'a dyn Fn(&str) -> Option<Duration>) -> ViewCtx<'a> {
