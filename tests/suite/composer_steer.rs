@@ -215,4 +215,24 @@ async fn a_headless_user_message_line_steers_after_the_tool_results() {
     assert!(m[at[0] - 2].1.contains("ran"), "{m:?}");
     assert!(m[at[0] - 1].1.contains("no usable answer"), "{m:?}");
     assert_eq!(at[0] + 1, m.len(), "{m:?}");
+
+    // Saved in the session as the user message it became: a resumed chat sends it again,
+    // once, where it was.
+    let files = crate::support::sessions::session_files(h.path());
+    assert_eq!(files.len(), 1, "{files:?}");
+    let id = crate::support::sessions::id_of(&files[0]);
+    fx.push(Reply::Stream(sse::text_reply(&["resumed"])));
+    let mut cmd = crate::support::sayso(h.path());
+    cmd.args(["-p", "--resume", &id, "and now?"]);
+    let out = cmd.output().await.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reqs = fx.requests();
+    let resumed = messages(&reqs.last().unwrap().body);
+    let at = user_at(&reqs.last().unwrap().body, "also check the README");
+    assert_eq!(at.len(), 1, "{resumed:?}");
+    assert_eq!(resumed[at[0] - 1].0, "tool", "{resumed:?}");
 }
