@@ -148,7 +148,8 @@ mod tests {
     #[test]
     fn the_safe_point_takes_the_front_up_to_the_first_that_waits_for_the_end() {
         // (queue, taken, left)
-        let rows: &[(&[(&str, Delivery)], &[&str], &[&str])] = &[
+        type Row<'a> = (&'a [(&'a str, Delivery)], &'a [&'a str], &'a [&'a str]);
+        let rows: &[Row] = &[
             (&[], &[], &[]),
             (&[("a", N), ("b", N)], &["a", "b"], &[]),
             (&[("a", N), ("b", E), ("c", N)], &["a"], &["b", "c"]),

@@ -236,3 +236,28 @@ async fn a_headless_user_message_line_steers_after_the_tool_results() {
     assert_eq!(at.len(), 1, "{resumed:?}");
     assert_eq!(resumed[at[0] - 1].0, "tool", "{resumed:?}");
 }
+
+#[tokio::test]
+async fn an_unknown_steer_setting_names_its_file_line_and_the_choices() {
+    let home = tempfile::tempdir().unwrap();
+    let cfg = home.path().join("config/sayso/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cfg,
+        "model = \"m\"\n[provider]\nbase_url = \"http://127.0.0.1:1/v1\"\n[ui]\nsteer = \"later\"\n",
+    )
+    .unwrap();
+    let mut cmd = crate::support::sayso(home.path());
+    cmd.args(["-p", "hi"]);
+    let out = crate::support::run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("config.toml:5:")
+            && out.stderr.contains("key `ui.steer`")
+            && out
+                .stderr
+                .contains("`later` is not one of next-request, turn-end"),
+        "{}",
+        out.stderr
+    );
+}
