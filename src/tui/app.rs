@@ -418,11 +418,9 @@ impl App {
 
     /// Rows the chat pane gets (status bar, input box with border, footer, flash line).
     pub fn chat_height(&self) -> usize {
-        let input = self.input.line_count().min(6) as u16 + 2;
+        let input = self.input.line_count().min(6) as u16 + 2 + self.queue.rows();
         let flash = super::widgets::notices::flash_rows(self.flash(), self.size.0);
-        self.size
-            .1
-            .saturating_sub(1 + input + 1 + flash + self.queue.rows()) as usize
+        self.size.1.saturating_sub(1 + input + 1 + flash) as usize
     }
 
     pub fn view_ctx<'a>(&'a self, elapsed: &'a dyn Fn(&str) -> Option<Duration>) -> ViewCtx<'a> {

@@ -93,7 +93,7 @@ impl Queue {
     }
 }
 
-/// The widget's text: the first line of each of the last [`SHOWN`] messages (cut to `width`),
+/// The widget's text: the first line of each of the last `SHOWN` messages (cut to `width`),
 /// how many more, and the hint. Nothing when nothing waits.
 pub fn lines(queued: &[Queued], width: usize) -> Vec<String> {
     if queued.is_empty() {
