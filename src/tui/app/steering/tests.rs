@@ -126,3 +126,13 @@ fn the_turn_end_sends_the_next_and_a_stop_puts_them_back_into_the_input() {
     assert!(steer.is_empty());
     assert!(!a.busy());
 }
+
+#[test]
+fn the_queue_shows_above_the_input_dim_with_its_hint() {
+    let (mut a, _steer) = busy(Delivery::NextRequest);
+    typed(&mut a, "also run clippy");
+    a.update(key(KeyCode::Enter));
+    typed(&mut a, "then commit\nwith a message");
+    a.update(alt_enter());
+    insta::assert_snapshot!(render(&a, std::time::Instant::now()));
+}
