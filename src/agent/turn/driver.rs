@@ -152,10 +152,12 @@ impl Agent {
                 // is the safe way out — and if even that leaves the turn waiting, it ends so.
                 (None, None) if stopping => {
                     tracing::error!("the turn asked for nothing, even after a stop");
+                    let queued = turn.take_queued();
+                    self.steer.give_back(queued.clone());
                     sink.emit(Event::TurnEnded(TurnEnd::Stopped));
                     return Finished {
                         end: TurnEnd::Stopped,
-                        queued: Vec::new(),
+                        queued,
                     };
                 }
                 (None, None) => Input::Stop,
