@@ -49,6 +49,7 @@ pub mod mentions;
 pub mod output_cut;
 pub mod resume_mode;
 pub mod saving;
+pub mod steer;
 pub mod task;
 pub mod turn;
 pub mod window;
@@ -113,6 +114,8 @@ pub struct Agent {
     tools_in_text: bool,
     /// The mode the chat started in and whether the command line chose it (for resume).
     start_mode: resume_mode::StartMode,
+    /// Messages typed during a turn, shared with the front end.
+    steer: steer::Steer,
 }
 
 impl Agent {
@@ -140,9 +143,15 @@ impl Agent {
             mcp: Default::default(),
             call_ids: Default::default(),
             tools_in_text: false,
+            steer: Default::default(),
         };
         agent.reset();
         agent
+    }
+
+    /// The queue of messages typed during a turn (a front end fills it).
+    pub fn steer(&self) -> steer::Steer {
+        self.steer.clone()
     }
 
     /// The model the next request goes to.

@@ -259,6 +259,12 @@ impl Turn {
         self.chat
     }
 
+    /// The queued messages not delivered yet, taken (for a driver that must end the turn
+    /// itself: none is lost).
+    pub fn take_queued(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.queued)
+    }
+
     /// The turn has finished.
     pub fn is_done(&self) -> bool {
         matches!(self.phase, Phase::Done)

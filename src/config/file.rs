@@ -55,6 +55,8 @@ pub struct UiFile {
     pub notify_after_s: Option<u64>,
     /// Show the model's reasoning in the transcript (Ctrl+T toggles it).
     pub show_reasoning: Option<bool>,
+    /// What Enter during a turn does: `next-request` | `turn-end` (Alt+Enter does the other).
+    pub steer: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Deserialize)]
@@ -243,6 +245,7 @@ impl FileConfig {
                     notify: pick(a.notify, b.notify),
                     notify_after_s: pick(a.notify_after_s, b.notify_after_s),
                     show_reasoning: pick(a.show_reasoning, b.show_reasoning),
+                    steer: pick(a.steer, b.steer),
                 }),
                 (a, b) => b.or(a),
             },

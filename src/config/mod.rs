@@ -138,6 +138,8 @@ pub struct UiSettings {
     pub notify_after: Duration,
     /// Reasoning blocks shown (else one line each; Ctrl+T toggles).
     pub show_reasoning: bool,
+    /// When a message typed during a turn is delivered (Alt+Enter: the other way).
+    pub steer: crate::agent::steer::Delivery,
 }
 
 #[derive(Debug, Clone)]

@@ -368,8 +368,17 @@ pub(super) fn ui(merged: &FileConfig, origins: Origins<'_>) -> Result<UiSettings
             format!("`{notify}` is not one of {}", NOTIFY.join(", ")),
         ));
     }
+    let steer = ui_file.steer.as_deref().unwrap_or("next-request");
+    let Some(steer) = crate::agent::steer::Delivery::parse(steer) else {
+        return Err(origins.invalid(
+            "ui",
+            "steer",
+            format!("`{steer}` is not one of next-request, turn-end"),
+        ));
+    };
     Ok(UiSettings {
         theme,
+        steer,
         mouse: ui_file.mouse.unwrap_or(true),
         bell: ui_file.bell.unwrap_or(true),
         notify,

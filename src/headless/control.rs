@@ -20,6 +20,11 @@
 //!   of this reply, a closed stdin, or no answer within the timeout each print a message on
 //!   stderr and reject the pending call (with the reason for the model).
 //!
+//! - A `{"type":"user_message","text":"…"}` line steers the run: the message is queued as a
+//!   message typed in the TUI during a turn is (`agent::steer`): the model reads it after the
+//!   current batch's results, or it starts the next turn when this one ends first. It answers
+//!   no request; one without a non-empty string `text` is an unreadable line like the others.
+//!
 //! Pure state: the headless loop feeds it requests, stdin lines and the clock.
 
 use std::collections::{HashMap, HashSet};
@@ -76,11 +81,30 @@ pub struct Answer {
     pub choice: UserChoice,
 }
 
+/// A `user_message` line's text (`None`: the line is something else; `Err`: why it is not
+/// usable).
+pub fn parse_user_message(line: &str) -> Option<Result<String, String>> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    if v["type"] != "user_message" {
+        return None;
+    }
+    Some(
+        v["text"]
+            .as_str()
+            .filter(|t| !t.trim().is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| "a user_message needs `text`, a non-empty string".to_owned()),
+    )
+}
+
 /// Reads one stdin line: `Err` says why it is not a control response.
 pub fn parse_line(line: &str, tool_of: impl Fn(&str) -> String) -> Result<Answer, String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
     if v["type"] != "control_response" {
-        return Err("not a control_response (its `type` must be \"control_response\")".into());
+        return Err(
+            "not a control_response or user_message (its `type` must be \"control_response\" or \"user_message\")"
+                .into(),
+        );
     }
     let r = &v["response"];
     if r["subtype"] != "tool_approval" {
@@ -155,6 +179,8 @@ pub struct Out {
     pub request: Option<Value>,
     /// Messages for stderr.
     pub notes: Vec<String>,
+    /// A `user_message` to queue (it steers the run).
+    pub steer: Option<String>,
 }
 
 fn rejection(what: &str) -> UserChoice {
@@ -290,6 +316,18 @@ impl Control {
         let mut out = Out::default();
         if line.trim().is_empty() {
             return out;
+        }
+        match parse_user_message(line) {
+            Some(Ok(text)) => {
+                out.steer = Some(text);
+                return out;
+            }
+            Some(Err(why)) => {
+                out.notes.push(format!("control: unreadable line: {why}"));
+                self.reject_pending("an unreadable answer", &mut out);
+                return out;
+            }
+            None => {}
         }
         let tools = &self.tools;
         let answer = match parse_line(line, |id| {

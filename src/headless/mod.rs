@@ -1,4 +1,6 @@
-//! Headless mode (`sayso -p`, SPEC §7): one prompt, run to completion, exit.
+//! Headless mode (`sayso -p`, SPEC §7): one prompt, run to completion, exit. With
+//! `--approvals stdio`, `user_message` lines on stdin steer the run (`control`): each is
+//! delivered with the next request, or starts another turn when the current one ends first.
 //!
 //! The turn runs through the same driver as the TUI's ([`Agent::send`]), with the same engine,
 //! but nobody can be asked: wherever the user would be asked, the call is rejected (SPEC §5.4).
@@ -72,53 +74,66 @@ pub async fn run(
         Some(c) => (Some(c.approvals), Some(c.lines), Some(c.control)),
         None => (None, None, None),
     };
-    let end = {
-        let send = agent.send(prompt, &sink, &cancel);
-        let mut send = std::pin::pin!(send);
-        let mut interrupt = std::pin::pin!(interrupt);
-        let mut interrupted = false;
-        loop {
-            let deadline = control.as_ref().and_then(Control::deadline);
-            let controlled = control.is_some();
-            tokio::select! {
-                biased;
-                Some(ev) = rx.recv() => {
-                    handle(printer, &mut text, &ev, control.as_mut());
-                    while let Ok(ev) = rx.try_recv() {
+    let steer = agent.steer();
+    let mut prompt = prompt.to_owned();
+    let mut interrupt = std::pin::pin!(interrupt);
+    let mut interrupted = false;
+    // A `user_message` the turn ended before delivering starts the next turn (a stop drops
+    // what is left: there is no input to put it back into).
+    let end = loop {
+        let end = {
+            let send = agent.send(&prompt, &sink, &cancel);
+            let mut send = std::pin::pin!(send);
+            loop {
+                let deadline = control.as_ref().and_then(Control::deadline);
+                let controlled = control.is_some();
+                tokio::select! {
+                    biased;
+                    Some(ev) = rx.recv() => {
                         handle(printer, &mut text, &ev, control.as_mut());
+                        while let Ok(ev) = rx.try_recv() {
+                            handle(printer, &mut text, &ev, control.as_mut());
+                        }
+                        printer.flush();
                     }
-                    printer.flush();
-                }
-                end = &mut send => break end,
-                () = &mut interrupt, if !interrupted => {
-                    interrupted = true;
-                    cancel.cancel();
-                }
-                Some(req) = next_request(approvals.as_mut()), if controlled => {
-                    if let Some(c) = control.as_mut() {
-                        let out = c.request(req, tokio::time::Instant::now());
-                        report(printer, out);
+                    end = &mut send => break end,
+                    () = &mut interrupt, if !interrupted => {
+                        interrupted = true;
+                        cancel.cancel();
                     }
-                }
-                line = next_line(lines.as_mut()), if controlled && stdin_open => {
-                    if let Some(c) = control.as_mut() {
-                        let out = match line {
-                            Some(l) => c.line(&l),
-                            None => {
-                                stdin_open = false;
-                                c.close()
+                    Some(req) = next_request(approvals.as_mut()), if controlled => {
+                        if let Some(c) = control.as_mut() {
+                            let out = c.request(req, tokio::time::Instant::now());
+                            report(printer, out);
+                        }
+                    }
+                    line = next_line(lines.as_mut()), if controlled && stdin_open => {
+                        if let Some(c) = control.as_mut() {
+                            let mut out = match line {
+                                Some(l) => c.line(&l),
+                                None => {
+                                    stdin_open = false;
+                                    c.close()
+                                }
+                            };
+                            if let Some(text) = out.steer.take() {
+                                steer.push(&text, crate::agent::steer::Delivery::NextRequest);
                             }
-                        };
-                        report(printer, out);
+                            report(printer, out);
+                        }
                     }
-                }
-                () = sleep_until(deadline), if deadline.is_some() => {
-                    if let Some(c) = control.as_mut() {
-                        let out = c.timed_out();
-                        report(printer, out);
+                    () = sleep_until(deadline), if deadline.is_some() => {
+                        if let Some(c) = control.as_mut() {
+                            let out = c.timed_out();
+                            report(printer, out);
+                        }
                     }
                 }
             }
+        };
+        match steer.next_turn() {
+            Some(next) if !interrupted && end != TurnEnd::Stopped => prompt = next,
+            _ => break end,
         }
     };
     drop(sink);

@@ -292,6 +292,7 @@ async fn tui_chat(
         notify: crate::tui::notify::Notifier::choose(&config.ui.notify, |k| std::env::var(k).ok()),
         notify_after: config.ui.notify_after,
         show_reasoning: config.ui.show_reasoning,
+        steer: config.ui.steer,
         prompt: Some(prompt).filter(|p| !p.trim().is_empty()),
         cwd_label,
         sessions,

@@ -21,6 +21,7 @@ mod keys;
 mod resume;
 #[cfg(test)]
 mod test_access;
+mod steering;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -179,6 +180,7 @@ pub struct App {
     new_chat_welcome: Option<Welcome>,
     /// The Ctrl+X Ctrl+E chord, and the `!!` output waiting for the next message.
     escapes: escapes::Escapes,
+    queue: super::queue::Queue,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -241,6 +243,7 @@ impl App {
             welcome: None,
             new_chat_welcome: None,
             escapes: Default::default(),
+            queue: Default::default(),
         }
     }
 
@@ -259,6 +262,7 @@ impl App {
         let mut effects = self.handle(event, now);
         self.expire_hints(now);
         effects.extend(self.clock(now, ended.as_ref()));
+        effects.extend(self.after_turn(ended.as_ref()));
         effects
     }
 
@@ -424,7 +428,7 @@ impl App {
 
     /// Rows the chat pane gets (status bar, input box with border, footer, flash line).
     pub fn chat_height(&self) -> usize {
-        let input = self.input.line_count().min(6) as u16 + 2;
+        let input = self.input.line_count().min(6) as u16 + 2 + self.queue.rows();
         let flash = super::widgets::notices::flash_rows(self.flash(), self.size.0);
         self.size.1.saturating_sub(1 + input + 1 + flash) as usize
     }

@@ -34,6 +34,7 @@ pub mod notices;
 pub mod notify;
 pub mod picker;
 pub mod questions;
+pub mod queue;
 pub mod run;
 pub mod screen;
 pub mod server_picker;

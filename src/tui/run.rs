@@ -47,6 +47,8 @@ pub struct TuiOptions {
     pub notify_after: Duration,
     /// Reasoning shown at the start (`[ui] show_reasoning`; Ctrl+T toggles).
     pub show_reasoning: bool,
+    /// What Enter during a turn asks for (`[ui] steer`).
+    pub steer: crate::agent::steer::Delivery,
     /// Sent as the first message.
     pub prompt: Option<String>,
     pub cwd_label: String,
@@ -117,6 +119,7 @@ pub async fn run(
     let mut app = App::new(opts.theme, status, opts.bell, agent.mention_names());
     app.set_notify_after(opts.notify.enabled().then_some(opts.notify_after));
     app.set_show_reasoning(opts.show_reasoning);
+    app.set_steer(agent.steer(), opts.steer);
     let notifier = opts.notify;
     if let Some(dir) = &opts.history {
         let (history, error) = super::input::history::History::load(dir);

@@ -75,6 +75,9 @@ pub const NO_SESSIONS: &str = "no other saved sessions yet";
 pub const PRESS_AGAIN_TO_QUIT: &str = "Press Ctrl+C again to quit";
 pub const PLACEHOLDER: &str = "Ask anything — Enter to send, Alt+Enter for a newline, /help";
 pub const BUSY_FOR_COMMAND: &str = "wait until the current turn ends (Esc stops it)";
+/// Under the queued messages (`tui::queue`).
+pub const QUEUE_HINT: &str =
+    "  ↑ edits the last · then Esc or Ctrl+U drops it · Esc stops the turn";
 pub const SENT_TO_MODEL: &str = "sent to the model:";
 pub const REASON_PROMPT: &str = "Reason for rejecting (optional), Enter to submit, Esc to go back:";
 /// `/diff` before any file tool changed a file.

@@ -1,4 +1,4 @@
-//! Draws one frame from `&App`: status bar, chat pane, input box (the `/` popup above it),
+//! Draws one frame from `&App`: status bar, chat pane, the queued messages, input box (the `/` popup above it),
 //! footer, and the modal on top.
 
 use std::time::Instant;
@@ -18,9 +18,10 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     let input_h = app.input().line_count().min(6) as u16 + 2;
     let flash_lines = notices::flash_lines(app, screen.width);
     let flash_h = flash_lines.len() as u16;
-    let [status, chat, input, flash, foot] = Layout::vertical([
+    let [status, chat, queued, input, flash, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
+        Constraint::Length(app.queue().rows()),
         Constraint::Length(input_h),
         Constraint::Length(flash_h),
         Constraint::Length(1),
@@ -28,6 +29,7 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     .areas(screen);
     status_bar::draw(f, status, app, now);
     draw_chat(f, chat, app, now);
+    app.queue().draw(f, queued, app.theme());
     draw_input(f, input, app);
     command_menu::draw(f, input, app);
     f.render_widget(Paragraph::new(flash_lines), flash);

@@ -8,6 +8,7 @@ mod approval_policy;
 mod argument_check;
 mod builtin_tools;
 mod composer_editor;
+mod composer_steer;
 mod config_errors;
 mod context_window;
 mod control_protocol;

@@ -10,6 +10,11 @@
 //! MCP servers synced, the message's `@{…}` mentions expanded and their tools offered. The
 //! history, the window state and the call ids move into the turn and come back when it ends
 //! (the future is polled to the end by both front-ends).
+//!
+//! Messages typed during the turn wait in the agent's [`crate::agent::steer::Steer`] queue;
+//! the driver hands them to the turn (`Input::Queued`) only at its safe points — when a
+//! batch's results are in, and as the turn begins — and puts back what the turn ended
+//! without delivering.
 
 use std::pin::Pin;
 
@@ -52,14 +57,18 @@ impl Agent {
             },
         };
         let mut turn = Turn::new(setup);
+        // Messages the last turn left for this one's first request (`Steer::next_turn`).
+        for text in self.steer.for_request() {
+            turn.step(Input::Queued(text));
+        }
         let finished = self
             .drive(&mut turn, Input::User(message), sink, cancel)
             .await;
         let chat = turn.into_chat();
         (self.messages, self.window, self.call_ids) = (chat.messages, chat.window, chat.call_ids);
         self.tools_in_text = chat.tools_in_text;
-        // Nothing is queued during a turn yet (no front end feeds `Input::Queued`), so
-        // `finished.queued` is empty: a front end that queues will send it next.
+        // What the turn did not deliver is back in the steer queue (the front end sends it
+        // next, or puts it back into the input after a stop).
         finished.end
     }
 
@@ -94,7 +103,14 @@ impl Agent {
         // Answers not yet given, in order.
         let mut next = std::collections::VecDeque::new();
         loop {
-            for effect in turn.step(input) {
+            let effects = turn.step(input);
+            // Undelivered messages go back before `TurnEnded` is out: the front end reads
+            // the queue when it sees that event.
+            if let Some(Effect::Finish(f)) = effects.iter().find(|e| matches!(e, Effect::Finish(_)))
+            {
+                self.steer.give_back(f.queued.clone());
+            }
+            for effect in effects {
                 match effect {
                     Effect::Emit(e) => sink.emit(e),
                     Effect::WindowLearned => self.window_learned(),
@@ -115,6 +131,9 @@ impl Agent {
                         if cancel.is_cancelled() {
                             next.push_back(Input::Stop);
                         }
+                        // The safe point: messages typed meanwhile join the next request,
+                        // after these results.
+                        next.extend(self.steer.for_request().into_iter().map(Input::Queued));
                         next.push_back(answers);
                     }
                     Effect::Finish(finished) => return finished,
@@ -133,10 +152,12 @@ impl Agent {
                 // is the safe way out — and if even that leaves the turn waiting, it ends so.
                 (None, None) if stopping => {
                     tracing::error!("the turn asked for nothing, even after a stop");
+                    let queued = turn.take_queued();
+                    self.steer.give_back(queued.clone());
                     sink.emit(Event::TurnEnded(TurnEnd::Stopped));
                     return Finished {
                         end: TurnEnd::Stopped,
-                        queued: Vec::new(),
+                        queued,
                     };
                 }
                 (None, None) => Input::Stop,

@@ -13,8 +13,11 @@
 //!   and there are at most [`MAX_OVERFLOW_RETRIES`] of them.
 //! - After a stop nothing is asked for; the turn ends at once, or with the running batch's
 //!   results.
-//! - Each queued message is delivered exactly once: as a user message in the history, or
-//!   handed back when the turn ends.
+//! - Each queued message is delivered exactly once and in order: typed into the steer queue
+//!   at any point (for the next request or for the turn's end), taken as the driver takes
+//!   them (when a batch's results come), it is a user message in the history, or back in the
+//!   queue when the turn ends (a stop loses none); the delivered ones, then what is left in
+//!   the queue, are exactly what was typed, in the order typed.
 //! - The turn ends exactly once, `TurnEnded` right before `Finish`, and answers nothing after.
 
 use std::collections::HashSet;
@@ -232,7 +235,8 @@ proptest! {
         });
         let mut ch = Choices { bytes: &c.choices, at: 0 };
         let mut ids: HashSet<String> = HashSet::new();
-        let mut queued: Vec<String> = Vec::new();
+        let steer = crate::agent::steer::Steer::default();
+        let mut typed: Vec<String> = Vec::new();
         let mut delivered: Vec<String> = Vec::new();
         let mut stopped = false;
         let mut requests = 0u32;
@@ -256,6 +260,10 @@ proptest! {
             }
             if matches!(input, Input::Batch(_)) {
                 batch_pending = false;
+                // The driver's safe point: what waits for the next request joins the turn.
+                for q in steer.for_request() {
+                    prop_assert!(turn.step(Input::Queued(q)).is_empty());
+                }
             }
             let fx = turn.step(input);
             let mut asks = 0;
@@ -301,6 +309,7 @@ proptest! {
                         prop_assert_eq!(i, fx.len() - 1, "effects after Finish");
                         prop_assert_eq!(&fx[i - 1], &Effect::Emit(Event::TurnEnded(f.end.clone())));
                         finished = Some(f.clone());
+                        steer.give_back(f.queued.clone());
                     }
                     Effect::Emit(Event::TurnEnded(_)) => {
                         prop_assert!(matches!(fx.get(i + 1), Some(Effect::Finish(_))));
@@ -331,12 +340,17 @@ proptest! {
                 };
                 continue;
             }
+            // A message typed meanwhile (Enter, or Alt+Enter: for the turn's end).
+            if ch.below(4) == 0 {
+                let q = format!("q{}", typed.len());
+                let when = match ch.below(3) {
+                    0 => crate::agent::steer::Delivery::TurnEnd,
+                    _ => crate::agent::steer::Delivery::NextRequest,
+                };
+                steer.push(&q, when);
+                typed.push(q);
+            }
             input = match ch.below(24) {
-                0 => {
-                    let q = format!("q{}", queued.len());
-                    queued.push(q.clone());
-                    Input::Queued(q)
-                }
                 1 if !stopped => Input::Stop,
                 _ => match &asked {
                     _ if stopped => match &asked {
@@ -361,11 +375,8 @@ proptest! {
         prop_assert!(requests <= c.max_turns, "{requests} requests, max_turns {}", c.max_turns);
         prop_assert_eq!(answered(&turn.chat().messages), Ok(()));
         let mut all = delivered.clone();
-        all.extend(f.queued.iter().cloned());
-        all.sort();
-        let mut want = queued.clone();
-        want.sort();
-        prop_assert_eq!(&all, &want, "delivered {:?}, handed back {:?}", delivered, f.queued);
+        all.extend(steer.take_all());
+        prop_assert_eq!(&all, &typed, "delivered {:?}, handed back {:?}", delivered, f.queued);
         for q in &delivered {
             let in_history = turn.chat().messages.iter()
                 .filter(|m| matches!(m, ChatMessage::User { content } if content == q))

@@ -526,6 +526,29 @@ fn turn_table() {
             ],
         ),
         row(
+            "messages queued before the turn's message follow it in its first request, in order",
+            vec![
+                (Input::Queued("one".into()), vec![]),
+                (Input::Queued("two".into()), vec![]),
+                (
+                    user("hi"),
+                    vec!["user hi", "user one", "user two", "request 4"],
+                ),
+                (text("done"), vec!["done completed"]),
+            ],
+        ),
+        row(
+            "two queued messages join the request after the batch's results, in order",
+            vec![
+                (user("hi"), vec!["user hi", "request 2"]),
+                (calls(&["c1"]), vec!["run c1"]),
+                (Input::Queued("one".into()), vec![]),
+                (Input::Queued("two".into()), vec![]),
+                (ok(&["c1"]), vec!["user one", "user two", "request 6"]),
+                (text("done"), vec!["done completed"]),
+            ],
+        ),
+        row(
             "a queued message comes back when the turn ends first",
             vec![
                 (user("hi"), vec!["user hi", "request 2"]),

@@ -286,3 +286,43 @@ async fn a_rerun_outside_the_sandbox_is_a_second_request_with_its_denial() {
         UserChoice::Reject(Some("no".into()))
     );
 }
+
+#[tokio::test]
+async fn a_user_message_line_steers_and_answers_no_request() {
+    // (line, steers with, the note)
+    let rows: &[(&str, Option<&str>, Option<&str>)] = &[
+        (
+            r#"{"type":"user_message","text":"also run the tests"}"#,
+            Some("also run the tests"),
+            None,
+        ),
+        (
+            r#"{"type":"user_message"}"#,
+            None,
+            Some("control: unreadable line: a user_message needs `text`, a non-empty string"),
+        ),
+        (
+            r#"{"type":"user_message","text":"  "}"#,
+            None,
+            Some("control: unreadable line: a user_message needs `text`, a non-empty string"),
+        ),
+        (
+            r#"{"type":"user_message","text":7}"#,
+            None,
+            Some("control: unreadable line: a user_message needs `text`, a non-empty string"),
+        ),
+    ];
+    for (line, steers, note) in rows {
+        let mut c = Control::new(Duration::from_secs(7));
+        c.new_batch([("c1", "t")]);
+        let (_, mut rx) = request(&mut c, "c1", "t");
+        let out = c.line(line);
+        assert_eq!(out.steer.as_deref(), *steers, "{line}");
+        assert_eq!(out.notes.first().map(String::as_str), *note, "{line}");
+        match steers {
+            // The pending call still waits for its own answer.
+            Some(_) => assert!(rx.try_recv().is_err(), "{line}"),
+            None => assert!(matches!(rx.try_recv(), Ok(UserChoice::Reject(_))), "{line}"),
+        }
+    }
+}

@@ -100,6 +100,9 @@ impl App {
         if !searching && let Some(effects) = self.escape_key(&key) {
             return effects;
         }
+        if !searching && let Some(effects) = self.steering_key(&key, ctrl) {
+            return effects;
+        }
         if !searching && let Some(effects) = self.app_key(key, ctrl, now) {
             return effects;
         }
@@ -230,7 +233,7 @@ impl App {
         }
     }
 
-    /// Enter: a command runs, a message is sent; a mistake (an unknown or ambiguous command
+    /// Enter: a command runs, a message is sent (queued during a turn: `steering`); a mistake (an unknown or ambiguous command
     /// name) is pointed out and the input kept for fixing (rules in `commands::line`), and so
     /// is a command refused until the turn ends.
     fn submit(&mut self, text: String) -> Vec<Effect> {
@@ -259,9 +262,9 @@ impl App {
             commands::Line::Ambiguous { .. } | commands::Line::Unknown(_) => return Vec::new(),
         };
         if self.busy {
-            self.show_hint(strings::BUSY_FOR_COMMAND);
-            return Vec::new();
+            return self.queue_message(&text, false);
         }
+        self.queue.stop_editing();
         self.remember(&text);
         self.input.clear();
         self.flash = None;
