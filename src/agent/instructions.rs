@@ -4,6 +4,8 @@
 //! then the git root's, down to the working directory's (nearer files later, so they can
 //! refine what is above them).
 //!
+//! The skills' short list (`crate::skills`) goes with them, after the instructions.
+//!
 //! The instructions are capped ([`MAX_INSTRUCTIONS`] bytes in all); a file cut or left out
 //! says so in the text and in [`Instructions::notes`], which `/context` and the start notice
 //! show. The git branch is read from `.git/HEAD` directly: no git process runs in a repository
@@ -42,6 +44,19 @@ pub struct Instructions {
     pub files: Vec<InstructionFile>,
     /// What the user should know (a file cut at the cap, one unreadable).
     pub notes: Vec<String>,
+    /// The skills' names and descriptions (`crate::skills::listing`), when the `skill` tool
+    /// is offered; empty otherwise.
+    pub skills: String,
+}
+
+impl Instructions {
+    /// Adds the skills' list (when `offered`) and what the user should know about their files.
+    pub fn add_skills(&mut self, skills: &crate::skills::Catalog, offered: bool) {
+        if offered {
+            self.skills = crate::skills::listing(skills);
+        }
+        self.notes.extend(skills.notices.iter().cloned());
+    }
 }
 
 /// The directory that holds `.git` (a directory or a `gitdir:` file), at or above `cwd`.

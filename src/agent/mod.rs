@@ -268,7 +268,7 @@ impl Agent {
         let i = &self.settings.instructions;
         crate::tools::offer::compose(
             &self.settings.system_prompt,
-            &[&i.environment, &i.text],
+            &[&i.environment, &i.text, &i.skills],
             self.engine.registry(),
             self.engine.active(),
         )

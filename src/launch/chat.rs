@@ -280,6 +280,7 @@ async fn tui_chat(
         approver: Some(approver),
         questions: Some(questioner),
     };
+    let commands = crate::tui::run::file_commands(config, &cwd);
     let agent = match agent(config, cwd, frontend) {
         Ok((a, _)) => a,
         Err(e) => return (fail(exit::USAGE, e), None),
@@ -296,6 +297,7 @@ async fn tui_chat(
         cwd_label,
         sessions,
         resume: resume.map(Some),
+        commands,
     };
     crate::tui::run::run(agent, approvals, questions, options).await
 }

@@ -26,9 +26,16 @@ use crossterm::event::{KeyEvent, KeyEventKind, MouseEvent};
 
 pub use self::commands::{COMMANDS, SlashCommand, code_blocks, help_text};
 
-/// The slash command names, for completion.
-pub fn commands_names() -> impl Iterator<Item = &'static str> {
-    commands::names()
+/// The slash command names (the built-ins, then `extra`), for completion.
+pub fn commands_names(extra: &[&'static SlashCommand]) -> impl Iterator<Item = &'static str> {
+    commands::names(extra)
+}
+
+/// The built-in commands, then `extra` (the commands from files).
+pub fn all_commands(
+    extra: &[&'static SlashCommand],
+) -> impl Iterator<Item = &'static SlashCommand> {
+    commands::all(extra)
 }
 use super::chat_view::{ChatView, ViewCtx};
 use super::input::Composer;
@@ -167,6 +174,8 @@ pub struct App {
     welcome: Option<Welcome>,
     /// What `/clear` shows again: a new chat opens with the welcome.
     new_chat_welcome: Option<Welcome>,
+    /// The commands from files and the project's directory, for `/NAME` and `/init`.
+    project: commands::Project,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -228,6 +237,7 @@ impl App {
             show_reasoning: true,
             welcome: None,
             new_chat_welcome: None,
+            project: commands::Project::default(),
         }
     }
 

@@ -26,6 +26,8 @@ pub struct Composer {
     pub area: TextArea<'static>,
     /// Tool and group names `@{` completes.
     pub mentions: Vec<String>,
+    /// The commands from files, after the built-ins in the popup and completion.
+    pub commands: Vec<&'static crate::tui::app::SlashCommand>,
     history: Vec<String>,
     /// Index into `history` while walking it.
     walking: Option<usize>,
@@ -58,6 +60,7 @@ impl Composer {
         Self {
             area,
             mentions: Vec::new(),
+            commands: Vec::new(),
             history: Vec::new(),
             walking: None,
             recalled: None,
@@ -89,7 +92,7 @@ impl Composer {
     /// The `/` popup, while it is open (never while walking the history).
     pub fn menu(&self) -> Option<MenuView> {
         match self.area.lines() {
-            [line] if self.walking.is_none() => self.menu.view(line),
+            [line] if self.walking.is_none() => self.menu.view(line, &self.commands),
             _ => None,
         }
     }
@@ -265,7 +268,7 @@ impl Composer {
     /// Tab after `/partial`: the one matching command and a space, or the longest common prefix.
     fn complete_command(&mut self) -> InputOutcome {
         let typed = self.text();
-        let matches: Vec<&str> = super::app::commands_names()
+        let matches: Vec<&str> = super::app::commands_names(&self.commands)
             .filter(|c| c.starts_with(&typed))
             .collect();
         match matches.as_slice() {

@@ -53,6 +53,21 @@ pub struct TuiOptions {
     pub sessions: Option<std::path::PathBuf>,
     /// Continue a saved session first (`Some(None)`: the latest of this directory).
     pub resume: Option<Option<String>>,
+    /// The commands from files (`crate::commands`), for `/NAME`.
+    pub commands: crate::commands::Catalog,
+}
+
+/// The user's and the project's commands from files for a chat in `cwd` (the built-ins win).
+pub fn file_commands(
+    config: &crate::config::Config,
+    cwd: &std::path::Path,
+) -> crate::commands::Catalog {
+    let builtins: Vec<&str> = super::app::COMMANDS
+        .iter()
+        .map(|c| c.name)
+        .chain(["/exit"])
+        .collect();
+    crate::commands::load(&config.dirs.config, cwd, &builtins)
 }
 
 /// Copies text: the system clipboard, or OSC 52 (which works over SSH) when there is none.
@@ -113,6 +128,7 @@ pub async fn run(
     let mut app = App::new(opts.theme, status, opts.bell, agent.mention_names());
     app.set_notify_after(opts.notify.enabled().then_some(opts.notify_after));
     app.set_show_reasoning(opts.show_reasoning);
+    app.set_file_commands(opts.commands, agent.cwd().to_path_buf());
     let notifier = opts.notify;
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     app.set_welcome(

@@ -229,7 +229,10 @@ impl App {
     /// name) is pointed out and the input kept for fixing (rules in `commands::line`), and so
     /// is a command refused until the turn ends.
     fn submit(&mut self, text: String) -> Vec<Effect> {
-        let line = commands::parse(&text, |p| std::path::Path::new(p).exists());
+        let line = commands::parse(&text, &self.input.commands, |p| {
+            std::path::Path::new(p).exists()
+        });
+        let line = commands::as_message(self, line);
         if let Some(error) = commands::mistake(&line) {
             self.flash = Some(error);
             return Vec::new();
