@@ -7,6 +7,8 @@ mod agent_task;
 mod approval_policy;
 mod argument_check;
 mod builtin_tools;
+mod composer_commands;
+mod composer_skills;
 mod config_errors;
 mod context_window;
 mod control_protocol;
