@@ -24,19 +24,9 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseEvent};
 
-pub use self::commands::{COMMANDS, SlashCommand, code_blocks, help_text};
-
-/// The slash command names (the built-ins, then `extra`), for completion.
-pub fn commands_names(extra: &[&'static SlashCommand]) -> impl Iterator<Item = &'static str> {
-    commands::names(extra)
-}
-
-/// The built-in commands, then `extra` (the commands from files).
-pub fn all_commands(
-    extra: &[&'static SlashCommand],
-) -> impl Iterator<Item = &'static SlashCommand> {
-    commands::all(extra)
-}
+pub use self::commands::{
+    COMMANDS, SlashCommand, all as all_commands, code_blocks, help_text, names as commands_names,
+};
 use super::chat_view::{ChatView, ViewCtx};
 use super::input::Composer;
 use super::modal::ApprovalModal;
