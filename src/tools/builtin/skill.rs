@@ -65,3 +65,63 @@ impl Tool for Skill {
         report::errors(errors, out);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::ToolCall;
+    use crate::tools::context::ToolContext;
+
+    fn inv(
+        tool: &str,
+        args: serde_json::Value,
+        cwd: &std::path::Path,
+        ctx: ToolContext,
+    ) -> Invocation {
+        Invocation {
+            name: tool.into(),
+            args: args.clone(),
+            function_call: ToolCall {
+                id: "c1".into(),
+                name: tool.into(),
+                arguments: args.to_string(),
+            },
+            opts: Default::default(),
+            cwd: cwd.to_path_buf(),
+            ctx: Arc::new(ctx),
+        }
+    }
+
+    /// `read_file` of a listed skill file is a read inside (strict mode does not ask); the
+    /// rest of sayso's config directory stays outside.
+    #[test]
+    fn read_file_treats_a_skills_folder_and_only_it_as_inside() {
+        let home = tempfile::tempdir().unwrap();
+        let config = home.path().join("config/sayso");
+        let folder = crate::skills::user_dir(&config).join("pdf");
+        std::fs::create_dir_all(folder.join("scripts")).unwrap();
+        std::fs::write(folder.join("SKILL.md"), "---\ndescription: d\n---\nx").unwrap();
+        std::fs::write(folder.join("scripts/fill.py"), "1").unwrap();
+        std::fs::write(config.join("config.toml"), "").unwrap();
+        let cwd = home.path().join("work");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let skills = crate::skills::discover(&config, &cwd);
+        assert_eq!(skills.skills.len(), 1);
+        let ctx = ToolContext {
+            skills,
+            ..ToolContext::default()
+        };
+        let read = |path: &std::path::Path| {
+            let args = json!({"filepath": path.display().to_string(), "start_line": null, "end_line": null});
+            crate::tools::builtin::read_file::ReadFile
+                .policy(&inv("read_file", args, &cwd, ctx.clone()))
+                .reads_outside
+        };
+        assert_eq!(read(&folder.join("scripts/fill.py")), None);
+        assert!(read(&config.join("config.toml")).is_some());
+        assert!(
+            read(&config.join("skills")).is_some(),
+            "the folder, not the directory above"
+        );
+    }
+}

@@ -75,3 +75,65 @@ pub fn as_message<'a>(app: &App, line: Line<'a>) -> Line<'a> {
         other => other,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::KeyCode;
+
+    use super::*;
+    use crate::commands::{FileCommand, Source};
+    use crate::tui::tests_support::*;
+
+    fn with_commands() -> App {
+        let mut a = app();
+        let mk = |name: &str, source, hint: &str, body: &str| FileCommand {
+            name: name.into(),
+            description: format!("{name} it"),
+            argument_hint: hint.into(),
+            body: body.into(),
+            source,
+            path: format!("/{name}.md").into(),
+        };
+        a.set_file_commands(
+            Catalog {
+                commands: vec![
+                    mk("review", Source::User, "FILE", "Review $1."),
+                    mk("deploy", Source::Project, "", "Deploy."),
+                ],
+                notices: vec!["/help.md: /help is a built-in command, which wins".into()],
+            },
+            PathBuf::from("/p"),
+        );
+        a
+    }
+
+    #[test]
+    fn a_command_from_a_file_sends_its_text_and_is_listed_with_its_source() {
+        let mut a = with_commands();
+        typed(&mut a, "/review src/a.rs");
+        assert_eq!(
+            a.update(key(KeyCode::Enter)),
+            [Effect::Send("Review src/a.rs.".into())]
+        );
+        let mut a = with_commands();
+        typed(&mut a, "/dep");
+        let menu = a.input().menu().expect("the popup is open");
+        let items: Vec<(&str, &str)> = menu.items.iter().map(|c| (c.name, c.help)).collect();
+        assert_eq!(items, [("/deploy", "deploy it (project)")]);
+        assert_eq!(
+            a.update(key(KeyCode::Enter)),
+            [Effect::Send("Deploy.".into())],
+            "Enter in the popup sends a command that needs no argument"
+        );
+        let help = crate::tui::app::help_text(&a.input().commands);
+        assert!(help.contains("/review FILE"), "{help}");
+        assert!(help.contains("review it (user)"), "{help}");
+        // A unique prefix runs a command from a file too.
+        let mut a = with_commands();
+        typed(&mut a, "/rev x");
+        assert_eq!(
+            a.update(key(KeyCode::Enter)),
+            [Effect::Send("Review x.".into())]
+        );
+    }
+}
