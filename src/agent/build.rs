@@ -49,7 +49,6 @@ pub fn build(
     if !skills.is_empty() && !config.tools.default_tools_chosen {
         active.insert(crate::tools::builtin::skill::NAME.to_owned());
     }
-    let skills_offered = active.contains(crate::tools::builtin::skill::NAME);
     let engine = Engine::new(EngineSetup {
         registry: Arc::new(setup.registry),
         active,
@@ -77,7 +76,7 @@ pub fn build(
     let today = crate::session::live::rfc3339(std::time::SystemTime::now());
     let mut instructions =
         instructions::load(&cwd, &config.dirs.config, today.get(..10).unwrap_or(&today));
-    instructions.add_skills(&skills, skills_offered);
+    instructions.add_skills(&skills);
     let settings = AgentSettings {
         system_prompt: config.system_prompt.clone(),
         instructions,
