@@ -20,6 +20,8 @@
 //!   own, and whether it reaches the network.
 //! - [`config`]: layered TOML configuration (defaults → user → project → env → CLI), with
 //!   file:line errors and the project-file limits; tool opts are plain data here.
+//! - [`commands`] and [`skills`]: prompt files the user and the project keep (`/NAME` commands,
+//!   `SKILL.md` folders), read through the `secrets` file check; text only, never settings.
 //! - [`events`]: what leaves the agent: one typed event stream and its sink, how a call and a
 //!   turn end, the answers to commands and the notices along the way as data (each front-end
 //!   words them); the saved events' serde form is the session record.
@@ -42,6 +44,7 @@
 
 pub mod agent;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod demo;
 pub mod duration_text;
@@ -57,6 +60,7 @@ pub mod sandbox;
 pub mod secrets;
 pub mod session;
 pub mod signals;
+pub mod skills;
 pub mod text_cut;
 pub mod tools;
 pub mod tui;

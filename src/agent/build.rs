@@ -42,9 +42,16 @@ pub fn build(
             config.judge.timeout,
         ))
     });
+    // Skills are offered (the tool, and their list in the system message) when there are
+    // any, unless the user picked the tools without `skill`.
+    let skills = crate::skills::discover(&config.dirs.config, &cwd);
+    let mut active = setup.active;
+    if !skills.is_empty() && !config.tools.default_tools_chosen {
+        active.insert(crate::tools::builtin::skill::NAME.to_owned());
+    }
     let engine = Engine::new(EngineSetup {
         registry: Arc::new(setup.registry),
-        active: setup.active,
+        active,
         allowed: setup.allowed,
         mode: SharedMode::new(config.tools.approval_mode),
         interaction: frontend.interaction,
@@ -63,16 +70,16 @@ pub fn build(
             // The engine puts its rules here (one set for the decisions and the tools).
             rules: Default::default(),
             sandbox: Arc::new(chat_sandbox(config, &cwd)),
+            skills: skills.clone(),
         }),
     });
     let today = crate::session::live::rfc3339(std::time::SystemTime::now());
+    let mut instructions =
+        instructions::load(&cwd, &config.dirs.config, today.get(..10).unwrap_or(&today));
+    instructions.add_skills(&skills);
     let settings = AgentSettings {
         system_prompt: config.system_prompt.clone(),
-        instructions: instructions::load(
-            &cwd,
-            &config.dirs.config,
-            today.get(..10).unwrap_or(&today),
-        ),
+        instructions,
         max_turns: config.tools.max_turns,
         auto_submit_success: config.tools.auto_submit_success,
         auto_submit_errors: config.tools.auto_submit_errors,

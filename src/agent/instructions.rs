@@ -4,6 +4,8 @@
 //! then the git root's, down to the working directory's (nearer files later, so they can
 //! refine what is above them).
 //!
+//! The skills' short list (`crate::skills`) goes with them, after the instructions.
+//!
 //! The instructions are capped ([`MAX_INSTRUCTIONS`] bytes in all); a file cut or left out
 //! says so in the text and in [`Instructions::notes`], which `/context` and the start notice
 //! show. The git branch is read from `.git/HEAD` directly: no git process runs in a repository
@@ -42,6 +44,26 @@ pub struct Instructions {
     pub files: Vec<InstructionFile>,
     /// What the user should know (a file cut at the cap, one unreadable).
     pub notes: Vec<String>,
+    /// The skills' names and descriptions (`crate::skills::listing`); in the system message
+    /// only while the `skill` tool is offered ([`Self::skills_for`]).
+    pub skills: String,
+}
+
+impl Instructions {
+    /// Adds the skills' list and what the user should know about their files.
+    pub fn add_skills(&mut self, skills: &crate::skills::Catalog) {
+        self.skills = crate::skills::listing(skills);
+        self.notes.extend(skills.notices.iter().cloned());
+    }
+
+    /// The skills' list when `active` offers the `skill` tool, else nothing.
+    pub fn skills_for(&self, active: &std::collections::BTreeSet<String>) -> &str {
+        if active.contains(crate::tools::builtin::skill::NAME) {
+            &self.skills
+        } else {
+            ""
+        }
+    }
 }
 
 /// The directory that holds `.git` (a directory or a `gitdir:` file), at or above `cwd`.
@@ -286,6 +308,31 @@ mod tests {
         std::fs::write(user.join("AGENTS.md"), "Answer briefly.").unwrap();
         let i = load(&repo, &user, "2026-12-01");
         assert!(i.text.contains("Answer briefly."), "{}", i.text);
+    }
+
+    #[test]
+    fn the_skills_list_is_there_only_while_the_skill_tool_is_offered() {
+        let skills = crate::skills::Catalog {
+            skills: vec![crate::skills::Skill {
+                name: "pdf".into(),
+                description: "Fill PDF forms".into(),
+                source: crate::commands::Source::User,
+                dir: PathBuf::from("/s/pdf"),
+            }],
+            notices: vec!["/s/x/SKILL.md: a note".into()],
+        };
+        let mut i = Instructions::default();
+        i.add_skills(&skills);
+        assert_eq!(i.notes, ["/s/x/SKILL.md: a note"]);
+        let with: std::collections::BTreeSet<String> =
+            ["read_file", "skill"].map(String::from).into();
+        let without: std::collections::BTreeSet<String> = ["read_file"].map(String::from).into();
+        assert!(
+            i.skills_for(&with).contains("- pdf: Fill PDF forms"),
+            "{}",
+            i.skills
+        );
+        assert_eq!(i.skills_for(&without), "");
     }
 
     #[test]

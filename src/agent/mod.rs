@@ -277,7 +277,7 @@ impl Agent {
         let i = &self.settings.instructions;
         crate::tools::offer::compose(
             &self.settings.system_prompt,
-            &[&i.environment, &i.text],
+            &[&i.environment, &i.text, i.skills_for(self.engine.active())],
             self.engine.registry(),
             self.engine.active(),
         )

@@ -244,7 +244,7 @@ impl Agent {
             let i = &self.settings.instructions;
             let system = crate::tools::offer::compose(
                 &self.settings.system_prompt,
-                &[&i.environment, &i.text],
+                &[&i.environment, &i.text, i.skills_for(tools)],
                 self.engine.registry(),
                 tools,
             );

@@ -280,6 +280,7 @@ async fn tui_chat(
         approver: Some(approver),
         questions: Some(questioner),
     };
+    let commands = crate::tui::run::file_commands(config, &cwd);
     let agent = match agent(config, cwd, frontend) {
         Ok((a, _)) => a,
         Err(e) => return (fail(exit::USAGE, e), None),
@@ -298,6 +299,7 @@ async fn tui_chat(
         sessions,
         resume: resume.map(Some),
         history: Some(config.dirs.state.clone()),
+        commands,
     };
     crate::tui::run::run(agent, approvals, questions, options).await
 }

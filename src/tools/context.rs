@@ -130,6 +130,8 @@ pub struct ToolContext {
     /// The approval rules in force: [`crate::tools::lifecycle::orchestrator::Engine::new`] puts its own
     /// here, so a rule saved during the chat reaches the tools too.
     pub rules: SharedRules,
+    /// The skills found at the start of the chat, for the `skill` tool (`crate::skills`).
+    pub skills: crate::skills::Catalog,
     /// The chat's sandbox: every process a tool starts runs inside it (`crate::sandbox`).
     pub sandbox: Arc<crate::sandbox::Sandbox>,
 }

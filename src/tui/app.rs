@@ -28,13 +28,10 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyEvent, KeyEventKind, MouseEvent};
 
-pub use self::commands::{COMMANDS, SlashCommand, code_blocks, help_text};
+pub use self::commands::{
+    COMMANDS, SlashCommand, all as all_commands, code_blocks, help_text, names as commands_names,
+};
 pub use self::escapes::Returned;
-
-/// The slash command names, for completion.
-pub fn commands_names() -> impl Iterator<Item = &'static str> {
-    commands::names()
-}
 use super::chat_view::{ChatView, ViewCtx};
 use super::input::Composer;
 use super::modal::ApprovalModal;
@@ -181,6 +178,8 @@ pub struct App {
     /// The Ctrl+X Ctrl+E chord, and the `!!` output waiting for the next message.
     escapes: escapes::Escapes,
     queue: super::queue::Queue,
+    /// The commands from files and the project's directory, for `/NAME` and `/init`.
+    project: commands::Project,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -244,6 +243,7 @@ impl App {
             new_chat_welcome: None,
             escapes: Default::default(),
             queue: Default::default(),
+            project: commands::Project::default(),
         }
     }
 

@@ -29,6 +29,8 @@ pub struct Composer {
     pub area: TextArea<'static>,
     /// Tool and group names `@{` completes.
     pub mentions: Vec<String>,
+    /// The commands from files, after the built-ins in the popup and completion.
+    pub commands: Vec<&'static crate::tui::app::SlashCommand>,
     history: history::History,
     /// Ctrl+R's search, while it runs.
     search: Option<search::Search>,
@@ -63,6 +65,7 @@ impl Composer {
         Self {
             area,
             mentions: Vec::new(),
+            commands: Vec::new(),
             history: history::History::default(),
             search: None,
             walking: None,
@@ -95,7 +98,7 @@ impl Composer {
     /// The `/` popup, while it is open (never while walking the history).
     pub fn menu(&self) -> Option<MenuView> {
         match self.area.lines() {
-            [line] if self.walking.is_none() => self.menu.view(line),
+            [line] if self.walking.is_none() => self.menu.view(line, &self.commands),
             _ => None,
         }
     }
@@ -314,7 +317,7 @@ impl Composer {
     /// Tab after `/partial`: the one matching command and a space, or the longest common prefix.
     fn complete_command(&mut self) -> InputOutcome {
         let typed = self.text();
-        let matches: Vec<&str> = super::app::commands_names()
+        let matches: Vec<&str> = super::app::commands_names(&self.commands)
             .filter(|c| c.starts_with(&typed))
             .collect();
         match matches.as_slice() {

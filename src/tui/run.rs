@@ -59,6 +59,21 @@ pub struct TuiOptions {
     /// Where the input history is kept across runs (sayso's state directory); `None`: this
     /// run only.
     pub history: Option<std::path::PathBuf>,
+    /// The commands from files (`crate::commands`), for `/NAME`.
+    pub commands: crate::commands::Catalog,
+}
+
+/// The user's and the project's commands from files for a chat in `cwd` (the built-ins win).
+pub fn file_commands(
+    config: &crate::config::Config,
+    cwd: &std::path::Path,
+) -> crate::commands::Catalog {
+    let builtins: Vec<&str> = super::app::COMMANDS
+        .iter()
+        .map(|c| c.name)
+        .chain(["/exit"])
+        .collect();
+    crate::commands::load(&config.dirs.config, cwd, &builtins)
 }
 
 /// Copies text: the system clipboard, or OSC 52 (which works over SSH) when there is none.
@@ -120,6 +135,7 @@ pub async fn run(
     app.set_notify_after(opts.notify.enabled().then_some(opts.notify_after));
     app.set_show_reasoning(opts.show_reasoning);
     app.set_steer(agent.steer(), opts.steer);
+    app.set_file_commands(opts.commands, agent.cwd().to_path_buf());
     let notifier = opts.notify;
     if let Some(dir) = &opts.history {
         let (history, error) = super::input::history::History::load(dir);

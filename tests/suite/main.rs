@@ -9,6 +9,8 @@ mod argument_check;
 mod builtin_tools;
 mod composer_editor;
 mod composer_steer;
+mod composer_commands;
+mod composer_skills;
 mod config_errors;
 mod context_window;
 mod control_protocol;

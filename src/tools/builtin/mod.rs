@@ -18,6 +18,7 @@ pub mod memory;
 pub mod paths;
 pub mod protected;
 pub mod read_file;
+pub mod skill;
 
 use std::sync::Arc;
 
@@ -41,6 +42,7 @@ pub fn registry() -> Registry {
     r.register(Arc::new(fetch_webpage::FetchWebpage), Source::Builtin);
     r.register(Arc::new(memory::Memory), Source::Builtin);
     r.register(Arc::new(ask_questions::AskQuestions), Source::Builtin);
+    r.register(Arc::new(skill::Skill), Source::Builtin);
     r
 }
 

@@ -1,4 +1,5 @@
-//! `read_file`: read a file, or a 1-based inclusive line range of it.
+//! `read_file`: read a file, or a 1-based inclusive line range of it. A file in a skill's
+//! folder (`crate::skills`) is read as one inside the project (strict mode does not ask).
 
 use std::sync::Arc;
 
@@ -116,8 +117,11 @@ impl Tool for ReadFile {
 
     fn policy(&self, inv: &Invocation) -> Policy {
         let r = resolve(&inv.cwd, inv.arg_str("filepath"));
+        // A skill's files are listed to be read (`skill`): inside a skill's folder counts as
+        // inside, and only there (not the rest of sayso's config directory).
+        let outside = !r.inside && !inv.ctx.skills.holds(&r.path);
         Policy {
-            reads_outside: (!r.inside).then(|| r.path.display().to_string()),
+            reads_outside: outside.then(|| r.path.display().to_string()),
             ..Policy::default()
         }
     }

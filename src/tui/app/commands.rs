@@ -3,8 +3,11 @@
 //! A command that needs the agent sends it an [`Effect::Agent`] command; adding one that only
 //! changes the UI touches this file alone. Which lines are commands at all (a path or `//` is a
 //! message; an unknown or ambiguous name is a one-line error, the input kept) is decided in
-//! [`line`](mod@line).
+//! [`line`](mod@line). The commands from files (`crate::commands`) join the table at start
+//! ([`files`]); `/init` is [`init`]'s.
 
+mod files;
+mod init;
 mod line;
 
 use super::{Activity, App, Effect};
@@ -13,6 +16,7 @@ use crate::events::Mode;
 use crate::tui::strings;
 use crate::tui::transcript::{Entry, Transcript};
 
+pub(super) use self::files::{Project, as_message};
 pub(super) use self::line::{Line, mistake, parse};
 
 pub struct SlashCommand {
@@ -127,6 +131,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: super::resume::run,
     },
     SlashCommand {
+        name: "/init",
+        args: "",
+        help: "have the model write a starting AGENTS.md for this project",
+        run: init::run,
+    },
+    SlashCommand {
         name: "/quit",
         args: "",
         help: "leave sayso",
@@ -134,16 +144,21 @@ pub const COMMANDS: &[SlashCommand] = &[
     },
 ];
 
-/// The names the input box completes.
-pub fn names() -> impl Iterator<Item = &'static str> {
-    COMMANDS.iter().map(|c| c.name)
+/// The built-in commands, then `extra` (the commands from files).
+pub fn all(extra: &[&'static SlashCommand]) -> impl Iterator<Item = &'static SlashCommand> {
+    COMMANDS.iter().chain(extra.to_vec())
 }
 
-/// The `/help` text: the keys, then every command.
-pub fn help_text() -> String {
+/// The names the input box completes.
+pub fn names(extra: &[&'static SlashCommand]) -> impl Iterator<Item = &'static str> {
+    all(extra).map(|c| c.name)
+}
+
+/// The `/help` text: the keys, then every command (a command from a file says whose it is).
+pub fn help_text(extra: &[&'static SlashCommand]) -> String {
     let mut out = String::from(strings::HELP_KEYS);
     out.push_str("\nCommands:");
-    for c in COMMANDS {
+    for c in all(extra) {
         let head = if c.args.is_empty() {
             c.name.to_owned()
         } else {
@@ -159,6 +174,14 @@ pub(super) fn run(app: &mut App, command: &SlashCommand, arg: &str) -> Vec<Effec
     (command.run)(app, arg)
 }
 
+/// Whether a command that must wait for the turn to end was refused (and the hint shown).
+fn between_turns_busy(app: &mut App) -> bool {
+    if app.busy {
+        app.show_hint(strings::BUSY_FOR_COMMAND);
+    }
+    app.busy
+}
+
 /// A command the agent runs between turns.
 pub(super) fn between_turns(app: &mut App, command: Command) -> Vec<Effect> {
     if app.busy {
@@ -170,7 +193,7 @@ pub(super) fn between_turns(app: &mut App, command: Command) -> Vec<Effect> {
 }
 
 fn help(app: &mut App, _: &str) -> Vec<Effect> {
-    app.transcript.push_notice(help_text());
+    app.transcript.push_notice(help_text(&app.input.commands));
     Vec::new()
 }
 
@@ -362,10 +385,10 @@ mod tests {
 
     #[test]
     fn every_command_has_help_and_completion() {
-        let help = help_text();
+        let help = help_text(&[]);
         for c in COMMANDS {
             assert!(help.contains(c.name), "{}", c.name);
         }
-        assert_eq!(names().count(), COMMANDS.len());
+        assert_eq!(names(&[]).count(), COMMANDS.len());
     }
 }

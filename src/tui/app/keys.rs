@@ -240,7 +240,10 @@ impl App {
         if let Some(effects) = self.shell_line(&text) {
             return effects;
         }
-        let line = commands::parse(&text, |p| std::path::Path::new(p).exists());
+        let line = commands::parse(&text, &self.input.commands, |p| {
+            std::path::Path::new(p).exists()
+        });
+        let line = commands::as_message(self, line);
         if let Some(error) = commands::mistake(&line) {
             self.flash = Some(error);
             return Vec::new();

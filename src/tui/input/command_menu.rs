@@ -4,9 +4,10 @@
 //! The popup is open while the input is one word that can be a command name — it starts with
 //! `/`, has no whitespace, no second `/` and no `.` (those are paths: see
 //! `app::commands::line`) — at least one command starts with it, and Esc has not closed it since
-//! the last edit. Matches come in the command table's order, an exact match first.
+//! the last edit. Matches come in the command table's order (the built-ins, then the commands
+//! from files), an exact match first.
 
-use crate::tui::app::{COMMANDS, SlashCommand};
+use crate::tui::app::{SlashCommand, all_commands};
 
 #[derive(Debug, Default)]
 pub struct CommandMenu {
@@ -34,11 +35,11 @@ impl CommandMenu {
     }
 
     /// The popup for `text`, if it is open.
-    pub fn view(&self, text: &str) -> Option<MenuView> {
+    pub fn view(&self, text: &str, extra: &[&'static SlashCommand]) -> Option<MenuView> {
         if self.dismissed {
             return None;
         }
-        let items = matches(text)?;
+        let items = matches(text, extra)?;
         Some(MenuView {
             selected: self.selected.min(items.len() - 1),
             items,
@@ -60,13 +61,12 @@ impl CommandMenu {
 }
 
 /// The commands `text` can still become, or `None` when it cannot be a command name.
-pub fn matches(text: &str) -> Option<Vec<&'static SlashCommand>> {
+pub fn matches(text: &str, extra: &[&'static SlashCommand]) -> Option<Vec<&'static SlashCommand>> {
     let rest = text.strip_prefix('/')?;
     if rest.contains(['/', '.']) || rest.contains(char::is_whitespace) {
         return None;
     }
-    let mut items: Vec<&'static SlashCommand> = COMMANDS
-        .iter()
+    let mut items: Vec<&'static SlashCommand> = all_commands(extra)
         .filter(|c| c.name.starts_with(text))
         .collect();
     if let Some(i) = items.iter().position(|c| c.name == text) {
@@ -87,12 +87,13 @@ mod tests {
     use super::*;
 
     fn names(text: &str) -> Option<Vec<&'static str>> {
-        matches(text).map(|v| v.into_iter().map(|c| c.name).collect())
+        matches(text, &[]).map(|v| v.into_iter().map(|c| c.name).collect())
     }
 
     #[test]
     fn the_popup_matches_command_names_and_never_paths_or_sentences() {
-        assert_eq!(names("/").map(|n| n.len()), Some(COMMANDS.len()));
+        let count = crate::tui::app::COMMANDS.len();
+        assert_eq!(names("/").map(|n| n.len()), Some(count));
         assert_eq!(names("/mo"), Some(vec!["/model", "/mode"]));
         assert_eq!(
             names("/mode"),
@@ -109,14 +110,18 @@ mod tests {
     fn up_and_down_wrap_and_an_edit_reopens_a_dismissed_popup() {
         let mut m = CommandMenu::default();
         m.step(true, 3);
-        assert_eq!(m.view("/").unwrap().selected, 2, "Up from the first wraps");
+        assert_eq!(
+            m.view("/", &[]).unwrap().selected,
+            2,
+            "Up from the first wraps"
+        );
         m.step(false, 3);
-        assert_eq!(m.view("/").unwrap().selected, 0);
+        assert_eq!(m.view("/", &[]).unwrap().selected, 0);
         m.step(false, 3);
         m.dismiss();
-        assert!(m.view("/").is_none());
+        assert!(m.view("/", &[]).is_none());
         m.edited();
-        let v = m.view("/mo").unwrap();
+        let v = m.view("/mo", &[]).unwrap();
         assert_eq!(v.selected, 0, "an edit highlights the first match again");
     }
 }

@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::tui::app::{App, COMMANDS, SlashCommand};
+use crate::tui::app::{App, SlashCommand, all_commands};
 use crate::tui::strings;
 
 /// At most this many commands show at once; the rest scroll into view with Up/Down.
@@ -51,7 +51,10 @@ pub fn draw(f: &mut Frame, input: Rect, app: &App) {
     let inner = block.inner(rect);
     f.render_widget(block, rect);
     // One column for every command's name and arguments, so it stays put while filtering.
-    let head_w = COMMANDS.iter().map(|c| head(c).len()).max().unwrap_or(0);
+    let head_w = all_commands(&app.input().commands)
+        .map(|c| head(c).chars().count())
+        .max()
+        .unwrap_or(0);
     let first = menu.selected.saturating_sub(rows - 1);
     let width = inner.width as usize;
     let lines: Vec<Line<'static>> = menu

@@ -13,9 +13,10 @@
 //! 7. It names a file or directory that exists (`/tmp is full, why?`): a message.
 //! 8. Otherwise: an unknown command.
 //!
-//! Whether a path exists is asked through `exists`, so the rule stays a plain function.
+//! Whether a path exists is asked through `exists`, so the rule stays a plain function. The
+//! names are the built-ins' and then `extra`'s (the commands from files, none a built-in's).
 
-use super::{COMMANDS, SlashCommand};
+use super::{SlashCommand, all};
 
 pub enum Line<'a> {
     Command {
@@ -32,7 +33,11 @@ pub enum Line<'a> {
     Unknown(&'a str),
 }
 
-pub fn parse<'a>(text: &'a str, exists: impl Fn(&str) -> bool) -> Line<'a> {
+pub fn parse<'a>(
+    text: &'a str,
+    extra: &[&'static SlashCommand],
+    exists: impl Fn(&str) -> bool,
+) -> Line<'a> {
     let trimmed = text.trim();
     if !trimmed.starts_with('/') {
         return Line::Message(text.to_owned());
@@ -48,14 +53,11 @@ pub fn parse<'a>(text: &'a str, exists: impl Fn(&str) -> bool) -> Line<'a> {
         return Line::Message(text.to_owned());
     }
     let name = if word == "/exit" { "/quit" } else { word };
-    if let Some(command) = COMMANDS.iter().find(|c| c.name == name) {
+    if let Some(command) = all(extra).find(|c| c.name == name) {
         return Line::Command { command, arg };
     }
     let begun: Vec<&'static SlashCommand> = if word.len() > 1 {
-        COMMANDS
-            .iter()
-            .filter(|c| c.name.starts_with(word))
-            .collect()
+        all(extra).filter(|c| c.name.starts_with(word)).collect()
     } else {
         Vec::new()
     };
@@ -95,7 +97,7 @@ mod tests {
 
     /// What `text` is, in a word: `cmd NAME ARG`, `msg TEXT`, `ambiguous A B`, `unknown NAME`.
     fn kind(text: &str) -> String {
-        match parse(text, |p| p == "/tmp") {
+        match parse(text, &[], |p| p == "/tmp") {
             Line::Command { command, arg } => format!("cmd {} {arg}", command.name),
             Line::Message(m) => format!("msg {m}"),
             Line::Ambiguous { names, .. } => format!("ambiguous {}", names.join(" ")),
@@ -136,15 +138,15 @@ mod tests {
     #[test]
     fn mistakes_say_what_to_do() {
         assert_eq!(
-            mistake(&parse("/frobnicate", |_| false)).as_deref(),
+            mistake(&parse("/frobnicate", &[], |_| false)).as_deref(),
             Some(
                 "unknown command /frobnicate — /help lists them; //frobnicate sends it as a message"
             )
         );
         assert_eq!(
-            mistake(&parse("/co", |_| false)).as_deref(),
+            mistake(&parse("/co", &[], |_| false)).as_deref(),
             Some("/co could be /copy, /collapse, /context, /compact — type more of it")
         );
-        assert_eq!(mistake(&parse("/help", |_| false)), None);
+        assert_eq!(mistake(&parse("/help", &[], |_| false)), None);
     }
 }
