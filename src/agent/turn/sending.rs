@@ -28,7 +28,7 @@ impl Turn {
             text: m.text,
             sent: m.sent.clone(),
         }));
-        messages.push(ChatMessage::User { content: m.sent });
+        messages.push(ChatMessage::user(m.sent));
         self.next_round(fx);
     }
 
@@ -44,7 +44,7 @@ impl Turn {
                 text: text.clone(),
                 sent: text.clone(),
             }));
-            self.chat.messages.push(ChatMessage::User { content: text });
+            self.chat.messages.push(ChatMessage::user(text));
         }
         let mut out = Vec::new();
         let fitted = fit::fit(

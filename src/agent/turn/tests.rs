@@ -212,6 +212,7 @@ fn long_history() -> Vec<ChatMessage> {
         system("sys"),
         ChatMessage::User {
             content: "a".repeat(20_000),
+            images: Vec::new(),
         },
         ChatMessage::Assistant {
             content: "ok".into(),
@@ -228,6 +229,7 @@ fn rounds_history(n: usize, output: usize) -> Vec<ChatMessage> {
         let id = format!("old{i}");
         h.push(ChatMessage::User {
             content: format!("question {i}"),
+            images: Vec::new(),
         });
         h.push(ChatMessage::Assistant {
             content: String::new(),
