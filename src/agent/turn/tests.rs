@@ -49,8 +49,7 @@ pub fn user(text: &str) -> Input {
     Input::User(UserMessage {
         text: text.into(),
         sent: text.into(),
-        tools_added: Vec::new(),
-        prompts: Vec::new(),
+        ..UserMessage::default()
     })
 }
 
@@ -554,6 +553,7 @@ fn turn_table() {
                         sent: "use memory".into(),
                         tools_added: vec!["memory".into()],
                         prompts: vec!["memory's prompt".into()],
+                        ..UserMessage::default()
                     }),
                     vec!["added memory", "user use @{memory}", "request 3"],
                 ),
