@@ -1,0 +1,96 @@
+//! `@` files (issue 23, item 2): what `@path`, `@path:N-M` and `@image.png` attach to the
+//! message the model receives (the request bodies the fixture records), what is refused
+//! (`/proc`, sayso's own config), and the TUI's `@` picker on a generated tree with a
+//! `.gitignore`.
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::support::fixture::{Fixture, Reply, sse};
+use crate::support::{home_with, run, sayso};
+
+/// The last user message's content in the first request.
+fn user_content(fx: &Fixture) -> Value {
+    let reqs = fx.requests();
+    reqs[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .unwrap()["content"]
+        .clone()
+}
+
+async fn ask(prompt: &str, setup: impl FnOnce(&std::path::Path)) -> (Fixture, crate::support::Output) {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["ok"])));
+    let home = home_with(&fx.base_url(), "");
+    setup(home.path());
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", prompt, "--no-session"]);
+    let out = run(cmd).await;
+    (fx, out)
+}
+
+#[tokio::test]
+async fn a_line_range_attaches_exactly_those_lines() {
+    let (fx, out) = ask("explain @notes.txt:2-3", |home| {
+        std::fs::write(home.join("notes.txt"), "one\ntwo\nthree\nfour\n").unwrap();
+    })
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        user_content(&fx),
+        json!("explain @notes.txt:2-3\n\nAttached @notes.txt (lines 2-3 of 4):\n````\ntwo\nthree\n````")
+    );
+    assert!(out.stderr.contains("attached [@notes.txt:2-3]"), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn an_image_is_sent_as_an_image_url_part_with_a_data_url() {
+    let png = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
+    let (fx, out) = ask("what is in @shot.png", |home| {
+        std::fs::write(home.join("shot.png"), png).unwrap();
+    })
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        user_content(&fx),
+        json!([
+            {"type": "text", "text": "what is in @shot.png"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+        ])
+    );
+}
+
+#[tokio::test]
+async fn proc_environ_and_sayso_config_are_refused_and_not_sent() {
+    let (fx, out) = ask(
+        "show @/proc/self/environ and @config/sayso/config.toml",
+        |_| {},
+    )
+    .await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        user_content(&fx),
+        json!("show @/proc/self/environ and @config/sayso/config.toml")
+    );
+    assert!(
+        out.stderr.contains("@/proc/self/environ was not attached"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("@config/sayso/config.toml was not attached"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_text_only_message_is_sent_as_a_plain_string() {
+    let (fx, out) = ask("hello @nobody", |_| {}).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(user_content(&fx), json!("hello @nobody"));
+}
