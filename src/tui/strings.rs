@@ -35,6 +35,8 @@ pub const FOOTER_MENU: &[(&str, &str)] = &[
     ("Esc", "close"),
 ];
 pub const MENU_TITLE: &str = " Commands ";
+/// The `@` picker's title.
+pub const FILE_MENU_TITLE: &str = " Files ";
 pub const FOOTER_MODAL: &[(&str, &str)] = &[
     ("a", "always"),
     ("y", "accept"),
