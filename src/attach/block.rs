@@ -57,14 +57,33 @@ mod tests {
     fn ranges_select_exactly_their_lines() {
         let text = "one\ntwo\nthree\nfour\n";
         let table: &[(Option<(usize, Option<usize>)>, &str)] = &[
-            (None, "Attached @a.txt (4 lines):\n````\none\ntwo\nthree\nfour\n````"),
-            (Some((2, Some(3))), "Attached @a.txt (lines 2-3 of 4):\n````\ntwo\nthree\n````"),
-            (Some((3, None)), "Attached @a.txt (lines 3-4 of 4):\n````\nthree\nfour\n````"),
-            (Some((4, Some(99))), "Attached @a.txt (lines 4-4 of 4):\n````\nfour\n````"),
-            (Some((1, Some(1))), "Attached @a.txt (lines 1-1 of 4):\n````\none\n````"),
+            (
+                None,
+                "Attached @a.txt (4 lines):\n````\none\ntwo\nthree\nfour\n````",
+            ),
+            (
+                Some((2, Some(3))),
+                "Attached @a.txt (lines 2-3 of 4):\n````\ntwo\nthree\n````",
+            ),
+            (
+                Some((3, None)),
+                "Attached @a.txt (lines 3-4 of 4):\n````\nthree\nfour\n````",
+            ),
+            (
+                Some((4, Some(99))),
+                "Attached @a.txt (lines 4-4 of 4):\n````\nfour\n````",
+            ),
+            (
+                Some((1, Some(1))),
+                "Attached @a.txt (lines 1-1 of 4):\n````\none\n````",
+            ),
         ];
         for (range, want) in table {
-            assert_eq!(text_block("a.txt", text, *range).unwrap(), *want, "{range:?}");
+            assert_eq!(
+                text_block("a.txt", text, *range).unwrap(),
+                *want,
+                "{range:?}"
+            );
         }
     }
 

@@ -81,15 +81,15 @@ fn run(q: &[u8], path: &[u8], from: usize) -> Option<i64> {
 /// Whether `q` (lowercase) is a subsequence of `path`, ASCII case ignored.
 fn fits(q: &[u8], path: &[u8]) -> bool {
     let mut at = 0;
-    q.iter().all(|&c| {
-        match path[at..].iter().position(|&b| b.to_ascii_lowercase() == c) {
+    q.iter().all(
+        |&c| match path[at..].iter().position(|&b| b.to_ascii_lowercase() == c) {
             Some(p) => {
                 at += p + 1;
                 true
             }
             None => false,
-        }
-    })
+        },
+    )
 }
 
 fn word_start(path: &[u8], j: usize) -> bool {
@@ -130,7 +130,11 @@ mod tests {
         ];
         for (q, first) in table {
             let got = rank(q, &paths);
-            assert_eq!(got.first().map(String::as_str), Some(*first), "{q}: {got:?}");
+            assert_eq!(
+                got.first().map(String::as_str),
+                Some(*first),
+                "{q}: {got:?}"
+            );
         }
     }
 

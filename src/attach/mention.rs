@@ -76,7 +76,10 @@ fn range(spec: &str) -> Option<(usize, Option<usize>)> {
 mod tests {
     use super::*;
 
-    fn m(path: &str, range: Option<(usize, Option<usize>)>) -> (String, Option<(usize, Option<usize>)>) {
+    fn m(
+        path: &str,
+        range: Option<(usize, Option<usize>)>,
+    ) -> (String, Option<(usize, Option<usize>)>) {
         (path.to_owned(), range)
     }
 
@@ -84,9 +87,18 @@ mod tests {
     fn mentions_and_ranges_are_found() {
         let table: &[(&str, Vec<(String, Option<(usize, Option<usize>)>)>)] = &[
             ("explain @src/main.rs", vec![m("src/main.rs", None)]),
-            ("@a.rs:10-40 and @b.rs:3", vec![m("a.rs", Some((10, Some(40)))), m("b.rs", Some((3, Some(3))))]),
+            (
+                "@a.rs:10-40 and @b.rs:3",
+                vec![
+                    m("a.rs", Some((10, Some(40)))),
+                    m("b.rs", Some((3, Some(3)))),
+                ],
+            ),
             ("see @a.rs:5-.", vec![m("a.rs", Some((5, None)))]),
-            ("look at @a.rs, then @b.rs.", vec![m("a.rs", None), m("b.rs", None)]),
+            (
+                "look at @a.rs, then @b.rs.",
+                vec![m("a.rs", None), m("b.rs", None)],
+            ),
             ("(@a.rs)", vec![]),
             ("mail me@example.com", vec![]),
             ("use @{git} please", vec![]),
@@ -99,7 +111,10 @@ mod tests {
             ("ünï @ü.rs:1-2", vec![m("ü.rs", Some((1, Some(2))))]),
         ];
         for (text, want) in table {
-            let got: Vec<_> = mentions(text).into_iter().map(|m| (m.path, m.range)).collect();
+            let got: Vec<_> = mentions(text)
+                .into_iter()
+                .map(|m| (m.path, m.range))
+                .collect();
             assert_eq!(&got, want, "{text}");
         }
     }

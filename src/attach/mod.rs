@@ -59,7 +59,8 @@ pub fn attach(message: &str, place: &Place) -> Attached {
             Ok(None) => {}
             Ok(Some(read::Read::Text(block))) => {
                 if block.contains("\n(cut: ") || block.contains("\n(listing cut: ") {
-                    out.notes.push(format!("@{} was cut to fit the attachment cap", m.typed));
+                    out.notes
+                        .push(format!("@{} was cut to fit the attachment cap", m.typed));
                 }
                 blocks.push(block);
                 out.chips.push(format!("[@{}]", m.typed));

@@ -76,7 +76,9 @@ pub fn read(
     };
     if meta.is_dir() {
         if range.is_some() {
-            return refused(format!("`{shown}` is a directory; a line range needs a file"));
+            return refused(format!(
+                "`{shown}` is a directory; a line range needs a file"
+            ));
         }
         return Ok(Some(Read::Text(listing(place, &r.path, &shown))));
     }
@@ -95,9 +97,8 @@ pub fn read(
         Err(e) => return refused(refused_words(&e, &shown, MAX_READ_BYTES)),
     };
     let text = String::from_utf8_lossy(&bytes);
-    let block = super::block::text_block(&shown, &text, range).map_err(|why| {
-        format!("@{path} was not attached: {why}")
-    })?;
+    let block = super::block::text_block(&shown, &text, range)
+        .map_err(|why| format!("@{path} was not attached: {why}"))?;
     Ok(Some(Read::Text(crate::secrets::scrub_owned(block))))
 }
 
@@ -116,7 +117,10 @@ fn refusal(place: &Place, path: &Path) -> Option<String> {
     if let Some(why) = read_refusal(path) {
         return Some(why);
     }
-    if let Some(tree) = ["/proc", "/sys", "/dev"].iter().find(|t| path.starts_with(t)) {
+    if let Some(tree) = ["/proc", "/sys", "/dev"]
+        .iter()
+        .find(|t| path.starts_with(t))
+    {
         return Some(format!(
             "it is under {tree}: system and process data are never attached"
         ));

@@ -66,7 +66,12 @@ fn a_directory_attaches_its_gitignore_aware_listing() {
     std::fs::write(d.join("src/a.rs"), "").unwrap();
     std::fs::write(d.join("src/secret.log"), "").unwrap();
     let a = attach("@src", &place(d));
-    assert!(a.text.contains("Attached directory @src (2 entries):\n````\na.rs\ndeep/\n````"), "{}", a.text);
+    assert!(
+        a.text
+            .contains("Attached directory @src (2 entries):\n````\na.rs\ndeep/\n````"),
+        "{}",
+        a.text
+    );
     assert_eq!(a.chips, ["[@src]"]);
 }
 

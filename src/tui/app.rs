@@ -470,8 +470,7 @@ impl App {
         &mut self.transcript
     }
 
-    /// The input box, for tests that type or read a draft.
-    #[cfg(test)]
+    /// The input box: to set the `@` picker's root, and for tests that type or read a draft.
     pub fn input_mut(&mut self) -> &mut Composer {
         &mut self.input
     }

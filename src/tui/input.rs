@@ -71,6 +71,11 @@ impl Composer {
         }
     }
 
+    /// The project directory the `@` picker offers paths of (not walked until it opens).
+    pub fn set_file_root(&mut self, root: &std::path::Path) {
+        self.files.set_root(root);
+    }
+
     pub fn text(&self) -> String {
         self.area.lines().join("\n")
     }
@@ -107,6 +112,11 @@ impl Composer {
     pub fn close_menu(&mut self) {
         self.menu.dismiss();
         self.files.dismiss();
+    }
+
+    /// The `@` picker is waiting for its index's walk.
+    pub fn file_index_walking(&self) -> bool {
+        self.files.walking()
     }
 
     /// The `@` picker, while it is open (never while walking the history).

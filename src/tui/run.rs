@@ -113,6 +113,7 @@ pub async fn run(
     let mut app = App::new(opts.theme, status, opts.bell, agent.mention_names());
     app.set_notify_after(opts.notify.enabled().then_some(opts.notify_after));
     app.set_show_reasoning(opts.show_reasoning);
+    app.input_mut().set_file_root(agent.cwd());
     let notifier = opts.notify;
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     app.set_welcome(

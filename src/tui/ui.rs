@@ -10,7 +10,9 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::App;
 use super::strings;
-use super::widgets::{command_menu, file_menu, footer, modal, notices, picker, questions, status_bar};
+use super::widgets::{
+    command_menu, file_menu, footer, modal, notices, picker, questions, status_bar,
+};
 
 /// Draws the frame; returns the chat pane's area (its rows may scroll as a whole).
 pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {

@@ -22,7 +22,10 @@ fn user_content(fx: &Fixture) -> Value {
         .clone()
 }
 
-async fn ask(prompt: &str, setup: impl FnOnce(&std::path::Path)) -> (Fixture, crate::support::Output) {
+async fn ask(
+    prompt: &str,
+    setup: impl FnOnce(&std::path::Path),
+) -> (Fixture, crate::support::Output) {
     let fx = Fixture::start().await;
     fx.push(Reply::Stream(sse::text_reply(&["ok"])));
     let home = home_with(&fx.base_url(), "");
@@ -42,9 +45,15 @@ async fn a_line_range_attaches_exactly_those_lines() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         user_content(&fx),
-        json!("explain @notes.txt:2-3\n\nAttached @notes.txt (lines 2-3 of 4):\n````\ntwo\nthree\n````")
+        json!(
+            "explain @notes.txt:2-3\n\nAttached @notes.txt (lines 2-3 of 4):\n````\ntwo\nthree\n````"
+        )
     );
-    assert!(out.stderr.contains("attached [@notes.txt:2-3]"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("attached [@notes.txt:2-3]"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[tokio::test]
@@ -82,7 +91,8 @@ async fn proc_environ_and_sayso_config_are_refused_and_not_sent() {
         out.stderr
     );
     assert!(
-        out.stderr.contains("@config/sayso/config.toml was not attached"),
+        out.stderr
+            .contains("@config/sayso/config.toml was not attached"),
         "{}",
         out.stderr
     );
@@ -93,4 +103,69 @@ async fn a_text_only_message_is_sent_as_a_plain_string() {
     let (fx, out) = ask("hello @nobody", |_| {}).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(user_content(&fx), json!("hello @nobody"));
+}
+
+/// A tree of `n` files under `src/` (100 directories), one `target.rs` to find, and the same name
+/// under an ignored directory and an ignored extension.
+fn generate_tree(root: &std::path::Path, n: usize) {
+    std::fs::write(root.join(".gitignore"), "build/\n*.log\n").unwrap();
+    for d in 0..100 {
+        let dir = root.join(format!("src/mod{d:03}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in 0..n / 100 {
+            std::fs::write(dir.join(format!("file{f:03}.rs")), "").unwrap();
+        }
+    }
+    std::fs::create_dir_all(root.join("build")).unwrap();
+    std::fs::write(root.join("build/needle_target.rs"), "").unwrap();
+    std::fs::write(root.join("needle_target.log"), "").unwrap();
+    std::fs::write(
+        root.join("src/needle_target.rs"),
+        "fn one() {}\nfn two() {}\n",
+    )
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_picker_offers_only_files_git_does_not_ignore_and_tab_completes_one() {
+    use crate::support::tui::Tui;
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["Two functions."])));
+    let tui = Tui::start(&fx.base_url(), &[]);
+    generate_tree(&tui.work(), 10_000);
+    tui.ready().await;
+    tui.type_text("what is in @needle");
+    let screen = tui.wait_for("@src/needle_target.rs").await;
+    assert!(screen.contains(" Files "), "{screen}");
+    assert!(!screen.contains("build/needle"), "{screen}");
+    assert!(!screen.contains("needle_target.log"), "{screen}");
+    tui.keys(&["Tab"]);
+    tui.wait_for("what is in @src/needle_target.rs").await;
+    tui.type_text("now");
+    tui.wait_for("needle_target.rs now").await;
+    tui.keys(&["Enter"]);
+    let screen = tui.wait_for("Two functions.").await;
+    assert!(
+        screen.contains("attached [@src/needle_target.rs]"),
+        "{screen}"
+    );
+    assert_eq!(
+        user_content(&fx),
+        json!(
+            "what is in @src/needle_target.rs now\n\nAttached @src/needle_target.rs (2 lines):\n````\nfn one() {}\nfn two() {}\n````"
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_group_mention_still_completes_with_tab() {
+    use crate::support::tui::Tui;
+    let fx = Fixture::start().await;
+    let tui = Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    tui.type_text("use @{memo");
+    tui.wait_for("use @{memo").await;
+    tui.keys(&["Tab"]);
+    let screen = tui.wait_for("use @{memory}").await;
+    assert!(!screen.contains(" Files "), "{screen}");
 }

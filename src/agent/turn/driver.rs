@@ -91,7 +91,10 @@ impl Agent {
             })
             .collect();
         if !attached.chips.is_empty() {
-            notices.insert(0, Notice::Attached(format!("attached {}", attached.chips.join(" "))));
+            notices.insert(
+                0,
+                Notice::Attached(format!("attached {}", attached.chips.join(" "))),
+            );
         }
         UserMessage {
             text: user.to_owned(),

@@ -28,7 +28,11 @@ impl Turn {
             text: m.text,
             sent: m.sent.clone(),
         }));
-        fx.extend(m.attached.into_iter().map(|n| Effect::Emit(Event::Notice(n))));
+        fx.extend(
+            m.attached
+                .into_iter()
+                .map(|n| Effect::Emit(Event::Notice(n))),
+        );
         messages.push(ChatMessage::User {
             content: m.sent,
             images: m.images,

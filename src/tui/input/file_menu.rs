@@ -36,12 +36,20 @@ pub struct FileMenuView {
 pub fn query(text: &str) -> Option<(usize, &str)> {
     let at = text.rfind('@')?;
     let q = &text[at + 1..];
-    let before_ok = text[..at].chars().next_back().is_none_or(char::is_whitespace);
+    let before_ok = text[..at]
+        .chars()
+        .next_back()
+        .is_none_or(char::is_whitespace);
     (before_ok && !q.starts_with('{') && !q.contains(char::is_whitespace) && !q.contains(':'))
         .then_some((at, q))
 }
 
 impl FileMenu {
+    /// The directory to index; until it is set, the picker does not open.
+    pub fn set_root(&mut self, root: &std::path::Path) {
+        self.index = Some(FileIndex::new(root));
+    }
+
     pub fn edited(&mut self) {
         self.selected = 0;
         self.dismissed = false;
@@ -57,10 +65,7 @@ impl FileMenu {
             return None;
         }
         let (at, _) = query(text)?;
-        let index = self.index.get_or_insert_with(|| {
-            FileIndex::new(std::env::current_dir().unwrap_or_else(|_| ".".into()))
-        });
-        index.refresh();
+        self.index.as_ref()?.refresh();
         self.peek(text).map(|mut v| {
             v.at = at;
             v
@@ -93,6 +98,11 @@ impl FileMenu {
             items,
             at,
         })
+    }
+
+    /// Whether the index is being walked (and the picker may open when it ends).
+    pub fn walking(&self) -> bool {
+        !self.dismissed && self.index.as_ref().is_some_and(FileIndex::walking)
     }
 
     /// Up (`back`) or Down, wrapping around.
