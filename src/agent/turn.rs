@@ -51,6 +51,7 @@ use crate::tools::policy::approval::Interaction;
 
 mod answering;
 pub mod driver;
+mod images;
 mod replying;
 mod sending;
 mod text_calls;

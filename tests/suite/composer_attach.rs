@@ -169,3 +169,39 @@ async fn a_tool_group_mention_still_completes_with_tab() {
     let screen = tui.wait_for("use @{memory}").await;
     assert!(!screen.contains(" Files "), "{screen}");
 }
+
+#[tokio::test]
+async fn a_server_that_refuses_images_gets_the_message_again_without_them_and_a_note() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Status {
+        status: 400,
+        headers: Vec::new(),
+        body: json!({"error": {"message": "image input is not supported by this model"}})
+            .to_string(),
+    });
+    fx.push(Reply::Stream(sse::text_reply(&["Text only."])));
+    let home = home_with(&fx.base_url(), "");
+    std::fs::write(home.path().join("shot.png"), [0x89, b'P']).unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.args(["-p", "what is @shot.png", "--no-session"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "Text only.\n");
+    assert!(
+        out.stderr.contains("the server refused the attached image"),
+        "{}",
+        out.stderr
+    );
+    let reqs = fx.requests();
+    assert_eq!(reqs.len(), 2);
+    let last = reqs[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        last["content"],
+        json!("what is @shot.png\n\n(1 attached image(s) not sent: the server refused images)")
+    );
+}
