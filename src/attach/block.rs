@@ -1,15 +1,12 @@
 //! The text block an attached file becomes: its path, the lines sent and of how many, the text
 //! fenced, cut at [`MAX_TEXT_BYTES`] on a line end and said so. Pure.
 
+use super::mention::LineRange;
 use super::read::MAX_TEXT_BYTES;
 
 /// The block for `text` (the file `shown`), whole or lines `range` (1-based, inclusive; an open
 /// end runs to the last line, an end past it is clamped). Err: a start past the end.
-pub fn text_block(
-    shown: &str,
-    text: &str,
-    range: Option<(usize, Option<usize>)>,
-) -> Result<String, String> {
+pub fn text_block(shown: &str, text: &str, range: Option<LineRange>) -> Result<String, String> {
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len();
     let (head, selected) = match range {
@@ -56,7 +53,7 @@ mod tests {
     #[test]
     fn ranges_select_exactly_their_lines() {
         let text = "one\ntwo\nthree\nfour\n";
-        let table: &[(Option<(usize, Option<usize>)>, &str)] = &[
+        let table: &[(Option<LineRange>, &str)] = &[
             (
                 None,
                 "Attached @a.txt (4 lines):\n````\none\ntwo\nthree\nfour\n````",

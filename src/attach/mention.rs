@@ -5,13 +5,16 @@
 //! tool-group mention ([`crate::agent::mentions`]), never a file. A `:N` or `:N-M` suffix is a
 //! 1-based inclusive line range. Pure: whether the path exists is the caller's question.
 
+/// Lines `start..=end` (1-based); `end` is `None` for `:N-` (to the last line).
+pub type LineRange = (usize, Option<usize>);
+
 /// One `@path[:range]` in a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mention {
     /// The path as typed.
     pub path: String,
     /// Lines `start..=end` (1-based), when a range was given; `end` is `None` for `:N-`.
-    pub range: Option<(usize, Option<usize>)>,
+    pub range: Option<LineRange>,
     /// The mention as typed, without the `@` (for the chip).
     pub typed: String,
 }
@@ -20,8 +23,7 @@ pub struct Mention {
 pub fn mentions(message: &str) -> Vec<Mention> {
     let mut out = Vec::new();
     let mut prev_space = true;
-    let mut iter = message.char_indices().peekable();
-    while let Some((i, c)) = iter.next() {
+    for (i, c) in message.char_indices() {
         if c == '@' && prev_space {
             let rest = &message[i + 1..];
             let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
@@ -55,7 +57,7 @@ pub fn parse(token: &str) -> Option<Mention> {
 }
 
 /// `N`, `N-M` or `N-`: 1-based, `N ≥ 1`, `M ≥ N`.
-fn range(spec: &str) -> Option<(usize, Option<usize>)> {
+fn range(spec: &str) -> Option<LineRange> {
     let num = |s: &str| -> Option<usize> {
         (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
             .then(|| s.parse().ok())
@@ -76,16 +78,15 @@ fn range(spec: &str) -> Option<(usize, Option<usize>)> {
 mod tests {
     use super::*;
 
-    fn m(
-        path: &str,
-        range: Option<(usize, Option<usize>)>,
-    ) -> (String, Option<(usize, Option<usize>)>) {
+    type Found = (String, Option<LineRange>);
+
+    fn m(path: &str, range: Option<LineRange>) -> Found {
         (path.to_owned(), range)
     }
 
     #[test]
     fn mentions_and_ranges_are_found() {
-        let table: &[(&str, Vec<(String, Option<(usize, Option<usize>)>)>)] = &[
+        let table: &[(&str, Vec<Found>)] = &[
             ("explain @src/main.rs", vec![m("src/main.rs", None)]),
             (
                 "@a.rs:10-40 and @b.rs:3",

@@ -63,7 +63,7 @@ pub fn image_mime(path: &Path) -> Option<&'static str> {
 pub fn read(
     place: &Place,
     path: &str,
-    range: Option<(usize, Option<usize>)>,
+    range: Option<super::mention::LineRange>,
 ) -> Result<Option<Read>, String> {
     let r = resolve(&place.cwd, path);
     let shown = display(&place.cwd, &r.path);

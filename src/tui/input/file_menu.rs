@@ -15,13 +15,15 @@ use crate::attach::{fuzzy, index::FileIndex};
 /// At most this many matches are offered.
 pub const MAX_ITEMS: usize = 50;
 
+/// The last query, the index snapshot it ran on (its address), and its matches.
+type Ranked = Option<(String, usize, Arc<Vec<String>>)>;
+
 #[derive(Debug, Default)]
 pub struct FileMenu {
     index: Option<FileIndex>,
     selected: usize,
     dismissed: bool,
-    /// The last query, the index snapshot it ran on, and its matches.
-    cache: Mutex<Option<(String, usize, Arc<Vec<String>>)>>,
+    cache: Mutex<Ranked>,
 }
 
 /// What the picker shows.
