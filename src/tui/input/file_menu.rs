@@ -149,6 +149,32 @@ mod tests {
     }
 
     #[test]
+    fn the_picker_ranks_the_index_once_its_walk_ends_and_esc_closes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/main.rs"), "").unwrap();
+        std::fs::write(dir.path().join("notes.md"), "").unwrap();
+        let mut menu = FileMenu::default();
+        assert!(menu.view("@ma").is_none(), "no root, no picker");
+        menu.set_root(dir.path());
+        menu.view("@ma");
+        for _ in 0..1000 {
+            if !menu.walking() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let v = menu.peek("see @ma").expect("open");
+        assert_eq!(v.at, 4);
+        assert_eq!(v.items[0], "src/main.rs");
+        menu.step(false, v.items.len());
+        menu.dismiss();
+        assert!(menu.peek("see @ma").is_none());
+        menu.edited();
+        assert!(menu.peek("see @zzz").is_none(), "nothing matches");
+    }
+
+    #[test]
     fn completion_replaces_the_query() {
         assert_eq!(complete("see @ma", 4, "src/main.rs"), "see @src/main.rs ");
         assert_eq!(complete("@s", 0, "src/"), "@src/");
