@@ -35,6 +35,7 @@ fn history(messages: usize) -> Vec<ChatMessage> {
     for i in 0..messages / 4 {
         out.push(ChatMessage::User {
             content: format!("question {i} {}", "x".repeat(190)),
+            images: Vec::new(),
         });
         out.push(ChatMessage::Assistant {
             content: "Let me run the tests to see where we are. ".repeat(3),

@@ -43,6 +43,7 @@
 //! - [`cli`]: the command line (clap), parsed by `main.rs`.
 
 pub mod agent;
+pub mod attach;
 pub mod cli;
 pub mod commands;
 pub mod config;

@@ -37,7 +37,7 @@ fn shorten(s: &str, max: usize) -> String {
 fn render(m: &ChatMessage) -> Option<String> {
     Some(match m {
         ChatMessage::System { .. } => return None,
-        ChatMessage::User { content } => format!("USER:\n{content}"),
+        ChatMessage::User { content, .. } => format!("USER:\n{content}"),
         ChatMessage::Assistant {
             content,
             tool_calls,
@@ -97,7 +97,7 @@ pub fn request(
             ChatMessage::System {
                 content: PROMPT.trim().to_owned(),
             },
-            ChatMessage::User { content: ask },
+            ChatMessage::user(ask),
         ],
     );
     req.max_tokens = Some(reply as u32);
@@ -134,6 +134,7 @@ pub fn rebuild(system: ChatMessage, summary: &str, tail: &[ChatMessage]) -> Vec<
         system,
         ChatMessage::User {
             content: summary_message(summary),
+            images: Vec::new(),
         },
     ];
     out.extend(tail.iter().cloned());
@@ -196,7 +197,7 @@ fn split(
         return (user_at > 1).then_some((user_at, None));
     }
     let request = match &m[user_at] {
-        ChatMessage::User { content } => request_in(content).to_owned(),
+        ChatMessage::User { content, .. } => request_in(content).to_owned(),
         _ => String::new(),
     };
     Some((rounds, Some(request)))
@@ -264,12 +265,13 @@ mod tests {
         let older: Vec<ChatMessage> = (0..200)
             .map(|i| ChatMessage::User {
                 content: format!("message {i} {}", "x".repeat(200)),
+                images: Vec::new(),
             })
             .collect();
         let budget = Budget { window: 4096 };
         let req = request("m", &older, Some("the failing test"), budget, 3.0);
         let ask = match &req.messages[1] {
-            ChatMessage::User { content } => content.clone(),
+            ChatMessage::User { content, .. } => content.clone(),
             other => panic!("{other:?}"),
         };
         assert!(ask.contains("of the oldest messages were left out"));

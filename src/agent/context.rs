@@ -92,7 +92,9 @@ impl Budget {
 /// Characters of a message as the server sees it (content, tool calls, ids).
 pub fn message_chars(m: &ChatMessage) -> usize {
     match m {
-        ChatMessage::System { content } | ChatMessage::User { content } => content.len() + 8,
+        ChatMessage::System { content } => content.len() + 8,
+        // An image costs the model about a thousand tokens, whatever its bytes.
+        ChatMessage::User { content, images } => content.len() + 8 + images.len() * 4000,
         ChatMessage::Assistant {
             content,
             tool_calls,
@@ -357,6 +359,7 @@ mod tests {
         vec![
             ChatMessage::User {
                 content: format!("question {i}"),
+                images: Vec::new(),
             },
             ChatMessage::Assistant {
                 content: String::new(),
@@ -430,6 +433,7 @@ mod tests {
         let big = "line\n".repeat(500);
         let mut messages = vec![ChatMessage::User {
             content: "fix it".into(),
+            images: Vec::new(),
         }];
         for i in 0..5 {
             let mut t = turn(i, &big);

@@ -285,6 +285,7 @@ mod tests {
     fn chat(chars: usize) -> Vec<ChatMessage> {
         vec![ChatMessage::User {
             content: "x".repeat(chars),
+            images: Vec::new(),
         }]
     }
 

@@ -241,6 +241,7 @@ impl Agent {
                         },
                         ChatMessage::User {
                             content: compaction::summary_message(summary),
+                            images: Vec::new(),
                         },
                     ];
                 }

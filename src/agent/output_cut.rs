@@ -58,6 +58,7 @@ mod tests {
         vec![
             ChatMessage::User {
                 content: format!("question {i}"),
+                images: Vec::new(),
             },
             ChatMessage::Assistant {
                 content: String::new(),

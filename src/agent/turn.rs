@@ -45,12 +45,13 @@ use super::call_ids::CallIds;
 use super::compaction;
 use super::loop_guard::LoopGuard;
 use super::window::WindowState;
-use crate::events::{CallEnd, Event, TurnEnd};
+use crate::events::{CallEnd, Event, Notice, TurnEnd};
 use crate::provider::{ChatMessage, ChatRequest, ProviderError, StreamEvent, ToolCall, ToolSpec};
 use crate::tools::policy::approval::Interaction;
 
 mod answering;
 pub mod driver;
+mod images;
 mod replying;
 mod sending;
 mod text_calls;
@@ -97,7 +98,7 @@ pub struct Setup {
 }
 
 /// The user's message, as the driver prepared it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct UserMessage {
     /// As typed.
     pub text: String,
@@ -107,6 +108,10 @@ pub struct UserMessage {
     pub tools_added: Vec<String>,
     /// …and their system prompts, which join the history before the message.
     pub prompts: Vec<String>,
+    /// The images its `@` mentions attached (`crate::attach`; their text is in `sent`)…
+    pub images: Vec<crate::provider::Image>,
+    /// …and the notices saying what was attached, cut or refused, shown after the message.
+    pub attached: Vec<Notice>,
 }
 
 /// How one call of a batch ended, and its tool message.

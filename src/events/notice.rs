@@ -66,6 +66,11 @@ pub enum Notice {
     McpFailed { server: String, why: String },
     /// The tool list names a tool a ready MCP server does not offer (worded by the selection).
     McpToolMissing(String),
+    /// What a message's `@` mentions attached, as chips: `attached [@src/main.rs:10-40]`, or
+    /// that one was cut to fit the cap (`crate::attach`).
+    Attached(String),
+    /// A `@` mention that may not be attached, and why: nothing of it was sent.
+    AttachmentRefused(String),
     /// One line of the banner a resumed chat opens with.
     Banner(String),
     /// Unreadable lines of a saved session file were skipped.
@@ -101,6 +106,7 @@ impl Notice {
                 | Notice::McpFailed { .. }
                 | Notice::McpToolMissing(_)
                 | Notice::SkippedLines(_)
+                | Notice::AttachmentRefused(_)
         )
     }
 }

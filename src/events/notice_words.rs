@@ -23,7 +23,9 @@ impl Notice {
             | Notice::Instructions(t)
             | Notice::ToolsNarrowed(t)
             | Notice::McpToolMissing(t)
-            | Notice::Banner(t) => t.clone(),
+            | Notice::Banner(t)
+            | Notice::Attached(t)
+            | Notice::AttachmentRefused(t) => t.clone(),
                 Notice::ModeNotRestored { saved, continues } => format!(
                 "this session was saved in {s} mode, which asks less than {c}, the mode your config starts in: it continues in {c}. To continue in {s}: /mode {s} (or --approval-mode {s})",
                 s = saved.as_str(),

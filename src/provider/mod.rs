@@ -38,6 +38,6 @@ pub use error::ProviderError;
 pub use model::SharedModel;
 pub use models::ModelInfo;
 pub use reasoning::{Reasoning, ReasoningField, ReasoningSettings, SendReasoning};
-pub use request::{ChatMessage, ChatRequest, ToolSpec};
+pub use request::{ChatMessage, ChatRequest, Image, ToolSpec};
 pub use retry::{Retry, RetryPolicy};
 pub use window::{Confidence, ContextWindow, WindowCaps, WindowSource};

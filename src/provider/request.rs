@@ -8,11 +8,13 @@
 use async_openai::types::chat::{
     ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestAssistantMessageContent,
-    ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
+    ChatCompletionRequestMessage, ChatCompletionRequestMessageContentPartImage,
+    ChatCompletionRequestMessageContentPartText, ChatCompletionRequestSystemMessage,
     ChatCompletionRequestSystemMessageContent, ChatCompletionRequestToolMessage,
     ChatCompletionRequestToolMessageContent, ChatCompletionRequestUserMessage,
-    ChatCompletionRequestUserMessageContent, ChatCompletionStreamOptions, ChatCompletionTool,
-    ChatCompletionTools, CreateChatCompletionRequest, FunctionCall, FunctionObject,
+    ChatCompletionRequestUserMessageContent, ChatCompletionRequestUserMessageContentPart,
+    ChatCompletionStreamOptions, ChatCompletionTool, ChatCompletionTools,
+    CreateChatCompletionRequest, FunctionCall, FunctionObject, ImageUrl,
 };
 pub use async_openai::types::chat::{ResponseFormat, ResponseFormatJsonSchema};
 use serde::{Deserialize, Serialize};
@@ -29,6 +31,10 @@ pub enum ChatMessage {
     },
     User {
         content: String,
+        /// Images attached to the message (`@picture.png`), sent as `image_url` parts after
+        /// the text; a text-only message is sent as a plain string, as before.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<Image>,
     },
     Assistant {
         content: String,
@@ -42,6 +48,30 @@ pub enum ChatMessage {
         tool_call_id: String,
         content: String,
     },
+}
+
+/// An image a user message carries: its MIME type and bytes, base64 encoded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Image {
+    pub mime: String,
+    pub base64: String,
+}
+
+impl Image {
+    /// The `data:` URL the `image_url` part carries.
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.mime, self.base64)
+    }
+}
+
+impl ChatMessage {
+    /// A user message of text only.
+    pub fn user(content: impl Into<String>) -> Self {
+        ChatMessage::User {
+            content: content.into(),
+            images: Vec::new(),
+        }
+    }
 }
 
 /// A function the model may call.
@@ -134,9 +164,9 @@ fn to_wire(m: &ChatMessage) -> ChatCompletionRequestMessage {
                 name: None,
             })
         }
-        ChatMessage::User { content } => {
+        ChatMessage::User { content, images } => {
             ChatCompletionRequestMessage::User(ChatCompletionRequestUserMessage {
-                content: ChatCompletionRequestUserMessageContent::Text(content.clone()),
+                content: user_content(content, images),
                 name: None,
             })
         }
@@ -176,6 +206,31 @@ fn to_wire(m: &ChatMessage) -> ChatCompletionRequestMessage {
     }
 }
 
+/// A text-only message as a string; with images, a text part and one `image_url` part each.
+fn user_content(content: &str, images: &[Image]) -> ChatCompletionRequestUserMessageContent {
+    if images.is_empty() {
+        return ChatCompletionRequestUserMessageContent::Text(content.to_owned());
+    }
+    let text = ChatCompletionRequestUserMessageContentPart::Text(
+        ChatCompletionRequestMessageContentPartText {
+            text: content.to_owned(),
+            prompt_cache_breakpoint: None,
+        },
+    );
+    let parts = std::iter::once(text).chain(images.iter().map(|i| {
+        ChatCompletionRequestUserMessageContentPart::ImageUrl(
+            ChatCompletionRequestMessageContentPartImage {
+                image_url: ImageUrl {
+                    url: i.data_url(),
+                    detail: None,
+                },
+                prompt_cache_breakpoint: None,
+            },
+        )
+    }));
+    ChatCompletionRequestUserMessageContent::Array(parts.collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,9 +244,7 @@ mod tests {
                 ChatMessage::System {
                     content: "sys".into(),
                 },
-                ChatMessage::User {
-                    content: "hi".into(),
-                },
+                ChatMessage::user("hi"),
                 ChatMessage::Assistant {
                     content: String::new(),
                     tool_calls: vec![ToolCall {
@@ -233,6 +286,25 @@ mod tests {
                     "parameters": {"type":"object","properties":{}}
                 }}]
             })
+        );
+    }
+
+    #[test]
+    fn a_message_with_images_is_sent_as_parts() {
+        let m = ChatMessage::User {
+            content: "see".into(),
+            images: vec![Image {
+                mime: "image/png".into(),
+                base64: "iVBO".into(),
+            }],
+        };
+        let body = serde_json::to_value(ChatRequest::new("m", vec![m]).body(false)).unwrap();
+        assert_eq!(
+            body["messages"][0]["content"],
+            json!([
+                {"type": "text", "text": "see"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}}
+            ])
         );
     }
 }

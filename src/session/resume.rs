@@ -139,6 +139,7 @@ impl Builder {
                 self.close_calls(true);
                 self.out.history.push(Step::Message(ChatMessage::User {
                     content: sent.clone(),
+                    images: Vec::new(),
                 }));
             }
             Event::ToolsAdded { names } => {

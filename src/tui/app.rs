@@ -477,4 +477,9 @@ impl App {
     pub fn mode_label(&self) -> String {
         format!(" {} ", self.status.mode.as_str().to_uppercase())
     }
+
+    /// The input box: to set the `@` picker's root, and for tests that type or read a draft.
+    pub fn input_mut(&mut self) -> &mut Composer {
+        &mut self.input
+    }
 }

@@ -11,6 +11,7 @@
 
 mod command_menu;
 pub mod history;
+mod file_menu;
 mod line;
 mod readline;
 pub mod search;
@@ -23,6 +24,7 @@ use self::readline::Readline;
 use super::strings;
 
 pub use self::command_menu::MenuView;
+pub use self::file_menu::FileMenuView;
 pub use self::line::LineInput;
 
 pub struct Composer {
@@ -39,6 +41,8 @@ pub struct Composer {
     /// What was recalled, to notice edits.
     recalled: Option<String>,
     menu: command_menu::CommandMenu,
+    /// The `@` file picker.
+    files: file_menu::FileMenu,
     /// The readline keys' kill buffer.
     readline: Readline,
 }
@@ -71,8 +75,14 @@ impl Composer {
             walking: None,
             recalled: None,
             menu: Default::default(),
+            files: Default::default(),
             readline: Readline::default(),
         }
+    }
+
+    /// The project directory the `@` picker offers paths of (not walked until it opens).
+    pub fn set_file_root(&mut self, root: &std::path::Path) {
+        self.files.set_root(root);
     }
 
     pub fn text(&self) -> String {
@@ -104,12 +114,26 @@ impl Composer {
     }
 
     pub fn menu_open(&self) -> bool {
-        self.menu().is_some()
+        self.menu().is_some() || self.file_menu().is_some()
     }
 
-    /// Esc: closes the popup until the next edit.
+    /// Esc: closes the popup (or the `@` picker) until the next edit.
     pub fn close_menu(&mut self) {
         self.menu.dismiss();
+        self.files.dismiss();
+    }
+
+    /// The `@` picker is waiting for its index's walk.
+    pub fn file_index_walking(&self) -> bool {
+        self.files.walking()
+    }
+
+    /// The `@` picker, while it is open (never while walking the history).
+    pub fn file_menu(&self) -> Option<FileMenuView> {
+        match self.area.lines() {
+            [line] if self.walking.is_none() => self.files.peek(line),
+            _ => None,
+        }
     }
 
     /// Lines the box needs (for layout), at least one.
@@ -129,6 +153,11 @@ impl Composer {
         self.walking = None;
         self.recalled = None;
         self.menu.edited();
+        self.files.edited();
+        if let [line] = self.area.lines() {
+            let line = line.clone();
+            self.files.view(&line);
+        }
     }
 
     /// Adds `sent` to the history (and its file); the error says why the file was not saved.
@@ -221,6 +250,21 @@ impl Composer {
                 }
                 KeyCode::Tab => return self.complete_from_menu(&menu, false),
                 KeyCode::Enter => return self.complete_from_menu(&menu, true),
+                _ => {}
+            }
+        }
+        if let Some(files) = self.file_menu() {
+            match key.code {
+                KeyCode::Up | KeyCode::Down => {
+                    self.files.step(key.code == KeyCode::Up, files.items.len());
+                    return InputOutcome::Ignored;
+                }
+                KeyCode::Tab | KeyCode::Enter => {
+                    let path = &files.items[files.selected];
+                    self.set_text(&file_menu::complete(&self.text(), files.at, path));
+                    self.edited();
+                    return InputOutcome::Edited;
+                }
                 _ => {}
             }
         }

@@ -136,6 +136,7 @@ pub async fn run(
     app.set_show_reasoning(opts.show_reasoning);
     app.set_steer(agent.steer(), opts.steer);
     app.set_file_commands(opts.commands, agent.cwd().to_path_buf());
+    app.input_mut().set_file_root(agent.cwd());
     let notifier = opts.notify;
     if let Some(dir) = &opts.history {
         let (history, error) = super::input::history::History::load(dir);

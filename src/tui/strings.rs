@@ -35,6 +35,11 @@ pub const FOOTER_MENU: &[(&str, &str)] = &[
     ("Esc", "close"),
 ];
 pub const MENU_TITLE: &str = " Commands ";
+/// While the `@` picker is open (its title is [`FILE_MENU_TITLE`]).
+pub const FOOTER_FILES: &[(&str, &str)] =
+    &[("↑/↓", "choose"), ("Tab/Enter", "attach"), ("Esc", "close")];
+/// The `@` picker's title.
+pub const FILE_MENU_TITLE: &str = " Files ";
 pub const FOOTER_MODAL: &[(&str, &str)] = &[
     ("a", "always"),
     ("y", "accept"),

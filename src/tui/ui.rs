@@ -10,7 +10,9 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::App;
 use super::strings;
-use super::widgets::{command_menu, footer, modal, notices, picker, questions, status_bar};
+use super::widgets::{
+    command_menu, file_menu, footer, modal, notices, picker, questions, status_bar,
+};
 
 /// Draws the frame; returns the chat pane's area (its rows may scroll as a whole).
 pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
@@ -32,6 +34,7 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     app.queue().draw(f, queued, app.theme());
     draw_input(f, input, app);
     command_menu::draw(f, input, app);
+    file_menu::draw(f, input, app);
     f.render_widget(Paragraph::new(flash_lines), flash);
     footer::draw(f, foot, app);
     modal::draw(f, screen, app);

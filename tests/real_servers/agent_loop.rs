@@ -360,9 +360,7 @@ async fn library_read_file_run(url: &str, work: &Path) -> Outcome {
     );
     assert_eq!(
         history[1],
-        ChatMessage::User {
-            content: "read the file notes.txt".into()
-        },
+        ChatMessage::user("read the file notes.txt"),
         "{context}"
     );
     let replies: Vec<_> = events

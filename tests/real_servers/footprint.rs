@@ -73,6 +73,7 @@ async fn first_request_tokens(url: &str, setup: &ToolSetup, system_prompt: &str)
                 },
                 ChatMessage::User {
                     content: "hi".into(),
+                    images: Vec::new(),
                 },
             ],
         )

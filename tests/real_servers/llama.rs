@@ -17,6 +17,7 @@ const MODEL: &str = "tiny";
 fn user(text: &str) -> ChatMessage {
     ChatMessage::User {
         content: text.into(),
+        images: Vec::new(),
     }
 }
 

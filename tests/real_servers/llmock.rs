@@ -20,6 +20,7 @@ fn ask(prompt: &str) -> ChatRequest {
         MODEL,
         vec![ChatMessage::User {
             content: prompt.into(),
+            images: Vec::new(),
         }],
     )
 }

@@ -1,5 +1,6 @@
 //! End-to-end tests: the real client and the real binary against a scripted server over TCP.
 
+mod composer_attach;
 mod support;
 
 mod agent_e2e;

@@ -20,6 +20,7 @@ async fn streamed_request_carries_history_tools_and_usage_option() {
             },
             ChatMessage::User {
                 content: "list files".into(),
+                images: Vec::new(),
             },
             ChatMessage::Assistant {
                 content: "Looking.".into(),
@@ -83,6 +84,7 @@ async fn non_streaming_request_sends_response_format_and_reads_the_message() {
         "judge",
         vec![ChatMessage::User {
             content: "ls".into(),
+            images: Vec::new(),
         }],
     );
     let schema = json!({"type": "object", "properties": {"safe": {"type": "boolean"}, "reason": {"type": "string"}}, "required": ["safe", "reason"], "additionalProperties": false});

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Answer, Answers, Chat, Effect, Finished, Input, Rules, Setup, Turn, UserMessage};
 use crate::agent::{Agent, Event, EventSink, TurnEnd, mentions};
+use crate::events::Notice;
 use crate::provider::{ChatRequest, StreamEvent, ToolCall};
 
 type Events = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
@@ -81,11 +82,36 @@ impl Agent {
             self.engine.active(),
         );
         let prompts = self.add_tools(&expanded.added);
+        let place = crate::attach::Place {
+            cwd: self.engine.cwd().to_path_buf(),
+            own: self.engine.own_paths().to_vec(),
+            denials: self.engine.rules().path_denials("read_file"),
+        };
+        let attached = crate::attach::attach(&expanded.text, &place);
+        let mut notices: Vec<Notice> = attached
+            .notes
+            .into_iter()
+            .map(|n| {
+                if n.contains("was not attached") {
+                    Notice::AttachmentRefused(n)
+                } else {
+                    Notice::Attached(n)
+                }
+            })
+            .collect();
+        if !attached.chips.is_empty() {
+            notices.insert(
+                0,
+                Notice::Attached(format!("attached {}", attached.chips.join(" "))),
+            );
+        }
         UserMessage {
             text: user.to_owned(),
-            sent: expanded.text,
+            sent: attached.text,
             tools_added: expanded.added,
             prompts,
+            images: attached.images,
+            attached: notices,
         }
     }
 

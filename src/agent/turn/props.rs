@@ -87,6 +87,7 @@ fn history(c: &Case) -> Vec<ChatMessage> {
     if c.long_message > 0 {
         h.push(ChatMessage::User {
             content: "m".repeat(c.long_message),
+            images: Vec::new(),
         });
         h.push(ChatMessage::Assistant {
             content: "ok".into(),
@@ -98,6 +99,7 @@ fn history(c: &Case) -> Vec<ChatMessage> {
         let id = format!("old{i}");
         h.push(ChatMessage::User {
             content: format!("question {i}"),
+            images: Vec::new(),
         });
         h.push(ChatMessage::Assistant {
             content: String::new(),
@@ -379,7 +381,7 @@ proptest! {
         prop_assert_eq!(&all, &typed, "delivered {:?}, handed back {:?}", delivered, f.queued);
         for q in &delivered {
             let in_history = turn.chat().messages.iter()
-                .filter(|m| matches!(m, ChatMessage::User { content } if content == q))
+                .filter(|m| matches!(m, ChatMessage::User { content, .. } if content == q))
                 .count();
             // A compaction may have summarised it away, never doubled it.
             prop_assert!(in_history <= 1);

@@ -68,6 +68,7 @@ impl Turn {
                 self.overflowed(window, prompt, fx)
             }
             e if self.answers_tools_refusal(&e) => self.tools_refused(e, fx),
+            e if self.answers_image_refusal(&e) => self.images_refused(e, fx),
             e => self.finish(TurnEnd::Failed(e), fx),
         }
     }

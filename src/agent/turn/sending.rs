@@ -28,7 +28,15 @@ impl Turn {
             text: m.text,
             sent: m.sent.clone(),
         }));
-        messages.push(ChatMessage::User { content: m.sent });
+        fx.extend(
+            m.attached
+                .into_iter()
+                .map(|n| Effect::Emit(Event::Notice(n))),
+        );
+        messages.push(ChatMessage::User {
+            content: m.sent,
+            images: m.images,
+        });
         self.next_round(fx);
     }
 
@@ -44,7 +52,7 @@ impl Turn {
                 text: text.clone(),
                 sent: text.clone(),
             }));
-            self.chat.messages.push(ChatMessage::User { content: text });
+            self.chat.messages.push(ChatMessage::user(text));
         }
         let mut out = Vec::new();
         let fitted = fit::fit(

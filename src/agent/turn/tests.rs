@@ -49,8 +49,7 @@ pub fn user(text: &str) -> Input {
     Input::User(UserMessage {
         text: text.into(),
         sent: text.into(),
-        tools_added: Vec::new(),
-        prompts: Vec::new(),
+        ..UserMessage::default()
     })
 }
 
@@ -212,6 +211,7 @@ fn long_history() -> Vec<ChatMessage> {
         system("sys"),
         ChatMessage::User {
             content: "a".repeat(20_000),
+            images: Vec::new(),
         },
         ChatMessage::Assistant {
             content: "ok".into(),
@@ -228,6 +228,7 @@ fn rounds_history(n: usize, output: usize) -> Vec<ChatMessage> {
         let id = format!("old{i}");
         h.push(ChatMessage::User {
             content: format!("question {i}"),
+            images: Vec::new(),
         });
         h.push(ChatMessage::Assistant {
             content: String::new(),
@@ -575,6 +576,7 @@ fn turn_table() {
                         sent: "use memory".into(),
                         tools_added: vec!["memory".into()],
                         prompts: vec!["memory's prompt".into()],
+                        ..UserMessage::default()
                     }),
                     vec!["added memory", "user use @{memory}", "request 3"],
                 ),

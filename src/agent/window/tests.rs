@@ -101,6 +101,7 @@ fn learning_is_cached_per_model_and_base_url_and_fits_the_tools_once() {
 fn user(text: &str) -> ChatMessage {
     ChatMessage::User {
         content: text.into(),
+        images: Vec::new(),
     }
 }
 
@@ -253,7 +254,7 @@ fn the_summary_request_carries_the_focus_and_only_the_older_history() {
     assert_eq!(plan.start, 3, "the last turn is kept verbatim");
     assert_eq!(req.model, "m");
     let ask = match req.messages.last() {
-        Some(ChatMessage::User { content }) => content.clone(),
+        Some(ChatMessage::User { content, .. }) => content.clone(),
         other => panic!("{other:?}"),
     };
     assert!(

@@ -27,7 +27,7 @@ fn assistant(
 }
 
 fn user(s: &str) -> ChatMessage {
-    ChatMessage::User { content: s.into() }
+    ChatMessage::user(s)
 }
 
 fn tool(id: &str) -> ChatMessage {

@@ -113,6 +113,11 @@ impl Engine {
         &self.cwd
     }
 
+    /// sayso's own directories and config files, which no tool (nor an `@` attachment) reads.
+    pub fn own_paths(&self) -> &[std::path::PathBuf] {
+        &self.ctx.own_paths
+    }
+
     pub fn registry(&self) -> &Registry {
         &self.registry
     }

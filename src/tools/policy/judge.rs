@@ -61,6 +61,7 @@ impl Judge {
                     content: format!(
                         "The `{tool}` tool wants to perform this action:\n\n{context}"
                     ),
+                    images: Vec::new(),
                 },
             ],
         );

@@ -90,6 +90,10 @@ impl App {
     /// second of a running turn (its clock, a tool's), a quarter second during a retry's
     /// countdown; `None` between turns and while only an answer from the user moves on.
     pub fn next_tick(&self, now: Instant) -> Option<Instant> {
+        // The `@` picker waits for its index: drawn again when the walk may have ended.
+        if self.input.file_index_walking() {
+            return Some(now + Duration::from_millis(50));
+        }
         if matches!(self.activity, Activity::Retrying { until, .. } if until > now) {
             return Some(now + COUNTDOWN_TICK);
         }

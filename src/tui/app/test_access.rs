@@ -4,18 +4,12 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use super::App;
-use crate::tui::input::Composer;
 use crate::tui::transcript::Transcript;
 
 impl App {
     /// The transcript, for tests that set up a scene.
     pub fn transcript_mut(&mut self) -> &mut Transcript {
         &mut self.transcript
-    }
-
-    /// The input box, for tests that type or read a draft.
-    pub fn input_mut(&mut self) -> &mut Composer {
-        &mut self.input
     }
 
     /// When the last key was pressed, for tests that inject time.

@@ -27,6 +27,8 @@ pub enum Footer {
     Idle,
     Busy,
     Menu,
+    /// The `@` file picker.
+    Files,
     Modal,
     Reason,
     SaveRule,
@@ -34,10 +36,11 @@ pub enum Footer {
 }
 
 impl Footer {
-    pub const ALL: [Footer; 7] = [
+    pub const ALL: [Footer; 8] = [
         Footer::Idle,
         Footer::Busy,
         Footer::Menu,
+        Footer::Files,
         Footer::Modal,
         Footer::Reason,
         Footer::SaveRule,
@@ -51,6 +54,7 @@ impl Footer {
             Some(m) if m.saving.is_some() => Footer::SaveRule,
             Some(_) => Footer::Modal,
             None if app.form().is_some() => Footer::Form,
+            None if app.input().file_menu().is_some() => Footer::Files,
             None if app.input().menu_open() => Footer::Menu,
             None if app.busy() => Footer::Busy,
             None => Footer::Idle,
@@ -62,6 +66,7 @@ impl Footer {
             Footer::Idle => strings::FOOTER_IDLE,
             Footer::Busy => strings::FOOTER_BUSY,
             Footer::Menu => strings::FOOTER_MENU,
+            Footer::Files => strings::FOOTER_FILES,
             Footer::Modal => strings::FOOTER_MODAL,
             Footer::Reason => strings::FOOTER_REASON,
             Footer::SaveRule => strings::FOOTER_SAVE_RULE,
@@ -77,6 +82,7 @@ impl Footer {
             Footer::Idle => &["Tab", "PgUp/PgDn", "Enter", "Alt+Enter", "Ctrl+D", "/help"],
             Footer::Busy => &["End", "PgUp/PgDn", "Esc"],
             Footer::Menu => &["Esc", "↑/↓", "Enter", "Tab"],
+            Footer::Files => &["Esc", "↑/↓", "Tab/Enter"],
             // The modal shows its choice keys itself; only the footer tells Esc and scrolling.
             Footer::Modal => &["←/→ Enter", "a", "y", "r", "↑/↓", "c/Esc"],
             // The dialog says both; Enter is the one that answers.

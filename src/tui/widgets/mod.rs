@@ -1,6 +1,7 @@
 //! Widgets: each draws from `&App` and changes nothing.
 
 pub mod command_menu;
+pub mod file_menu;
 pub mod footer;
 pub mod modal;
 pub mod notices;

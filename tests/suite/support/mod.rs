@@ -52,6 +52,7 @@ pub fn user_request(text: &str) -> ChatRequest {
         "test-model",
         vec![ChatMessage::User {
             content: text.into(),
+            images: Vec::new(),
         }],
     )
 }
