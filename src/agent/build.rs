@@ -63,6 +63,7 @@ pub fn build(
             // The engine puts its rules here (one set for the decisions and the tools).
             rules: Default::default(),
             sandbox: Arc::new(chat_sandbox(config, &cwd)),
+            plan: Default::default(),
         }),
     });
     let today = crate::session::live::rfc3339(std::time::SystemTime::now());

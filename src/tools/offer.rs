@@ -28,7 +28,7 @@ const DEFAULT_GROUP: &str = "agent";
 
 /// The built-in tools from the most needed to the least: what a small window keeps first, and
 /// what an overflow retry drops last. A tool not listed (a configured or MCP one) comes after.
-const KEEP_ORDER: [&str; 11] = [
+const KEEP_ORDER: [&str; 12] = [
     "read_file",
     "edit_file",
     "run_command",
@@ -38,6 +38,7 @@ const KEEP_ORDER: [&str; 11] = [
     "delete_file",
     "get_changed_files",
     "ask_questions",
+    "todo",
     "fetch_webpage",
     "memory",
 ];

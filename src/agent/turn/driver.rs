@@ -74,7 +74,7 @@ impl Agent {
         let prompts = self.add_tools(&expanded.added);
         UserMessage {
             text: user.to_owned(),
-            sent: expanded.text,
+            sent: crate::tools::policy::plan::sent_text(expanded.text, self.engine.plan().get()),
             tools_added: expanded.added,
             prompts,
         }

@@ -18,6 +18,7 @@ pub mod memory;
 pub mod paths;
 pub mod protected;
 pub mod read_file;
+pub mod todo;
 
 use std::sync::Arc;
 
@@ -41,6 +42,7 @@ pub fn registry() -> Registry {
     r.register(Arc::new(fetch_webpage::FetchWebpage), Source::Builtin);
     r.register(Arc::new(memory::Memory), Source::Builtin);
     r.register(Arc::new(ask_questions::AskQuestions), Source::Builtin);
+    r.register(Arc::new(todo::Todo), Source::Builtin);
     r
 }
 
@@ -71,6 +73,7 @@ pub fn groups() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
                 "grep_search",
                 "get_changed_files",
                 "ask_questions",
+                "todo",
             ],
             "I'm giving you access to ${tools} to help you work on this project",
         ),
