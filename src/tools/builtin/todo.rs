@@ -95,25 +95,19 @@ impl Tool for Todo {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "todo".into(),
-            description: format!(
-                "Keep a short checklist of the steps of a multi-step task, shown to the user. Each call replaces the whole list: send every item with its status (pending, in_progress, done). Keep one item in_progress while you work on it and mark it done when finished. At most {MAX_ITEMS} items. Skip it for a one-step task."
-            ),
+            description: "Show the user your checklist for a multi-step task. Each call replaces the whole list; one item in_progress at a time.".into(),
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "items": {
-                        "type": "array",
-                        "maxItems": MAX_ITEMS,
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "content": {"type": "string", "description": "The step, in a few words"},
-                                "status": {"type": "string", "enum": ["pending", "in_progress", "done"]}
-                            },
-                            "required": ["content", "status"],
-                            "additionalProperties": false
-                        }
-                    }
+                    "items": {"type": "array", "items": {
+                        "type": "object",
+                        "properties": {
+                            "content": {"type": "string"},
+                            "status": {"enum": ["pending", "in_progress", "done"]}
+                        },
+                        "required": ["content", "status"],
+                        "additionalProperties": false
+                    }}
                 },
                 "required": ["items"],
                 "additionalProperties": false
