@@ -17,6 +17,7 @@ mod agent_events;
 mod commands;
 mod hints;
 mod keys;
+mod plan;
 mod resume;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -167,6 +168,7 @@ pub struct App {
     welcome: Option<Welcome>,
     /// What `/clear` shows again: a new chat opens with the welcome.
     new_chat_welcome: Option<Welcome>,
+    plan: plan::PlanState,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -228,6 +230,7 @@ impl App {
             show_reasoning: true,
             welcome: None,
             new_chat_welcome: None,
+            plan: Default::default(),
         }
     }
 
@@ -416,7 +419,8 @@ impl App {
     pub fn chat_height(&self) -> usize {
         let input = self.input.line_count().min(6) as u16 + 2;
         let flash = super::widgets::notices::flash_rows(self.flash(), self.size.0);
-        self.size.1.saturating_sub(1 + input + 1 + flash) as usize
+        let todo = super::widgets::todo::height(self);
+        self.size.1.saturating_sub(1 + input + 1 + flash + todo) as usize
     }
 
     pub fn view_ctx<'a>(&'a self, elapsed: &'a dyn Fn(&str) -> Option<Duration>) -> ViewCtx<'a> {
@@ -461,7 +465,8 @@ impl App {
     }
 
     pub fn mode_label(&self) -> String {
-        format!(" {} ", self.status.mode.as_str().to_uppercase())
+        let plan = if self.plan.on { "PLAN · " } else { "" };
+        format!(" {plan}{} ", self.status.mode.as_str().to_uppercase())
     }
 
     /// The transcript, for tests that set up a scene.

@@ -1,4 +1,4 @@
-//! Draws one frame from `&App`: status bar, chat pane, input box (the `/` popup above it),
+//! Draws one frame from `&App`: status bar, chat pane, the pinned checklist, input box (the `/` popup above it),
 //! footer, and the modal on top.
 
 use std::time::Instant;
@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::App;
 use super::strings;
-use super::widgets::{command_menu, footer, modal, notices, picker, questions, status_bar};
+use super::widgets::{command_menu, footer, modal, notices, picker, questions, status_bar, todo};
 
 /// Draws the frame; returns the chat pane's area (its rows may scroll as a whole).
 pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
@@ -18,9 +18,11 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     let input_h = app.input().line_count().min(6) as u16 + 2;
     let flash_lines = notices::flash_lines(app, screen.width);
     let flash_h = flash_lines.len() as u16;
-    let [status, chat, input, flash, foot] = Layout::vertical([
+    let todo_h = todo::height(app);
+    let [status, chat, pinned, input, flash, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
+        Constraint::Length(todo_h),
         Constraint::Length(input_h),
         Constraint::Length(flash_h),
         Constraint::Length(1),
@@ -28,6 +30,7 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     .areas(screen);
     status_bar::draw(f, status, app, now);
     draw_chat(f, chat, app, now);
+    todo::draw(f, pinned, app);
     draw_input(f, input, app);
     command_menu::draw(f, input, app);
     f.render_widget(Paragraph::new(flash_lines), flash);
