@@ -464,11 +464,6 @@ impl App {
         }
     }
 
-    pub fn mode_label(&self) -> String {
-        let plan = if self.plan.on { "PLAN · " } else { "" };
-        format!(" {plan}{} ", self.status.mode.as_str().to_uppercase())
-    }
-
     /// The transcript, for tests that set up a scene.
     #[cfg(test)]
     pub fn transcript_mut(&mut self) -> &mut Transcript {

@@ -73,6 +73,12 @@ impl App {
         }
     }
 
+    /// The status bar's mode: ` BALANCED `, ` PLAN · BALANCED ` in plan mode.
+    pub fn mode_label(&self) -> String {
+        let plan = if self.plan.on { "PLAN · " } else { "" };
+        format!(" {plan}{} ", self.status.mode.as_str().to_uppercase())
+    }
+
     pub fn plan_on(&self) -> bool {
         self.plan.on
     }
