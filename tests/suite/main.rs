@@ -7,6 +7,7 @@ mod agent_task;
 mod approval_policy;
 mod argument_check;
 mod builtin_tools;
+mod composer_plan;
 mod config_errors;
 mod context_window;
 mod control_protocol;

@@ -174,8 +174,14 @@ mod tests {
                 json!({"items": [item("a", "started")]}),
                 Err("Item 1: expected"),
             ),
-            (json!({"items": [{"content": "a"}]}), Err("Item 1: expected")),
-            (json!({"items": [item("  ", "pending")]}), Err("Item 1 is empty")),
+            (
+                json!({"items": [{"content": "a"}]}),
+                Err("Item 1: expected"),
+            ),
+            (
+                json!({"items": [item("  ", "pending")]}),
+                Err("Item 1 is empty"),
+            ),
             (
                 json!({"items": [item("a", "pending"), item(&long, "pending")]}),
                 Err("Item 2 is 201 characters"),
@@ -197,8 +203,9 @@ mod tests {
 
     #[test]
     fn the_result_tells_the_model_the_list() {
-        let items = parse(&json!({"items": [item("read  the\ncode", "done"), item("fix", "pending")]}))
-            .unwrap();
+        let items =
+            parse(&json!({"items": [item("read  the\ncode", "done"), item("fix", "pending")]}))
+                .unwrap();
         assert_eq!(items[0].content, "read the code");
         assert_eq!(
             result_text(&items),

@@ -106,16 +106,36 @@ mod tests {
     fn plan_mode_lets_only_read_only_calls_through() {
         let cases = [
             (false, facts("edit_file", Kind::FileEdit, None, false), true),
-            (false, facts("run_command", Kind::Shell, Some(false), false), true),
+            (
+                false,
+                facts("run_command", Kind::Shell, Some(false), false),
+                true,
+            ),
             (true, facts("read_file", Kind::ReadOnly, None, false), true),
             (true, facts("todo", Kind::ReadOnly, None, false), true),
             (true, facts("ask_questions", Kind::Other, None, true), true),
-            (true, facts("run_command", Kind::Shell, Some(true), false), true),
-            (true, facts("run_command", Kind::Shell, Some(false), false), false),
+            (
+                true,
+                facts("run_command", Kind::Shell, Some(true), false),
+                true,
+            ),
+            (
+                true,
+                facts("run_command", Kind::Shell, Some(false), false),
+                false,
+            ),
             (true, facts("run_command", Kind::Shell, None, false), false),
             (true, facts("edit_file", Kind::FileEdit, None, false), false),
-            (true, facts("create_file", Kind::FileEdit, None, false), false),
-            (true, facts("fetch_webpage", Kind::Network, None, false), false),
+            (
+                true,
+                facts("create_file", Kind::FileEdit, None, false),
+                false,
+            ),
+            (
+                true,
+                facts("fetch_webpage", Kind::Network, None, false),
+                false,
+            ),
             (true, facts("memory", Kind::Other, None, false), false),
             (true, facts("mcp_tool", Kind::Other, None, false), false),
         ];

@@ -92,7 +92,11 @@ impl App {
     pub(super) fn set_plan(&mut self, on: bool) -> Vec<Effect> {
         self.plan.on = on;
         self.plan.awaiting = false;
-        if self.flash.as_deref().is_some_and(|f| f.starts_with("Plan ready")) {
+        if self
+            .flash
+            .as_deref()
+            .is_some_and(|f| f.starts_with("Plan ready"))
+        {
             self.flash = None;
         }
         vec![Effect::Agent(Command::SetPlan(on))]
@@ -180,7 +184,10 @@ mod tests {
         let cases = [
             ((false, Mode::Balanced, Mode::Balanced), (false, Mode::Auto)),
             ((false, Mode::Auto, Mode::Balanced), (true, Mode::Balanced)),
-            ((true, Mode::Balanced, Mode::Balanced), (false, Mode::Balanced)),
+            (
+                (true, Mode::Balanced, Mode::Balanced),
+                (false, Mode::Balanced),
+            ),
             ((false, Mode::Strict, Mode::Strict), (false, Mode::Auto)),
             ((false, Mode::Auto, Mode::Strict), (true, Mode::Strict)),
             ((true, Mode::Strict, Mode::Strict), (false, Mode::Strict)),

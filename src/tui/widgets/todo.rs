@@ -82,10 +82,15 @@ mod tests {
         use TodoStatus::*;
         let short = items(&[Done, InProgress, Pending]);
         assert_eq!(fold(&short, 5), (&short[..], 0));
-        let long = items(&[Done, Done, Done, InProgress, Pending, Pending, Pending, Pending]);
+        let long = items(&[
+            Done, Done, Done, InProgress, Pending, Pending, Pending, Pending,
+        ]);
         let (shown, more) = fold(&long, 5);
         assert_eq!(more, 4);
-        assert_eq!(shown[0].content, "step 2", "one done step before the current one");
+        assert_eq!(
+            shown[0].content, "step 2",
+            "one done step before the current one"
+        );
         assert_eq!(shown[1].status, InProgress);
         let (shown, more) = fold(&items(&[Pending; 9]), 5);
         assert_eq!((shown[0].content.as_str(), more), ("step 0", 5));
