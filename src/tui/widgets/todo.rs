@@ -92,7 +92,8 @@ mod tests {
             "one done step before the current one"
         );
         assert_eq!(shown[1].status, InProgress);
-        let (shown, more) = fold(&items(&[Pending; 9]), 5);
+        let pending = items(&[Pending; 9]);
+        let (shown, more) = fold(&pending, 5);
         assert_eq!((shown[0].content.as_str(), more), ("step 0", 5));
         let all_done = items(&[Done; 7]);
         let (shown, more) = fold(&all_done, 5);
