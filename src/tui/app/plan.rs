@@ -123,6 +123,10 @@ impl App {
             self.show_hint(crate::tui::strings::BUSY_FOR_COMMAND);
             return Vec::new();
         }
+        if !self.plan.on {
+            self.flash = Some(NO_PLAN.into());
+            return Vec::new();
+        }
         let mut effects = Vec::new();
         if let Some(m) = mode.filter(|m| *m != self.status.mode) {
             self.set_mode(m);
@@ -174,10 +178,61 @@ pub(super) fn command(app: &mut App, arg: &str) -> Vec<Effect> {
 const PLAN_ON: &str =
     "plan mode: only read-only tools run; the model investigates and presents a plan";
 const PLAN_OFF: &str = "plan mode off";
+const NO_PLAN: &str = "no plan to accept: /plan turns plan mode on, and the model presents one";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::app::AppEvent;
+    use crate::tui::tests_support::app;
+
+    #[test]
+    fn a_plan_turn_ends_with_the_question_and_accepting_sends_the_acceptance() {
+        let mut a = app();
+        assert_eq!(
+            command(&mut a, "accept"),
+            Vec::<Effect>::new(),
+            "nothing to accept"
+        );
+        assert_eq!(a.flash(), Some(NO_PLAN));
+        assert_eq!(
+            command(&mut a, ""),
+            vec![Effect::Agent(Command::SetPlan(true))]
+        );
+        assert!(a.mode_label().contains("PLAN · "), "{}", a.mode_label());
+        a.update(AppEvent::Agent(Event::TurnEnded(TurnEnd::Completed)));
+        assert!(a.plan_awaiting());
+        assert!(a.flash().is_some_and(|f| f.starts_with("Plan ready")));
+        assert_eq!(
+            command(&mut a, "accept trust"),
+            vec![
+                Effect::Agent(Command::SetMode(Mode::Trust)),
+                Effect::Agent(Command::SetPlan(false)),
+                Effect::Send(ACCEPTED.into()),
+            ]
+        );
+        assert!(!a.plan_on() && !a.plan_awaiting() && a.busy());
+    }
+
+    #[test]
+    fn the_pinned_list_is_the_last_one_until_every_item_is_done() {
+        let mut a = app();
+        let item = |s| TodoItem {
+            content: "x".into(),
+            status: s,
+        };
+        assert!(a.pinned_todo().is_empty());
+        let todo = |items| {
+            AppEvent::Agent(Event::Todo {
+                call_id: "t".into(),
+                items,
+            })
+        };
+        a.update(todo(vec![item(TodoStatus::InProgress)]));
+        assert_eq!(a.pinned_todo().len(), 1);
+        a.update(todo(vec![item(TodoStatus::Done)]));
+        assert!(a.pinned_todo().is_empty(), "idle and all done: gone");
+    }
 
     #[test]
     fn the_mode_key_goes_home_auto_plan_home() {
