@@ -9,6 +9,7 @@
 //! - [`agent_events`]: what the agent's events do to the status, the
 //!   overlays and the transcript.
 //! - [`hints`]: hints on the flash line expire (on their time, or when untrue).
+//! - [`plan`]: the pinned checklist, plan mode, the mode key and `/plan`.
 //! - [`activity`]: what the status bar says is going on, the turn's clock,
 //!   when to tick, and the notification of a long turn that ended unfocused.
 
