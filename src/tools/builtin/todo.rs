@@ -95,24 +95,21 @@ impl Tool for Todo {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: "todo".into(),
-            description: "Show the user your checklist for a multi-step task. Each call replaces the whole list; one item in_progress at a time.".into(),
+            description: "Your task checklist, shown to the user; send the whole list each time."
+                .into(),
             parameters: json!({
                 "type": "object",
-                "properties": {
-                    "items": {"type": "array", "items": {
-                        "type": "object",
-                        "properties": {
-                            "content": {"type": "string"},
-                            "status": {"enum": ["pending", "in_progress", "done"]}
-                        },
-                        "required": ["content", "status"],
-                        "additionalProperties": false
-                    }}
-                },
-                "required": ["items"],
-                "additionalProperties": false
+                "properties": {"items": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "content": {"type": "string"},
+                        "status": {"enum": ["pending", "in_progress", "done"]}
+                    },
+                    "required": ["content", "status"]
+                }}},
+                "required": ["items"]
             }),
-            strict: Some(true),
+            strict: None,
         }
     }
 
