@@ -122,8 +122,9 @@ async fn a_long_turn_of_big_tool_outputs_runs_to_the_end_inside_a_llamacpp_windo
         assert!(tokens < 7000, "request {n} has {tokens} tokens");
         every_call_answered(&r.body).unwrap_or_else(|e| panic!("request {n}: {e}"));
     }
-    // The window was reported: the default tools and system message fit a quarter of 7,000 (6,000 before `todo` joined them)
-    // tokens, so all of them are offered (running a command included), and nothing narrowed.
+    // The window was reported: the default tools and system message fit a quarter of 7,000
+    // tokens (6,000 before `todo` joined them), so all of them are offered (running a command
+    // included), and nothing narrowed.
     let offered: Vec<&str> = chats[0].body["tools"]
         .as_array()
         .unwrap()
