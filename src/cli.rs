@@ -59,6 +59,11 @@ pub struct Cli {
     #[arg(long, global = true, conflicts_with = "approval_mode")]
     pub auto: bool,
 
+    /// Plan mode: only read-only tools run and the model presents a plan (in the TUI, Enter
+    /// accepts it; headless, the run ends with the plan)
+    #[arg(long, global = true)]
+    pub plan: bool,
+
     /// How much runs without asking: trust, auto, balanced, suggest, strict
     /// [default: chat.approval_mode, else balanced]
     #[arg(long, value_name = "MODE", global = true)]

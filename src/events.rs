@@ -23,12 +23,14 @@ pub mod notice;
 pub mod notice_words;
 pub mod sandbox_report;
 mod saved_form;
+pub mod todo;
 
 pub use crate::config::mode::Mode;
 pub use answer::{Answer, ContextReport, Counted, ModelRow};
 pub use file_change::{ChangeKind, FileChange, MAX_DIFF_BYTES};
 pub use notice::Notice;
 pub use sandbox_report::SandboxReport;
+pub use todo::{TodoItem, TodoStatus};
 
 /// A saved session, as a list shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,6 +252,13 @@ pub enum Event {
         name: String,
         end: CallEnd,
     },
+    /// The model's checklist (the `todo` tool), whole: each call replaces the list (after the
+    /// call's `ToolOutput`, before its `ToolFinished`).
+    #[serde(rename = "todo")]
+    Todo {
+        call_id: String,
+        items: Vec<TodoItem>,
+    },
     /// "Always accept" (or the judge's "safe") remembered a tool, or one exact command of it.
     Remembered {
         tool: String,
@@ -264,6 +273,9 @@ pub enum Event {
     /// The approval mode changed (it applies to the next decision).
     #[serde(rename = "mode")]
     ModeChanged { mode: Mode },
+    /// Plan mode went on or off (`tools::policy::plan`; it applies to the next decision).
+    #[serde(skip)]
+    PlanMode { on: bool },
     /// How full the model's context window is, after a reply (the server's usage) or before a
     /// request (an estimate).
     Context {

@@ -71,6 +71,7 @@ pub fn build(
             rules: Default::default(),
             sandbox: Arc::new(chat_sandbox(config, &cwd)),
             skills: skills.clone(),
+            plan: Default::default(),
         }),
     });
     let today = crate::session::live::rfc3339(std::time::SystemTime::now());

@@ -185,6 +185,11 @@ impl Agent {
         self.engine.mode().clone()
     }
 
+    /// The plan-mode handle, shared with whoever toggles it (`tools::policy::plan`).
+    pub fn plan(&self) -> crate::tools::policy::plan::SharedPlan {
+        self.engine.plan().clone()
+    }
+
     /// Names `@{…}` may complete: every tool and group.
     pub fn mention_names(&self) -> Vec<String> {
         self.engine

@@ -29,6 +29,8 @@ pub enum Command {
     SetModel(String),
     /// Switch the approval mode (during a turn: from the next decision).
     SetMode(Mode),
+    /// Plan mode on or off (during a turn: from the next decision; `tools::policy::plan`).
+    SetPlan(bool),
     ListModels,
     ListApprovals,
     ClearApprovals,
@@ -64,6 +66,7 @@ impl PartialEq for Command {
             (Send { text: a, .. }, Send { text: b, .. }) => a == b,
             (SetModel(a), SetModel(b)) => a == b,
             (SetMode(a), SetMode(b)) => a == b,
+            (SetPlan(a), SetPlan(b)) => a == b,
             (ListModels, ListModels)
             | (ListApprovals, ListApprovals)
             | (ClearApprovals, ClearApprovals)
@@ -82,6 +85,11 @@ impl PartialEq for Command {
 fn set_model(handle: &SharedModel, model: String, sink: &EventSink) {
     handle.set(model.clone());
     sink.emit(Event::ModelChanged { model });
+}
+
+fn set_plan(handle: &crate::tools::policy::plan::SharedPlan, on: bool, sink: &EventSink) {
+    handle.set(on);
+    sink.emit(Event::PlanMode { on });
 }
 
 fn set_mode(handle: &SharedMode, mode: Mode, sink: &EventSink) {
@@ -135,7 +143,7 @@ pub async fn run(
         };
         match command {
             Command::Send { text, cancel } => {
-                let (model, mode) = (agent.model_handle(), agent.mode());
+                let (model, mode, plan) = (agent.model_handle(), agent.mode(), agent.plan());
                 let (rules, user_config) = (
                     agent.engine.rules().clone(),
                     agent.settings.user_config.clone(),
@@ -150,6 +158,7 @@ pub async fn run(
                         Some(c) = commands.recv() => match c {
                             Command::SetModel(m) => set_model(&model, m, &sink),
                             Command::SetMode(m) => set_mode(&mode, m, &sink),
+                            Command::SetPlan(on) => set_plan(&plan, on, &sink),
                             Command::SaveRule(spec) => save_rule(&rules, &user_config, spec, &sink),
                             other => waiting.push_back(other),
                         },
@@ -168,6 +177,7 @@ pub async fn run(
                 let sink = saving.sink_between_turns(&front, &agent);
                 set_mode(agent.engine.mode(), m, &sink);
             }
+            Command::SetPlan(on) => set_plan(&agent.plan(), on, &front),
             Command::ListModels => {
                 front.emit(Event::Answer(Answer::Models(agent.list_models().await)))
             }

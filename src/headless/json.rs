@@ -197,6 +197,9 @@ impl<O: Write> JsonPrinter<O> {
                 "kind": change.kind.as_str(), "diff": change.diff, "added": change.added,
                 "removed": change.removed, "truncated": change.truncated,
             }),
+            Event::Todo { call_id, items } => json!({
+                "type": "todo", "call_id": call_id, "items": items,
+            }),
             Event::ToolFinished { call_id, name, end } => json!({
                 "type": "tool_finished", "call_id": call_id, "name": name, "status": end.as_str(),
             }),

@@ -213,6 +213,11 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
                 self.note(&format!("running {cmd_string}"));
             }
             Event::FileChanged { change, .. } => self.file_changed(change),
+            Event::Todo { items, .. } => self.note(&format!(
+                "todo ({}):\n{}",
+                crate::events::todo::progress(items),
+                crate::events::todo::checklist(items)
+            )),
             Event::ToolFinished { call_id, name, end } => self.tool_finished(call_id, name, *end),
             Event::Pruned { outputs, .. } => self.note(&format!(
                 "{outputs} older tool output(s) are now sent as short stand-ins to fit the model's context window"

@@ -125,7 +125,7 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
         headless_chat(cli, &config, cwd, &message, sessions, resume).await
     } else {
         let prompt = cli.prompt.clone().unwrap_or_default();
-        let (code, saved) = tui_chat(&config, cwd, prompt, sessions, resume).await;
+        let (code, saved) = tui_chat(&config, cwd, prompt, sessions, resume, cli.plan).await;
         // The terminal is restored: the line stays on the screen the user returns to.
         if let Some(id) = saved {
             eprintln!("{}", resume_hint(&id, &resume_flags(cli, local.as_ref())));
@@ -245,7 +245,12 @@ fn resumed_id(
 
 /// The chat's agent, with its MCP servers starting in the background, and its client (which
 /// shares what it learns about context windows with the agent's).
-fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<(Agent, Client), String> {
+fn agent(
+    config: &Config,
+    cwd: PathBuf,
+    frontend: Frontend,
+    plan: bool,
+) -> Result<(Agent, Client), String> {
     let mut client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
     if let Some(dir) = crate::provider::window::default_cache_dir() {
         client = client.with_window_cache(dir);
@@ -255,6 +260,7 @@ fn agent(config: &Config, cwd: PathBuf, frontend: Frontend) -> Result<(Agent, Cl
     let sandbox =
         (!config.tools.mcp_servers.is_empty()).then(|| crate::agent::chat_sandbox(config, &cwd));
     let mut agent = crate::agent::build(config, client.clone(), setup, cwd, frontend);
+    agent.plan().set(plan);
     if let Some(sandbox) = sandbox {
         agent.set_mcp(crate::mcp::servers::Servers::start(
             &config.tools.mcp_servers,
@@ -271,6 +277,7 @@ async fn tui_chat(
     prompt: String,
     sessions: Option<PathBuf>,
     resume: Option<String>,
+    plan: bool,
 ) -> (u8, Option<String>) {
     let (approver, approvals) = tokio::sync::mpsc::unbounded_channel();
     let (questioner, questions) = tokio::sync::mpsc::unbounded_channel();
@@ -281,7 +288,7 @@ async fn tui_chat(
         questions: Some(questioner),
     };
     let commands = crate::tui::run::file_commands(config, &cwd);
-    let agent = match agent(config, cwd, frontend) {
+    let agent = match agent(config, cwd, frontend, plan) {
         Ok((a, _)) => a,
         Err(e) => return (fail(exit::USAGE, e), None),
     };
@@ -335,7 +342,7 @@ async fn headless_chat(
         approver,
         questions: None,
     };
-    let (mut agent, client) = match agent(config, cwd, frontend) {
+    let (mut agent, client) = match agent(config, cwd, frontend, cli.plan) {
         Ok(a) => a,
         Err(e) => return fail(exit::USAGE, e),
     };

@@ -147,6 +147,7 @@ impl Record {
             | Event::ToolStarted { .. }
             | Event::ToolOutput { .. }
             | Event::FileChanged { .. }
+            | Event::Todo { .. }
             | Event::ToolFinished { .. }
             | Event::Remembered { .. }
             | Event::ModelChanged { .. }
@@ -163,6 +164,7 @@ impl Record {
             | Event::JudgeStarted { .. }
             | Event::ToolsFinished
             | Event::Pruned { .. }
+            | Event::PlanMode { .. }
             | Event::Resumed { .. }
             | Event::Sessions(_)
             | Event::Answer(_)

@@ -134,4 +134,6 @@ pub struct ToolContext {
     pub skills: crate::skills::Catalog,
     /// The chat's sandbox: every process a tool starts runs inside it (`crate::sandbox`).
     pub sandbox: Arc<crate::sandbox::Sandbox>,
+    /// Plan mode (`crate::tools::policy::plan`): the engine reads it before each decision.
+    pub plan: crate::tools::policy::plan::SharedPlan,
 }

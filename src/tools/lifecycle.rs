@@ -134,6 +134,8 @@ pub struct BatchContext<'a> {
     pub active: &'a BTreeSet<String>,
     pub allowed: &'a BTreeSet<String>,
     pub mode: Mode,
+    /// Plan mode is on: only read-only calls reach the decision (`policy::plan`).
+    pub plan: bool,
     pub interaction: Interaction,
     /// A judge is configured.
     pub judge: bool,
@@ -215,6 +217,7 @@ pub struct Batch {
     out: ToolOutput,
     memory: Approvals,
     mode: Mode,
+    plan: bool,
     interaction: Interaction,
     allowed: BTreeSet<String>,
     judge: bool,
@@ -286,6 +289,7 @@ impl Batch {
             out: ToolOutput::default(),
             memory,
             mode: ctx.mode,
+            plan: ctx.plan,
             interaction: ctx.interaction,
             allowed: ctx.allowed.clone(),
             judge: ctx.judge,
@@ -305,6 +309,11 @@ impl Batch {
     /// The mode for the decisions still to come (a `/auto` toggle applies mid-batch).
     pub fn set_mode(&mut self, mode: Mode) {
         self.mode = mode;
+    }
+
+    /// Plan mode for the decisions still to come (switched mid-batch, it applies at once).
+    pub fn set_plan(&mut self, plan: bool) {
+        self.plan = plan;
     }
 
     /// Takes one input; returns what to do.
@@ -414,7 +423,10 @@ impl Batch {
         }
         let cmd_string = caught(|| tool.cmd_string(inv)).unwrap_or_else(|_| inv.name.clone());
         let (facts, judge_context) = self.facts(tool, inv, &cmd_string);
-        let ruling = approval::decide_on(&facts, self.mode, &self.memory, self.interaction);
+        let ruling = match crate::tools::policy::plan::refusal(self.plan, &facts) {
+            Some(message) => (approval::Decision::Reject { message }, None),
+            None => approval::decide_on(&facts, self.mode, &self.memory, self.interaction),
+        };
         self.apply(ruling, &facts, cmd_string, judge_context, fx);
     }
 }

@@ -17,7 +17,8 @@ use crate::tools::registry::Registry;
 /// system message (with a typical environment block, about 185 characters) may take together. Every request carries them, and local models often run
 /// 4k–8k-token windows: what sayso spends there is taken from the conversation. A test fails
 /// when the defaults grow past it; raise it only for something the model cannot do without.
-pub const DEFAULT_FOOTPRINT_BUDGET_CHARS: usize = 5_000;
+/// (Raised from 5,000 for `todo`, ~500 characters: the plan the user sees, and plan mode's.)
+pub const DEFAULT_FOOTPRINT_BUDGET_CHARS: usize = 5_400;
 
 /// The share of the window the system message and the tool schemas may take together (a
 /// quarter): the rest is the conversation's and the reply's.
@@ -28,7 +29,7 @@ const DEFAULT_GROUP: &str = "agent";
 
 /// The built-in tools from the most needed to the least: what a small window keeps first, and
 /// what an overflow retry drops last. A tool not listed (a configured or MCP one) comes after.
-const KEEP_ORDER: [&str; 11] = [
+const KEEP_ORDER: [&str; 12] = [
     "read_file",
     "edit_file",
     "run_command",
@@ -38,6 +39,7 @@ const KEEP_ORDER: [&str; 11] = [
     "delete_file",
     "get_changed_files",
     "ask_questions",
+    "todo",
     "fetch_webpage",
     "memory",
 ];

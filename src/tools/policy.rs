@@ -7,6 +7,7 @@
 //! - [`command_safety`]: the deterministic `is_safe` gate for shell commands, and the
 //!   normaliser that reads a command line into the programs it really runs (for rules).
 //! - [`judge`]: the LLM judge that vets calls in auto mode.
+//! - [`plan`]: plan mode's flag and its check, before the approval decision.
 //! - [`confinement`]: how confined a call that runs is (an allow rule's `sandbox = false` /
 //!   `network = true`, the safe list read-only), and the words of a rerun outside the sandbox.
 //!
@@ -27,6 +28,7 @@ pub mod approval;
 pub mod command_safety;
 pub mod confinement;
 pub mod judge;
+pub mod plan;
 pub mod rules;
 
 pub use crate::config::opts::ApprovalBefore;

@@ -9,6 +9,7 @@
 //! - [`agent_events`]: what the agent's events do to the status, the
 //!   overlays and the transcript.
 //! - [`hints`]: hints on the flash line expire (on their time, or when untrue).
+//! - [`plan`]: the pinned checklist, plan mode, the mode key and `/plan`.
 //! - [`activity`]: what the status bar says is going on, the turn's clock,
 //!   when to tick, and the notification of a long turn that ended unfocused.
 
@@ -18,10 +19,11 @@ mod commands;
 mod escapes;
 mod hints;
 mod keys;
+mod plan;
 mod resume;
+mod steering;
 #[cfg(test)]
 mod test_access;
-mod steering;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -180,6 +182,7 @@ pub struct App {
     queue: super::queue::Queue,
     /// The commands from files and the project's directory, for `/NAME` and `/init`.
     project: commands::Project,
+    plan: plan::PlanState,
 }
 
 fn no_clock(_: &str) -> Option<Duration> {
@@ -244,6 +247,7 @@ impl App {
             escapes: Default::default(),
             queue: Default::default(),
             project: commands::Project::default(),
+            plan: Default::default(),
         }
     }
 
@@ -430,7 +434,8 @@ impl App {
     pub fn chat_height(&self) -> usize {
         let input = self.input.line_count().min(6) as u16 + 2 + self.queue.rows();
         let flash = super::widgets::notices::flash_rows(self.flash(), self.size.0);
-        self.size.1.saturating_sub(1 + input + 1 + flash) as usize
+        let todo = super::widgets::todo::height(self);
+        self.size.1.saturating_sub(1 + input + 1 + flash + todo) as usize
     }
 
     pub fn view_ctx<'a>(&'a self, elapsed: &'a dyn Fn(&str) -> Option<Duration>) -> ViewCtx<'a> {
@@ -472,10 +477,6 @@ impl App {
         if mode != Mode::Auto {
             self.mode_before_auto = mode;
         }
-    }
-
-    pub fn mode_label(&self) -> String {
-        format!(" {} ", self.status.mode.as_str().to_uppercase())
     }
 
     /// The input box: to set the `@` picker's root, and for tests that type or read a draft.

@@ -10,8 +10,8 @@
 //! The history persists across runs ([`history`]); Ctrl+R searches it ([`search`]).
 
 mod command_menu;
-pub mod history;
 mod file_menu;
+pub mod history;
 mod line;
 mod readline;
 pub mod search;

@@ -165,6 +165,9 @@ pub async fn run(
     };
     let _guard = Guard;
     let mut pending: Vec<AppEvent> = Vec::new();
+    if agent.plan().get() {
+        pending.push(AppEvent::Agent(crate::events::Event::PlanMode { on: true }));
+    }
     if let Ok(size) = term.size() {
         pending.push(AppEvent::Resize(size.width, size.height));
     }

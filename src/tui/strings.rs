@@ -5,7 +5,7 @@
 pub const HELP_KEYS: &str = "\
 Keys: Enter send · Alt+Enter / Shift+Enter / Ctrl+J newline · Esc or Ctrl+C stop a running turn · \
 Ctrl+C twice quit · Ctrl+D quit on an empty input · PgUp/PgDn/Home/End/wheel scroll · \
-Ctrl+T show or hide reasoning · \
+Ctrl+T show or hide reasoning · Alt+M cycle the mode (yours → auto → plan) · \
 Up/Down (empty input) history · Tab / Shift+Tab (empty input) select a block, Enter fold or \
 unfold it, Esc let go
 Editing (on the cursor's line; also in the modal's reject reason and a question's free-text \

@@ -202,6 +202,9 @@ impl Transcript {
             | Event::ApprovalDecided { .. }
             | Event::JudgeStarted { .. }
             | Event::Remembered { .. }
+            // The tool's block shows the list; the pinned list is the app's (`tui::todo_view`).
+            | Event::Todo { .. }
+            | Event::PlanMode { .. }
             | Event::Sessions(_)
             // Worded by the front-end that asked (`tui::answers`).
             | Event::Answer(_)

@@ -1,4 +1,5 @@
-//! Draws one frame from `&App`: status bar, chat pane, the queued messages, input box (the `/` popup above it),
+//! Draws one frame from `&App`: status bar, chat pane, the pinned checklist, the queued
+//! messages, input box (the `/` and `@` popups above it),
 //! footer, and the modal on top.
 
 use std::time::Instant;
@@ -11,7 +12,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use super::app::App;
 use super::strings;
 use super::widgets::{
-    command_menu, file_menu, footer, modal, notices, picker, questions, status_bar,
+    command_menu, file_menu, footer, modal, notices, picker, questions, status_bar, todo,
 };
 
 /// Draws the frame; returns the chat pane's area (its rows may scroll as a whole).
@@ -20,9 +21,11 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     let input_h = app.input().line_count().min(6) as u16 + 2;
     let flash_lines = notices::flash_lines(app, screen.width);
     let flash_h = flash_lines.len() as u16;
-    let [status, chat, queued, input, flash, foot] = Layout::vertical([
+    let todo_h = todo::height(app);
+    let [status, chat, pinned, queued, input, flash, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
+        Constraint::Length(todo_h),
         Constraint::Length(app.queue().rows()),
         Constraint::Length(input_h),
         Constraint::Length(flash_h),
@@ -31,6 +34,7 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     .areas(screen);
     status_bar::draw(f, status, app, now);
     draw_chat(f, chat, app, now);
+    todo::draw(f, pinned, app);
     app.queue().draw(f, queued, app.theme());
     draw_input(f, input, app);
     command_menu::draw(f, input, app);

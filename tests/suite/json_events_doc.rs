@@ -174,7 +174,7 @@ async fn long_run() -> Vec<Value> {
 }
 
 /// Auto mode: `create_file` and `edit_file` run without asking, each followed by its
-/// `file_changed`.
+/// `file_changed`; a `todo` call is followed by its `todo`.
 async fn edit_run() -> Vec<Value> {
     let fx = Fixture::start().await;
     fx.push(call_reply(&[
@@ -187,6 +187,11 @@ async fn edit_run() -> Vec<Value> {
             "c2",
             "edit_file",
             json!({"filepath": "notes.txt", "edits": [{"oldText": "old\n", "newText": "new\n", "replaceAll": null}], "explanation": null}),
+        ),
+        (
+            "c3",
+            "todo",
+            json!({"items": [{"content": "write hello.md", "status": "done"}, {"content": "fix notes.txt", "status": "in_progress"}]}),
         ),
     ]));
     fx.push(Reply::Stream(sse::text_reply(&["Done."])));
@@ -211,6 +216,9 @@ async fn edit_run() -> Vec<Value> {
         .map(|e| (e["path"].as_str().unwrap(), e["kind"].as_str().unwrap()))
         .collect();
     assert_eq!(changed, [("hello.md", "created"), ("notes.txt", "edited")]);
+    let todo: Vec<&Value> = events.iter().filter(|e| e["type"] == "todo").collect();
+    assert_eq!(todo.len(), 1, "{events:?}");
+    assert_eq!(todo[0]["items"][1]["status"], "in_progress");
     events
 }
 

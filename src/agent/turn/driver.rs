@@ -107,7 +107,7 @@ impl Agent {
         }
         UserMessage {
             text: user.to_owned(),
-            sent: attached.text,
+            sent: crate::tools::policy::plan::sent_text(attached.text, self.engine.plan().get()),
             tools_added: expanded.added,
             prompts,
             images: attached.images,

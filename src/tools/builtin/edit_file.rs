@@ -385,6 +385,7 @@ pub fn run(inv: &Invocation) -> Result<Output, String> {
         content,
         display: Some(headline),
         change: Some(change),
+        todo: None,
     })
 }
 

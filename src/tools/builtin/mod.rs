@@ -19,6 +19,7 @@ pub mod paths;
 pub mod protected;
 pub mod read_file;
 pub mod skill;
+pub mod todo;
 
 use std::sync::Arc;
 
@@ -43,6 +44,7 @@ pub fn registry() -> Registry {
     r.register(Arc::new(memory::Memory), Source::Builtin);
     r.register(Arc::new(ask_questions::AskQuestions), Source::Builtin);
     r.register(Arc::new(skill::Skill), Source::Builtin);
+    r.register(Arc::new(todo::Todo), Source::Builtin);
     r
 }
 
@@ -73,6 +75,7 @@ pub fn groups() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
                 "grep_search",
                 "get_changed_files",
                 "ask_questions",
+                "todo",
             ],
             "I'm giving you access to ${tools} to help you work on this project",
         ),

@@ -37,6 +37,12 @@ impl Batch {
                 change: change.clone(),
             }));
         }
+        if let Some(items) = out.todo() {
+            fx.push(Effect::Emit(Event::Todo {
+                call_id: call.id.clone(),
+                items: items.to_vec(),
+            }));
+        }
         fx.push(Effect::Emit(Event::ToolFinished {
             call_id: call.id.clone(),
             name: call.name.clone(),

@@ -184,6 +184,11 @@ impl Engine {
         &self.mode
     }
 
+    /// The plan-mode handle (shared with whoever toggles it).
+    pub fn plan(&self) -> &crate::tools::policy::plan::SharedPlan {
+        &self.ctx.plan
+    }
+
     pub fn judge(&self) -> Option<&Judge> {
         self.judge.as_deref()
     }
@@ -250,6 +255,7 @@ impl Engine {
                 active: &self.active,
                 allowed: &self.allowed,
                 mode: self.mode.get(),
+                plan: self.ctx.plan.get(),
                 interaction: self.interaction,
                 judge: self.judge.is_some(),
                 rules: &self.rules,
@@ -261,6 +267,7 @@ impl Engine {
         let mut input = Input::Start;
         loop {
             batch.set_mode(self.mode.get());
+            batch.set_plan(self.ctx.plan.get());
             let mut next = None;
             for effect in batch.step(input) {
                 match effect {

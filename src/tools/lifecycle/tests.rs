@@ -177,6 +177,7 @@ impl World {
             active: &self.active,
             allowed: &self.allowed,
             mode: self.mode,
+            plan: false,
             interaction: self.interaction,
             judge: self.judge,
             rules: &self.rules,

@@ -6,7 +6,7 @@
 //! It does not decide what a tool reports (the tool's `on_success`…, or the shared handlers of
 //! [`crate::tools::tool::report`]) nor cap or scrub anything on its own (`lifecycle/finishing.rs` does).
 
-use crate::events::FileChange;
+use crate::events::{FileChange, TodoItem};
 
 /// One output: `content` for the model, `display` for the user, the file a command changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -17,6 +17,9 @@ pub struct Output {
     pub display: Option<String>,
     /// The file the command changed (shown, never sent to the model).
     pub change: Option<FileChange>,
+    /// The checklist the command set (the `todo` tool; shown, and told to the model in
+    /// `content`).
+    pub todo: Option<Vec<TodoItem>>,
 }
 
 impl Output {
@@ -34,12 +37,19 @@ impl Output {
             content: content.into(),
             display: Some(display.into()),
             change: None,
+            todo: None,
         }
     }
 
     /// The same output, recording the file the command changed.
     pub fn with_change(mut self, change: FileChange) -> Self {
         self.change = Some(change);
+        self
+    }
+
+    /// The same output, recording the checklist the command set.
+    pub fn with_todo(mut self, items: Vec<TodoItem>) -> Self {
+        self.todo = Some(items);
         self
     }
 }
@@ -81,6 +91,7 @@ impl CmdResult {
 pub struct ToolOutput {
     parts: Vec<(String, Option<String>)>,
     changes: Vec<FileChange>,
+    todo: Option<Vec<TodoItem>>,
 }
 
 impl ToolOutput {
@@ -93,6 +104,14 @@ impl ToolOutput {
     pub fn push(&mut self, out: Output) {
         self.parts.push((out.content, out.display));
         self.changes.extend(out.change);
+        if out.todo.is_some() {
+            self.todo = out.todo;
+        }
+    }
+
+    /// The checklist the call set last, if it set one.
+    pub fn todo(&self) -> Option<&[TodoItem]> {
+        self.todo.as_deref()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -136,6 +155,15 @@ impl ToolOutput {
     /// the changes' diffs.
     pub fn scrubbed(self) -> Self {
         Self {
+            todo: self.todo.map(|items| {
+                items
+                    .into_iter()
+                    .map(|i| TodoItem {
+                        content: crate::secrets::scrub_owned(i.content),
+                        status: i.status,
+                    })
+                    .collect()
+            }),
             changes: self.changes.into_iter().map(|c| c.scrubbed()).collect(),
             parts: self
                 .parts
@@ -154,6 +182,7 @@ impl ToolOutput {
     pub fn capped(self, limit: usize) -> Self {
         Self {
             changes: self.changes,
+            todo: self.todo,
             parts: self
                 .parts
                 .into_iter()

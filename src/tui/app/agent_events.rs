@@ -20,6 +20,7 @@ impl App {
             self.activity = Activity::Streaming;
         }
         self.track(ev);
+        self.on_plan_event(ev);
         if self.modal.is_some() {
             self.activity = Activity::Approval;
         }

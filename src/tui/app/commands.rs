@@ -65,6 +65,12 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: mode,
     },
     SlashCommand {
+        name: "/plan",
+        args: "[on|off|accept [MODE]]",
+        help: "plan mode (Alt+M cycles mode → auto → plan): read-only tools only, the model presents a plan",
+        run: super::plan::command,
+    },
+    SlashCommand {
         name: "/approvals",
         args: "[clear]",
         help: "what \"Always accept\" remembered, or forget it",

@@ -145,6 +145,10 @@ impl App {
             KeyCode::Tab if empty => self.move_selection(true),
             KeyCode::BackTab if empty => self.move_selection(false),
             KeyCode::Enter if empty && self.selected.is_some() => self.toggle_selected(),
+            KeyCode::Enter if empty && self.plan_awaiting() => return Some(self.accept_plan(None)),
+            KeyCode::Char('m') if key.modifiers.contains(KeyModifiers::ALT) => {
+                return Some(self.cycle_mode());
+            }
             _ => return None,
         }
         Some(Vec::new())

@@ -8,3 +8,4 @@ pub mod notices;
 pub mod picker;
 pub mod questions;
 pub mod status_bar;
+pub mod todo;
