@@ -29,6 +29,8 @@
 //!   `policy` (whether a call may run: approvals, rules, the `is_safe` gate, the judge),
 //!   `lifecycle` (the call lifecycle as a pure state machine, and its driver), `exec` (running
 //!   a command), `git_guard` (git hardening), and the built-in tools.
+//! - [`attach`]: `@path` mentions in a message read as attachments (text, line ranges,
+//!   listings, images) under the file tools' rules, and the `@` picker's file index.
 //! - [`session`]: sessions saved as JSON Lines while they happen, and resumed.
 //! - [`mcp`]: MCP servers as tool sources, held to the same approvals.
 //! - [`agent`]: the turn (a pure state machine) and its driver, the agent as a task (commands

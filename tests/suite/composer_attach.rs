@@ -132,7 +132,7 @@ async fn the_picker_offers_only_files_git_does_not_ignore_and_tab_completes_one(
     let fx = Fixture::start().await;
     fx.push(Reply::Stream(sse::text_reply(&["Two functions."])));
     let tui = Tui::start(&fx.base_url(), &[]);
-    generate_tree(&tui.work(), 10_000);
+    generate_tree(&tui.work(), 100_000);
     tui.ready().await;
     tui.type_text("what is in @needle");
     let screen = tui.wait_for("@src/needle_target.rs").await;
