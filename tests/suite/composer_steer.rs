@@ -261,3 +261,43 @@ async fn an_unknown_steer_setting_names_its_file_line_and_the_choices() {
         out.stderr
     );
 }
+
+/// A steered message's `@path` mentions attach like a sent message's: the file's text joins
+/// the request after the tool results, and a refused one (sayso's own config) is not sent.
+#[tokio::test]
+async fn a_steered_message_attaches_its_files() {
+    let fx = Fixture::start().await;
+    fx.push(tool_call_reply(&[(
+        "c1",
+        "run_command",
+        json!({"cmd": "echo ran", "flag": null}),
+    )]));
+    fx.push(Reply::Stream(sse::text_reply(&["read it"])));
+    let h = home_with(&fx.base_url(), "");
+    std::fs::write(h.path().join("notes.txt"), "the word is marmalade\n").unwrap();
+    let script: Script = Box::new(|v| {
+        match v["request_id"].as_str() {
+        Some("apr-c1") => vec![
+            json!({"type": "user_message", "text": "also read @notes.txt and @config/sayso/config.toml"})
+                .to_string(),
+            response("apr-c1", "allow", json!({})),
+        ],
+        _ => Vec::new(),
+    }
+    });
+    let run = controller::drive(h.path(), &["--approvals", "stdio"], script, false).await;
+    let reqs = fx.requests();
+    assert_eq!(reqs.len(), 2, "{}", run.stderr);
+    let m = messages(&reqs[1].body);
+    let steered: Vec<&(String, String)> = m
+        .iter()
+        .filter(|(r, c)| r == "user" && c.starts_with("also read @notes.txt"))
+        .collect();
+    assert_eq!(steered.len(), 1, "{m:?}");
+    assert!(steered[0].1.contains("the word is marmalade"), "{m:?}");
+    assert!(
+        !steered[0].1.contains("base_url"),
+        "sayso's config was attached: {m:?}"
+    );
+    assert_eq!(m[m.len() - 2].0, "tool", "{m:?}");
+}

@@ -60,7 +60,7 @@ impl Agent {
         let mut turn = Turn::new(setup);
         // Messages the last turn left for this one's first request (`Steer::next_turn`).
         for text in self.steer.for_request() {
-            turn.step(Input::Queued(text));
+            turn.step(self.queued(text, sink));
         }
         let finished = self
             .drive(&mut turn, Input::User(message), sink, cancel)
@@ -82,20 +82,33 @@ impl Agent {
             self.engine.active(),
         );
         let prompts = self.add_tools(&expanded.added);
+        let (attached, notices) = self.attach(&expanded.text);
+        UserMessage {
+            text: user.to_owned(),
+            sent: crate::tools::policy::plan::sent_text(attached.text, self.engine.plan().get()),
+            tools_added: expanded.added,
+            prompts,
+            images: attached.images,
+            attached: notices,
+        }
+    }
+
+    /// `text` with its `@path` mentions attached (`crate::attach`), and what the chat is told.
+    fn attach(&self, text: &str) -> (crate::attach::Attached, Vec<Notice>) {
         let place = crate::attach::Place {
             cwd: self.engine.cwd().to_path_buf(),
             own: self.engine.own_paths().to_vec(),
             denials: self.engine.rules().path_denials("read_file"),
         };
-        let attached = crate::attach::attach(&expanded.text, &place);
+        let attached = crate::attach::attach(text, &place);
         let mut notices: Vec<Notice> = attached
             .notes
-            .into_iter()
+            .iter()
             .map(|n| {
                 if n.contains("was not attached") {
-                    Notice::AttachmentRefused(n)
+                    Notice::AttachmentRefused(n.clone())
                 } else {
-                    Notice::Attached(n)
+                    Notice::Attached(n.clone())
                 }
             })
             .collect();
@@ -105,14 +118,27 @@ impl Agent {
                 Notice::Attached(format!("attached {}", attached.chips.join(" "))),
             );
         }
-        UserMessage {
-            text: user.to_owned(),
-            sent: crate::tools::policy::plan::sent_text(attached.text, self.engine.plan().get()),
-            tools_added: expanded.added,
-            prompts,
-            images: attached.images,
-            attached: notices,
+        (attached, notices)
+    }
+
+    /// A message typed during the turn as the turn receives it: its `@path` mentions attached
+    /// like a sent message's (the notices said now), in plan mode with its note. It joins a
+    /// request as text, so an image in it is left out, and said.
+    fn queued(&self, text: String, sink: &EventSink) -> Input {
+        let (attached, notices) = self.attach(&text);
+        for notice in notices {
+            sink.emit(Event::Notice(notice));
         }
+        if !attached.images.is_empty() {
+            sink.emit(Event::Notice(Notice::AttachmentRefused(format!(
+                "{} image(s) in a message queued during a turn were not attached: send the message again when the turn has ended",
+                attached.images.len()
+            ))));
+        }
+        Input::Queued(crate::tools::policy::plan::sent_text(
+            attached.text,
+            self.engine.plan().get(),
+        ))
     }
 
     /// Performs `turn`'s effects, starting with `first`, until it finishes.
@@ -159,7 +185,9 @@ impl Agent {
                         }
                         // The safe point: messages typed meanwhile join the next request,
                         // after these results.
-                        next.extend(self.steer.for_request().into_iter().map(Input::Queued));
+                        for text in self.steer.for_request() {
+                            next.push_back(self.queued(text, sink));
+                        }
                         next.push_back(answers);
                     }
                     Effect::Finish(finished) => return finished,
