@@ -12,6 +12,13 @@ use crate::tools::policy::{Policy, requires_approval};
 use crate::tools::tool::{Invocation, Kind, Preview, Tool};
 
 impl Batch {
+    /// How confined the call runs when it runs because of `grant`: as
+    /// [`confinement`] says, and read-only whatever it says while plan mode is on
+    /// ([`crate::tools::policy::plan::confined`]).
+    fn confine(&self, facts: &CallFacts, grant: Grant) -> crate::sandbox::Confinement {
+        crate::tools::policy::plan::confined(self.plan, confinement(facts, grant))
+    }
+
     /// The facts the decision reads, and what the judge would be told: the tool's
     /// [`Policy`] for the call (asked once; a panic in it is a policy that asks) with its opts.
     pub(super) fn facts(
@@ -61,7 +68,7 @@ impl Batch {
             Decision::Run => {
                 // A run always has grounds; without them it runs as the policy says.
                 let grant = Grant::Decided(grounds.unwrap_or(Grounds::Mode));
-                let confine = confinement(facts, grant);
+                let confine = self.confine(facts, grant);
                 self.start_running(tool.as_ref(), &inv, &cmd_string, confine, fx)
             }
             Decision::RunAndRemember => {
@@ -70,7 +77,7 @@ impl Batch {
                     tool: name.clone(),
                     command: Some(facts.call_key.clone()),
                 }));
-                let confine = confinement(facts, Grant::Judge);
+                let confine = self.confine(facts, Grant::Judge);
                 self.start_running(tool.as_ref(), &inv, &cmd_string, confine, fx);
             }
             Decision::Judge => {
@@ -111,7 +118,7 @@ impl Batch {
                     forced,
                     cmd_string,
                     call_key: facts.call_key.clone(),
-                    confine: confinement(facts, Grant::User),
+                    confine: self.confine(facts, Grant::User),
                 };
             }
             Decision::Reject { message } => {

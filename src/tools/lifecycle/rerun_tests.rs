@@ -165,6 +165,42 @@ fn each_call_runs_as_confined_as_its_decision_says() {
             content: None,
         },
         Row {
+            name: "plan mode: a safe command the user accepted runs read-only",
+            world: with(
+                World::new(vec![Fake {
+                    safe: Some(true),
+                    ..shell()
+                }]),
+                |w| w.plan = true,
+            ),
+            calls: vec![call("c1", "sh", &cmd("git status"))],
+            steps: vec![
+                (Input::Start, vec!["ask c1 1/1"]),
+                (accept(), vec!["decided c1 accept", "run c1 read_only"]),
+                (ok("s"), vec!["end c1 success", "done"]),
+            ],
+            content: None,
+        },
+        Row {
+            name: "plan mode: even an allow rule's sandbox = false runs read-only",
+            world: with(
+                World::new(vec![Fake {
+                    safe: Some(true),
+                    ..shell()
+                }]),
+                |w| {
+                    w.plan = true;
+                    w.rules = allow("git status", true, false);
+                },
+            ),
+            calls: vec![call("c1", "sh", &cmd("git status"))],
+            steps: vec![
+                (Input::Start, vec!["run c1 read_only"]),
+                (ok("s"), vec!["end c1 success", "done"]),
+            ],
+            content: None,
+        },
+        Row {
             name: "balanced: a safe command the user accepted runs as the policy says",
             world: World::new(vec![Fake {
                 safe: Some(true),

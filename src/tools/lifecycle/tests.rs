@@ -142,6 +142,8 @@ pub struct World {
     pub interaction: Interaction,
     pub judge: bool,
     pub rules: SharedRules,
+    /// Plan mode is on.
+    pub plan: bool,
 }
 
 impl World {
@@ -160,6 +162,7 @@ impl World {
             interaction: Interaction::Interactive,
             judge: true,
             rules: SharedRules::default(),
+            plan: false,
         }
     }
 
@@ -177,7 +180,7 @@ impl World {
             active: &self.active,
             allowed: &self.allowed,
             mode: self.mode,
-            plan: false,
+            plan: self.plan,
             interaction: self.interaction,
             judge: self.judge,
             rules: &self.rules,

@@ -13,6 +13,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::sandbox::Confinement;
 use crate::tools::policy::approval::CallFacts;
 use crate::tools::tool::Kind;
 
@@ -50,6 +51,14 @@ pub fn sent_text(text: String, plan: bool) -> String {
     }
 }
 
+/// How confined a call plan mode lets through runs: read-only while plan mode is on, whatever
+/// the approval decision (or a rule's `sandbox = false`) said, so even a command the safe list
+/// misjudged changes nothing; as decided otherwise. A rerun outside the sandbox the user
+/// accepts after a denial is the user's own decision and is not this.
+pub fn confined(plan: bool, decided: Confinement) -> Confinement {
+    if plan { Confinement::ReadOnly } else { decided }
+}
+
 /// Why plan mode refuses this call (the tool message the model gets), or `None` when the call
 /// goes on to the approval decision.
 ///
@@ -81,6 +90,23 @@ pub fn refusal(plan: bool, facts: &CallFacts) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plan_mode_runs_whatever_it_lets_through_read_only() {
+        for decided in [
+            Confinement::Policy,
+            Confinement::ReadOnly,
+            Confinement::WithNetwork,
+            Confinement::Unconfined,
+        ] {
+            assert_eq!(
+                confined(true, decided),
+                Confinement::ReadOnly,
+                "{decided:?}"
+            );
+            assert_eq!(confined(false, decided), decided, "{decided:?}");
+        }
+    }
 
     fn facts(tool: &str, kind: Kind, is_safe: Option<bool>, is_question: bool) -> CallFacts {
         CallFacts {
