@@ -17,6 +17,7 @@
 
 pub mod arguments;
 pub mod front_matter;
+pub mod mentions;
 
 use std::path::{Path, PathBuf};
 
@@ -57,9 +58,21 @@ pub struct FileCommand {
 }
 
 impl FileCommand {
-    /// The text `/NAME args` sends.
+    /// The text `/NAME args` sends. A project command's `@path` mentions that lead out of
+    /// the project are left as plain text ([`mentions::confine`]): only the user's own
+    /// commands attach what they name wherever it is.
     pub fn expand(&self, args: &str) -> String {
-        arguments::substitute(&self.body, args)
+        let text = arguments::substitute(&self.body, args);
+        match (self.source, self.project_root()) {
+            (Source::User, _) => text,
+            (Source::Project, Some(root)) => mentions::confine(&text, root).0,
+            (Source::Project, None) => mentions::confine(&text, Path::new("/nonexistent")).0,
+        }
+    }
+
+    /// The project a project command belongs to: `PROJECT/.sayso/commands/NAME.md`.
+    fn project_root(&self) -> Option<&Path> {
+        self.path.parent()?.parent()?.parent()
     }
 
     /// One line for the popup and `/help`: the description and the source.

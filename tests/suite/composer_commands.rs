@@ -176,3 +176,50 @@ async fn init_sends_the_init_prompt_and_asks_before_revising_an_existing_agents_
         "Use make.\n"
     );
 }
+
+/// A project command's `@path` mentions attach only what is inside the project: one that
+/// climbs out (`..`, an absolute path, a symlink) is sent as plain text, while the user's own
+/// command attaches what it names wherever it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_command_attaches_nothing_from_outside_the_project() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["Peeked."])));
+    fx.push(Reply::Stream(sse::text_reply(&["Mine."])));
+    let peek = "Look at @notes.txt and @../outside.txt and @link.txt\n";
+    let tui = start_with(
+        &fx,
+        &[
+            ("work/.sayso/commands/peek.md", peek),
+            ("work/notes.txt", "the inside word is quince\n"),
+            ("outside.txt", "the outside word is damson\n"),
+            ("config/sayso/commands/mine.md", "Look at @../outside.txt\n"),
+        ],
+    );
+    std::os::unix::fs::symlink(
+        tui.root_path().join("outside.txt"),
+        tui.work().join("link.txt"),
+    )
+    .unwrap();
+    tui.ready().await;
+    tui.send("/peek").await;
+    tui.wait_for("Peeked.").await;
+    tui.send("/mine").await;
+    tui.wait_for("Mine.").await;
+    let requests = fx.requests();
+    assert_eq!(requests.len(), 2);
+    let project = user_text(&requests[0].body);
+    assert!(project.contains("quince"), "{project}");
+    assert!(
+        !project.contains("damson"),
+        "an outside file was attached: {project}"
+    );
+    assert!(
+        project.starts_with("Look at @notes.txt and ../outside.txt and link.txt"),
+        "{project}"
+    );
+    let mine = user_text(&requests[1].body);
+    assert!(
+        mine.contains("damson"),
+        "the user's own command attaches: {mine}"
+    );
+}
