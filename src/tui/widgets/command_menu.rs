@@ -5,57 +5,29 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use crate::tui::app::{App, SlashCommand, all_commands};
 use crate::tui::strings;
-
-/// At most this many commands show at once; the rest scroll into view with Up/Down.
-const MAX_ROWS: usize = 8;
+use crate::tui::widgets::popup::{self, Rows};
 
 /// `input` is the input box's area; the popup sits on the rows above it, over the chat.
 pub fn draw(f: &mut Frame, input: Rect, app: &App) {
     let Some(menu) = app.input().menu() else {
         return;
     };
-    // Room above the input, below the status bar.
-    let room = input.y.saturating_sub(1) as usize;
-    let rows = menu.items.len().min(MAX_ROWS).min(room.saturating_sub(2));
-    if rows == 0 {
-        return;
-    }
-    let height = rows as u16 + 2;
-    let rect = Rect {
-        x: input.x,
-        y: input.y - height,
-        width: input.width,
-        height,
-    };
     let t = app.theme();
-    f.render_widget(Clear, rect);
-    // When they do not all fit, the title says where the highlight is among them.
-    let title = if menu.items.len() > rows {
-        format!(
-            "{}({}/{}) ",
-            strings::MENU_TITLE,
-            menu.selected + 1,
-            menu.items.len()
-        )
-    } else {
-        strings::MENU_TITLE.to_owned()
+    let count = (menu.items.len(), menu.selected);
+    let Some(Rows { inner, rows, first }) =
+        popup::frame(f, input, t, count, strings::MENU_TITLE, false)
+    else {
+        return;
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(t.modal_border)
-        .title(Span::styled(title, t.modal_title));
-    let inner = block.inner(rect);
-    f.render_widget(block, rect);
     // One column for every command's name and arguments, so it stays put while filtering.
     let head_w = all_commands(&app.input().commands)
         .map(|c| head(c).chars().count())
         .max()
         .unwrap_or(0);
-    let first = menu.selected.saturating_sub(rows - 1);
     let width = inner.width as usize;
     let lines: Vec<Line<'static>> = menu
         .items

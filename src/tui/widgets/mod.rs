@@ -6,6 +6,7 @@ pub mod footer;
 pub mod modal;
 pub mod notices;
 pub mod picker;
+pub mod popup;
 pub mod questions;
 pub mod status_bar;
 pub mod todo;
