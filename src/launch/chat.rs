@@ -256,16 +256,15 @@ fn agent(
         client = client.with_window_cache(dir);
     }
     let setup = crate::tools::configured::build(config).map_err(|e| e.to_string())?;
-    // The chat's sandbox, for the MCP servers that ask for it (the same as `agent::build`'s).
-    let sandbox =
-        (!config.tools.mcp_servers.is_empty()).then(|| crate::agent::chat_sandbox(config, &cwd));
     let mut agent = crate::agent::build(config, client.clone(), setup, cwd, frontend);
     agent.plan().set(plan);
-    if let Some(sandbox) = sandbox {
+    if !config.tools.mcp_servers.is_empty() {
+        // The MCP servers that ask for it start in the chat's own sandbox.
+        let sandbox = agent.engine().sandbox_shared();
         agent.set_mcp(crate::mcp::servers::Servers::start(
             &config.tools.mcp_servers,
             &config.secret_env,
-            std::sync::Arc::new(sandbox),
+            sandbox,
         ));
     }
     Ok((agent, client))
