@@ -18,7 +18,8 @@
 //   buffers:     { "/abs/path": "text" }       the editor's open buffers
 //   permissions: [answer, ..]                  one per session/request_permission, in order:
 //                "allow_once" | "allow_always" | "reject_once" | "reject_always" (the option of
-//                that kind), { "option_id": ".." }, "cancelled" (outcome cancelled),
+//                that kind), { "kind": "reject_once", "reason": ".." } (the reason in the
+//                selected outcome's `_meta.reason`), { "option_id": ".." }, "cancelled",
 //                "cancel_prompt" (send session/cancel, then answer cancelled, as the spec asks),
 //                "never" (answer only when the prompt is cancelled or the connection closes),
 //                "disconnect" (close both pipes, leave the request unanswered, wait for exit).
@@ -170,16 +171,19 @@ const app = acp
     const scripted = answers.length > 0;
     const answer = scripted ? answers.shift() : "cancelled";
     const entry = { event: "permission", request: params, answer, scripted };
+    const kind = typeof answer === "object" ? answer.kind : answer;
+    // A reason travels in `_meta.reason` of the selected outcome (ACP has no field for it).
+    const meta = typeof answer === "object" && answer.reason ? { _meta: { reason: answer.reason } } : {};
     let outcome;
     if (typeof answer === "object" && answer.option_id) {
-      outcome = { outcome: { outcome: "selected", optionId: answer.option_id } };
-    } else if (["allow_once", "allow_always", "reject_once", "reject_always"].includes(answer)) {
-      const option = optionOfKind(params.options, answer);
+      outcome = { outcome: { outcome: "selected", optionId: answer.option_id, ...meta } };
+    } else if (["allow_once", "allow_always", "reject_once", "reject_always"].includes(kind)) {
+      const option = optionOfKind(params.options, kind);
       if (!option) {
-        log({ ...entry, missing_option: answer });
+        log({ ...entry, missing_option: kind });
         outcome = { outcome: { outcome: "cancelled" } };
       } else {
-        outcome = { outcome: { outcome: "selected", optionId: option.optionId } };
+        outcome = { outcome: { outcome: "selected", optionId: option.optionId, ...meta } };
       }
     } else if (answer === "cancelled") {
       outcome = { outcome: { outcome: "cancelled" } };

@@ -127,7 +127,7 @@ async fn run_command_allowed_once_runs_and_a_rejected_one_reaches_the_model_refu
         .run(
             &[],
             json!({
-                "permissions": ["allow_once", "reject_once"],
+                "permissions": ["allow_once", {"kind": "reject_once", "reason": "use make clean instead"}],
                 "steps": steps(start(&ed.cwd()), vec![prompt("make files")]),
             }),
         )
@@ -157,11 +157,13 @@ async fn run_command_allowed_once_runs_and_a_rejected_one_reaches_the_model_refu
     let first = tool_messages(&reqs[1].body);
     assert_eq!(first[0].0, "c1");
     assert!(first[0].1.contains("ran-ok"), "{first:?}");
-    // Rejected: nothing ran, and the model is told the user refused.
+    // Rejected: nothing ran, and the model is told the user refused, with the reason the
+    // editor gave (in the selected outcome's `_meta.reason`).
     assert!(!ed.file("rejected.txt").exists());
     let second = tool_messages(&reqs[2].body);
     let c2 = &second.iter().find(|(id, _)| id == "c2").unwrap().1;
     assert!(c2.contains("rejected"), "{c2}");
+    assert!(c2.contains("use make clean instead"), "{c2}");
     // The client saw both calls as execute calls, the first completed, the second not.
     let tools = log.tool_calls();
     assert_eq!(tools.len(), 2, "{}", log.dump());
@@ -597,6 +599,8 @@ async fn embedded_resources_and_links_reach_the_model() {
         return;
     };
     let notes = ed.file("notes.md").to_string_lossy().into_owned();
+    std::fs::write(ed.file("linked.rs"), "// LINKED-FILE-CONTENT\n").unwrap();
+    let linked = ed.file("linked.rs").to_string_lossy().into_owned();
     let log = ed
         .run(
             &[],
@@ -604,7 +608,7 @@ async fn embedded_resources_and_links_reach_the_model() {
                 {"type": "text", "text": "look at these"},
                 {"type": "resource", "resource": {"uri": format!("file://{notes}"),
                  "mimeType": "text/markdown", "text": "EMBEDDED-BUFFER-TEXT"}},
-                {"type": "resource_link", "uri": "file:///elsewhere/linked.rs", "name": "linked.rs"},
+                {"type": "resource_link", "uri": format!("file://{linked}"), "name": "linked.rs"},
             ]})])}),
         )
         .await;
@@ -617,7 +621,12 @@ async fn embedded_resources_and_links_reach_the_model() {
     );
     assert_eq!(log.stop_reason(2), "end_turn", "{}", log.dump());
     let body = fx.requests()[0].body.to_string();
-    for want in ["look at these", "EMBEDDED-BUFFER-TEXT", "linked.rs"] {
+    // The embedded text as sent, the linked file's contents attached from disk.
+    for want in [
+        "look at these",
+        "EMBEDDED-BUFFER-TEXT",
+        "LINKED-FILE-CONTENT",
+    ] {
         assert!(body.contains(want), "{want} in {body}");
     }
 }
