@@ -406,7 +406,7 @@ async fn session_load_replays_the_session_and_the_next_request_carries_its_histo
         .iter()
         .map(|p| id_of(p))
         .collect();
-    assert_eq!(ids, [id.clone()], "{}", first.dump());
+    assert_eq!(ids, std::slice::from_ref(&id), "{}", first.dump());
     let mut list = crate::support::sayso(ed.home.path());
     list.args(["sessions"]);
     let listed = crate::support::run(list).await;
@@ -570,7 +570,7 @@ async fn the_session_works_in_the_editors_directory_not_the_process_one() {
     };
     let log = ed
         .run_in(
-            &ed.home.path().to_path_buf(),
+            ed.home.path(),
             &["--approval-mode", "trust"],
             json!({"steps": steps(start(&ed.cwd()), vec![prompt("where?")])}),
         )

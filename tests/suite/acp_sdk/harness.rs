@@ -93,7 +93,7 @@ impl Editor {
     /// Runs the driver on `scenario` (its `steps`, `permissions`, `client`, `buffers`, ...) with
     /// `sayso acp ARGS` as the agent, started in the project, and returns the log.
     pub async fn run(&self, args: &[&str], scenario: Value) -> Log {
-        self.run_in(&self.project.clone(), args, scenario).await
+        self.run_in(&self.project, args, scenario).await
     }
 
     /// As [`Editor::run`], the agent process started in `dir`.
