@@ -630,3 +630,106 @@ async fn embedded_resources_and_links_reach_the_model() {
         assert!(body.contains(want), "{want} in {body}");
     }
 }
+
+#[tokio::test]
+async fn reasoning_streams_as_thought_chunks_before_the_answer() {
+    let fx = Fixture::start().await;
+    let role = sse::data(&sse::chunk(
+        json!({"role": "assistant", "content": ""}),
+        None,
+    ));
+    let think = |t: &str| {
+        Step::Bytes(sse::data(&sse::chunk(
+            json!({"reasoning_content": t}),
+            None,
+        )))
+    };
+    fx.push(Reply::Stream(vec![
+        Step::Bytes(role),
+        think("weigh "),
+        think("it"),
+        Step::Bytes(sse::text("the answer")),
+        Step::Bytes(sse::finish("stop")),
+        Step::Bytes(sse::done()),
+    ]));
+    let Some(ed) = Editor::new("acp reasoning", &fx.base_url(), "") else {
+        return;
+    };
+    let log = ed
+        .run(
+            &[],
+            json!({"steps": steps(start(&ed.cwd()), vec![prompt("think")])}),
+        )
+        .await;
+    log.assert_clean();
+    assert_eq!(log.stop_reason(2), "end_turn", "{}", log.dump());
+    let during = log.updates_during(2);
+    assert_eq!(
+        Log::chunks(&during, "agent_thought_chunk").concat(),
+        "weigh it",
+        "{}",
+        log.dump()
+    );
+    assert_eq!(
+        Log::chunks(&during, "agent_message_chunk").concat(),
+        "the answer"
+    );
+    let first = |kind: &str| during.iter().position(|u| u["sessionUpdate"] == kind);
+    assert!(first("agent_thought_chunk") < first("agent_message_chunk"));
+}
+
+#[tokio::test]
+async fn the_todo_list_is_an_acp_plan() {
+    let fx = Fixture::start().await;
+    fx.push(calls(&[(
+        "t1",
+        "todo",
+        json!({"items": [
+            {"content": "read the code", "status": "done"},
+            {"content": "edit the code", "status": "in_progress"},
+            {"content": "run the tests", "status": "pending"},
+        ]}),
+    )]));
+    fx.push(Reply::Stream(sse::text_reply(&["planned"])));
+    let Some(ed) = Editor::new("acp plan", &fx.base_url(), "") else {
+        return;
+    };
+    let log = ed
+        .run(
+            &[],
+            json!({"steps": steps(start(&ed.cwd()), vec![prompt("plan it")])}),
+        )
+        .await;
+    log.assert_clean();
+    assert_eq!(log.stop_reason(2), "end_turn", "{}", log.dump());
+    assert!(
+        log.permissions().is_empty(),
+        "todo never asks: {}",
+        log.dump()
+    );
+    let plans: Vec<&Value> = log
+        .updates()
+        .into_iter()
+        .filter(|u| u["sessionUpdate"] == "plan")
+        .collect();
+    assert_eq!(plans.len(), 1, "{}", log.dump());
+    let entries: Vec<(&str, &str)> = plans[0]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["content"].as_str().unwrap(),
+                e["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("read the code", "completed"),
+            ("edit the code", "in_progress"),
+            ("run the tests", "pending"),
+        ]
+    );
+}
