@@ -158,6 +158,9 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<SessionsAction>,
     },
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, CodeCompanion):
+    /// every session is a sayso session, with the same approvals (README "Editors (ACP)")
+    Acp,
     /// Print a shell completion script
     Completions {
         #[arg(value_enum)]

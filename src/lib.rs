@@ -37,6 +37,8 @@
 //!   in, events out), what the model is told about where it is (`AGENTS.md`), and staying inside
 //!   the model's context window (pruning, compaction, overflow recovery, the loop guard).
 //! - [`headless`]: `sayso -p`, printing text or JSON Lines events.
+//! - [`acp`]: `sayso acp`, the Agent Client Protocol on stdio: editors drive sessions, and
+//!   answer the approvals as permission requests.
 //! - [`tui`]: the terminal UI: app state and update, the width-independent transcript (built
 //!   from events), widgets, the event loop.
 //! - [`demo`]: the scripted in-process endpoint behind `--demo`.
@@ -44,6 +46,7 @@
 //!   config, tools and session.
 //! - [`cli`]: the command line (clap), parsed by `main.rs`.
 
+pub mod acp;
 pub mod agent;
 pub mod attach;
 pub mod cli;

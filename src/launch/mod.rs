@@ -6,7 +6,9 @@
 //! - [`prompt`]: the message of `-p`: the argument, stdin, or both.
 //! - [`local`]: no endpoint configured: the servers found on this machine, suggested or picked.
 //! - [`subcommands`]: `sayso config`, `tools`, `sessions`, `completions`.
+//! - [`acp`]: `sayso acp`: the config and the sessions directory for [`crate::acp::serve`].
 
+mod acp;
 mod chat;
 mod local;
 mod prompt;
@@ -124,6 +126,7 @@ pub async fn run(cli: Cli) -> u8 {
         Some(Command::Approvals) => subcommands::approvals(&overrides),
         Some(Command::Mcp { .. }) => subcommands::mcp_list(&overrides).await,
         Some(Command::Sessions { action }) => subcommands::sessions(action.as_ref(), &overrides),
+        Some(Command::Acp) => acp::run(&cli, overrides).await,
         None => chat::run(&cli, overrides).await,
     }
 }
