@@ -174,9 +174,14 @@ pub async fn serve(options: Options) -> u8 {
                         "session `{id}` is already open in this process"
                     )));
                 }
-                let opened =
-                    session::open(&s3.options, &req.cwd, &req.mcp_servers, s3.client(), Some(&id))
-                        .await;
+                let opened = session::open(
+                    &s3.options,
+                    &req.cwd,
+                    &req.mcp_servers,
+                    s3.client(),
+                    Some(&id),
+                )
+                .await;
                 match opened {
                     Ok((s, replay)) => {
                         let mode = s.agent.mode().get();
@@ -198,10 +203,7 @@ pub async fn serve(options: Options) -> u8 {
                 let (tx, rx) = tokio::sync::oneshot::channel();
                 if handle
                     .commands
-                    .send(Command::Prompt {
-                        text,
-                        reply: tx,
-                    })
+                    .send(Command::Prompt { text, reply: tx })
                     .is_err()
                 {
                     return responder.respond_with_error(error("the session has ended"));

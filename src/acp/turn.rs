@@ -154,9 +154,11 @@ async fn prompt(
             notify(
                 cx,
                 &id,
-                SessionUpdate::AgentMessageChunk(agent_client_protocol::v1::schema::ContentChunk::new(
-                    format!("\n\n(sayso: {message})").into(),
-                )),
+                SessionUpdate::AgentMessageChunk(
+                    agent_client_protocol::v1::schema::ContentChunk::new(
+                        format!("\n\n(sayso: {message})").into(),
+                    ),
+                ),
             );
         }
     }
@@ -165,7 +167,10 @@ async fn prompt(
 
 /// The tool call a permission request is about: its title (what the modal shows), arguments,
 /// and the preview (a diff, or text).
-pub fn asked_call(req: &crate::tools::lifecycle::requests::Ask, cwd: &std::path::Path) -> ToolCallUpdate {
+pub fn asked_call(
+    req: &crate::tools::lifecycle::requests::Ask,
+    cwd: &std::path::Path,
+) -> ToolCallUpdate {
     let mut content = Vec::new();
     match &req.preview {
         Some(Preview::Diff { path, diff }) => {
@@ -203,7 +208,8 @@ pub fn asked_call(req: &crate::tools::lifecycle::requests::Ask, cwd: &std::path:
 fn ask(req: ApprovalRequest, id: &str, cwd: &std::path::Path, cx: &ConnectionTo<Client>) {
     let ApprovalRequest { ask, mut reply } = req;
     let offered = permissions::options(&ask);
-    let request = RequestPermissionRequest::new(id.to_owned(), asked_call(&ask, cwd), offered.clone());
+    let request =
+        RequestPermissionRequest::new(id.to_owned(), asked_call(&ask, cwd), offered.clone());
     let cx = cx.clone();
     tokio::spawn(async move {
         let outcome = tokio::select! {

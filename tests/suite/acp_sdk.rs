@@ -277,6 +277,28 @@ async fn cancel_during_a_permission_request_answers_the_call_without_running_it(
 }
 
 #[tokio::test]
+async fn a_cancelled_outcome_is_the_modals_cancel_nothing_runs_and_the_turn_stops() {
+    let fx = model(vec![command("c1", "touch canary")], "never sent").await;
+    let Some(ed) = Editor::new("acp cancelled outcome", &fx.base_url(), "") else {
+        return;
+    };
+    let log = ed
+        .run(
+            &[],
+            json!({
+                "permissions": ["cancelled"],
+                "steps": steps(start(&ed.cwd()), vec![prompt("touch it")]),
+            }),
+        )
+        .await;
+    log.assert_clean();
+    assert!(log.of("cancel_sent").is_empty());
+    assert_eq!(log.stop_reason(2), "cancelled", "{}", log.dump());
+    assert!(!ed.file("canary").exists());
+    assert_eq!(fx.requests().len(), 1, "the turn stopped: {}", log.dump());
+}
+
+#[tokio::test]
 async fn an_edit_arrives_as_a_diff_and_is_written_through_the_editor() {
     let fx = Fixture::start().await;
     fx.push(calls(&[(
