@@ -105,6 +105,14 @@ async fn a_prompt_streams_the_reply_in_order_and_ends_the_turn() {
         "{}",
         log.dump()
     );
+    // The prompt is not echoed back: the editor shows what it sent, and Zed appends a
+    // `user_message_chunk` to the user message on screen (acp_thread's
+    // push_user_content_block), so an echo would show the prompt twice.
+    assert!(
+        Log::chunks(&during, "user_message_chunk").is_empty(),
+        "{}",
+        log.dump()
+    );
     let reqs = fx.requests();
     assert_eq!(reqs.len(), 1);
     assert_eq!(said(&reqs[0].body, "user").last().unwrap(), "say hello");

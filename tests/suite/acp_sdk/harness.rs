@@ -138,6 +138,10 @@ impl Editor {
             stderr,
             driver_stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         };
+        // SAYSO_TEST_ACP_DUMP=1 shows every run's log (with --nocapture), to see what sayso sent.
+        if std::env::var_os("SAYSO_TEST_ACP_DUMP").is_some() {
+            eprintln!("{}", log.dump());
+        }
         assert!(
             out.status.success(),
             "the driver failed ({:?}): {}",
