@@ -57,11 +57,7 @@ pub fn link_text(uri: &str, name: &str, cwd: &Path) -> String {
 
 /// A text resource the editor embedded: a fence longer than any run of backticks inside.
 pub fn embedded(uri: &str, text: &str) -> String {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     let label = file_path(uri).unwrap_or_else(|| uri.to_owned());
     let body = crate::secrets::scrub_owned(text.to_owned());

@@ -110,7 +110,10 @@ pub fn directory(cwd: &Path) -> Result<PathBuf, String> {
 /// The editor's MCP servers as sayso's: stdio ones join with the defaults of a server the user
 /// configured without settings (their tools ask first, as the user's do); HTTP and SSE ones
 /// are refused by the capabilities and skipped here, with their names returned.
-pub fn editor_servers(servers: &[McpServer], taken: &[String]) -> (Vec<McpServerConfig>, Vec<String>) {
+pub fn editor_servers(
+    servers: &[McpServer],
+    taken: &[String],
+) -> (Vec<McpServerConfig>, Vec<String>) {
     let (mut out, mut skipped) = (Vec::new(), Vec::new());
     for s in servers {
         match s {
@@ -248,11 +251,15 @@ pub async fn open(
             replay.push(ev);
         }
     }
-    session.id = session
-        .saving
-        .id()
-        .map(str::to_owned)
-        .unwrap_or_else(unsaved_id);
+    // A loaded session keeps the id the editor named it by (a prefix stays a prefix).
+    session.id = match resume {
+        Some(id) => id.to_owned(),
+        None => session
+            .saving
+            .id()
+            .map(str::to_owned)
+            .unwrap_or_else(unsaved_id),
+    };
     Ok((session, replay))
 }
 

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    RequestPermissionRequest, SessionNotification, SessionUpdate, StopReason, ToolCallContent,
-    ToolCallUpdate, ToolCallUpdateFields,
+    ContentChunk, RequestPermissionRequest, SessionNotification, SessionUpdate, StopReason,
+    ToolCallContent, ToolCallUpdate, ToolCallUpdateFields,
 };
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -149,23 +149,26 @@ async fn prompt(
     while let Ok(ev) = rx.try_recv() {
         forward(ev, &mut updates);
     }
-    if let Some(message) = end.message().filter(|_| !matches!(end, TurnEnd::Failed(_))) {
-        if !cancel.is_cancelled() && !matches!(end, TurnEnd::Stopped) {
-            notify(
-                cx,
-                &id,
-                SessionUpdate::AgentMessageChunk(agent_client_protocol::v1::schema::ContentChunk::new(
-                    format!("\n\n(sayso: {message})").into(),
-                )),
-            );
-        }
+    // How the turn ended, when that is news to the reader (a failure is the prompt's error; a
+    // stop is the editor's own doing).
+    let said = !cancel.is_cancelled() && !matches!(end, TurnEnd::Stopped | TurnEnd::Failed(_));
+    if let Some(message) = end.message().filter(|_| said) {
+        let text = format!("\n\n(sayso: {message})");
+        notify(
+            cx,
+            &id,
+            SessionUpdate::AgentMessageChunk(ContentChunk::new(text.into())),
+        );
     }
     stop_reason(&end, cancel.is_cancelled())
 }
 
 /// The tool call a permission request is about: its title (what the modal shows), arguments,
 /// and the preview (a diff, or text).
-pub fn asked_call(req: &crate::tools::lifecycle::requests::Ask, cwd: &std::path::Path) -> ToolCallUpdate {
+pub fn asked_call(
+    req: &crate::tools::lifecycle::requests::Ask,
+    cwd: &std::path::Path,
+) -> ToolCallUpdate {
     let mut content = Vec::new();
     match &req.preview {
         Some(Preview::Diff { path, diff }) => {
@@ -203,7 +206,8 @@ pub fn asked_call(req: &crate::tools::lifecycle::requests::Ask, cwd: &std::path:
 fn ask(req: ApprovalRequest, id: &str, cwd: &std::path::Path, cx: &ConnectionTo<Client>) {
     let ApprovalRequest { ask, mut reply } = req;
     let offered = permissions::options(&ask);
-    let request = RequestPermissionRequest::new(id.to_owned(), asked_call(&ask, cwd), offered.clone());
+    let request =
+        RequestPermissionRequest::new(id.to_owned(), asked_call(&ask, cwd), offered.clone());
     let cx = cx.clone();
     tokio::spawn(async move {
         let outcome = tokio::select! {
