@@ -103,13 +103,10 @@ impl State {
 
 /// What sayso answers to `initialize`: protocol v1, sessions it can load, prompts with
 /// embedded context (text files the editor sends; no images or audio), MCP servers over stdio.
-pub fn initialize_response(request: &InitializeRequest) -> InitializeResponse {
-    let version = if request.protocol_version < ProtocolVersion::V1 {
-        request.protocol_version.clone()
-    } else {
-        ProtocolVersion::V1
-    };
-    InitializeResponse::new(version)
+/// The version is always 1: the one sayso speaks, which is the requested one or, for any
+/// other, the latest it supports (the spec's negotiation; the editor decides whether to go on).
+pub fn initialize_response(_request: &InitializeRequest) -> InitializeResponse {
+    InitializeResponse::new(ProtocolVersion::V1)
         .agent_capabilities(
             AgentCapabilities::new()
                 .load_session(true)

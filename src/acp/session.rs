@@ -251,11 +251,15 @@ pub async fn open(
             replay.push(ev);
         }
     }
-    session.id = session
-        .saving
-        .id()
-        .map(str::to_owned)
-        .unwrap_or_else(unsaved_id);
+    // A loaded session keeps the id the editor named it by (a prefix stays a prefix).
+    session.id = match resume {
+        Some(id) => id.to_owned(),
+        None => session
+            .saving
+            .id()
+            .map(str::to_owned)
+            .unwrap_or_else(unsaved_id),
+    };
     Ok((session, replay))
 }
 

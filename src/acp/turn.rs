@@ -14,8 +14,8 @@ use std::sync::Arc;
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    RequestPermissionRequest, SessionNotification, SessionUpdate, StopReason, ToolCallContent,
-    ToolCallUpdate, ToolCallUpdateFields,
+    ContentChunk, RequestPermissionRequest, SessionNotification, SessionUpdate, StopReason,
+    ToolCallContent, ToolCallUpdate, ToolCallUpdateFields,
 };
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -149,18 +149,16 @@ async fn prompt(
     while let Ok(ev) = rx.try_recv() {
         forward(ev, &mut updates);
     }
-    if let Some(message) = end.message().filter(|_| !matches!(end, TurnEnd::Failed(_))) {
-        if !cancel.is_cancelled() && !matches!(end, TurnEnd::Stopped) {
-            notify(
-                cx,
-                &id,
-                SessionUpdate::AgentMessageChunk(
-                    agent_client_protocol::v1::schema::ContentChunk::new(
-                        format!("\n\n(sayso: {message})").into(),
-                    ),
-                ),
-            );
-        }
+    // How the turn ended, when that is news to the reader (a failure is the prompt's error; a
+    // stop is the editor's own doing).
+    let said = !cancel.is_cancelled() && !matches!(end, TurnEnd::Stopped | TurnEnd::Failed(_));
+    if let Some(message) = end.message().filter(|_| said) {
+        let text = format!("\n\n(sayso: {message})");
+        notify(
+            cx,
+            &id,
+            SessionUpdate::AgentMessageChunk(ContentChunk::new(text.into())),
+        );
     }
     stop_reason(&end, cancel.is_cancelled())
 }

@@ -3,6 +3,7 @@
 mod composer_attach;
 mod support;
 
+mod acp_protocol;
 mod acp_sdk;
 mod agent_e2e;
 mod agent_task;
