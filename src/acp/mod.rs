@@ -6,6 +6,7 @@
 //! - [`server`]: the connection (the `agent-client-protocol` crate), one handler per method.
 //! - [`session`]: opening a session (config, tools, MCP servers, the session file, resume).
 //! - [`turn`]: a session's task: its prompts, their updates and permission requests.
+//! - [`fs`]: the editor's `fs/read_text_file` / `fs/write_text_file` as the file tools' files.
 //! - [`updates`]: events as `session/update`s (pure).
 //! - [`permissions`]: the modal's choices as permission options and back (pure).
 //! - [`prompt`]: a prompt's content blocks as the message the agent takes (pure).
@@ -14,6 +15,7 @@
 //! never either of them. Stdout is the protocol's alone: logs go to the log file, startup
 //! errors to stderr.
 
+pub mod fs;
 pub mod permissions;
 pub mod prompt;
 pub mod server;

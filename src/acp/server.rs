@@ -59,6 +59,9 @@ impl State {
         cx: &ConnectionTo<Client>,
     ) -> String {
         let id = opened.id.clone();
+        if let Some(files) = super::fs::EditorFs::offered(&opened.client, cx, &id) {
+            opened.agent.engine().files().set(Arc::new(files));
+        }
         for update in session::replay_updates(&opened, replay) {
             let _ = cx.send_notification(SessionNotification::new(id.clone(), update));
         }

@@ -72,6 +72,7 @@ pub fn build(
             sandbox: Arc::new(chat_sandbox(config, &cwd)),
             skills: skills.clone(),
             plan: Default::default(),
+            files: Default::default(),
         }),
     });
     let today = crate::session::live::rfc3339(std::time::SystemTime::now());

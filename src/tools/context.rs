@@ -16,6 +16,33 @@ use serde::{Deserialize, Serialize};
 use crate::tools::policy::rules::SharedRules;
 use tokio::sync::{mpsc, oneshot};
 
+/// An editor's buffers as the file tools' files (`sayso acp`, when the client offers
+/// `fs/read_text_file` / `fs/write_text_file`). Blocking: the tools call it from a blocking
+/// thread. `None`: the editor does not do that one; the tool uses the disk.
+pub trait EditorFiles: Send + Sync + std::fmt::Debug {
+    fn read_text(&self, path: &Path) -> Option<Result<String, String>>;
+    fn write_text(&self, path: &Path, text: &str) -> Option<Result<(), String>>;
+}
+
+/// Where the file tools read and write text: the disk unless a front-end put an editor here.
+/// Only the reading and writing themselves go there: paths are resolved, confined and
+/// approved before either, the same (`tools::builtin::file_access`).
+#[derive(Debug, Clone, Default)]
+pub struct FileAccess(Arc<Mutex<Option<Arc<dyn EditorFiles>>>>);
+
+impl FileAccess {
+    /// The chat's file tools go through `editor` from now on.
+    pub fn set(&self, editor: Arc<dyn EditorFiles>) {
+        if let Ok(mut e) = self.0.lock() {
+            *e = Some(editor);
+        }
+    }
+
+    pub fn editor(&self) -> Option<Arc<dyn EditorFiles>> {
+        self.0.lock().ok().and_then(|e| e.clone())
+    }
+}
+
 /// Per-chat record of file contents the model has seen.
 #[derive(Debug, Clone, Default)]
 pub struct FileLedger(Arc<Mutex<HashMap<PathBuf, u64>>>);
@@ -136,4 +163,6 @@ pub struct ToolContext {
     pub sandbox: Arc<crate::sandbox::Sandbox>,
     /// Plan mode (`crate::tools::policy::plan`): the engine reads it before each decision.
     pub plan: crate::tools::policy::plan::SharedPlan,
+    /// The disk, or the editor's buffers (`sayso acp`).
+    pub files: FileAccess,
 }

@@ -333,3 +333,89 @@ async fn a_saved_session_loads_with_its_history_replayed() {
     );
     assert_eq!(acp.finish().await, 0);
 }
+
+#[tokio::test]
+async fn with_the_editors_fs_a_created_file_is_written_through_it() {
+    let fx = Fixture::start().await;
+    let args = json!({"filepath": "new.txt", "content": "hi\n"});
+    fx.push(call_reply(&[("f1", "create_file", &args)]));
+    fx.push(Reply::Stream(sse::text_reply(&["made"])));
+    let h = home_with(&fx.base_url(), "");
+    let mut acp = Acp::start(h.path(), &[]);
+    let caps = json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}}});
+    acp.call("initialize", caps, &mut |_| None).await.unwrap();
+    let session = acp.new_session(h.path()).await;
+    let mut writes = Vec::new();
+    let mut answer = |req: &Value| match req["method"].as_str() {
+        Some("session/request_permission") => {
+            Some(json!({"outcome": {"outcome": "selected", "optionId": "allow_once"}}))
+        }
+        Some("fs/write_text_file") => {
+            writes.push(req["params"].clone());
+            Some(json!({}))
+        }
+        other => panic!("unexpected request {other:?}"),
+    };
+    let r = acp
+        .call("session/prompt", prompt(&session, "make it"), &mut answer)
+        .await
+        .unwrap();
+    assert_eq!(r["result"]["stopReason"], "end_turn", "{r}");
+    let dir = std::fs::canonicalize(h.path()).unwrap();
+    assert_eq!(writes.len(), 1, "{writes:?}");
+    assert_eq!(writes[0]["path"], json!(dir.join("new.txt")));
+    assert_eq!(writes[0]["content"], "hi\n");
+    assert_eq!(writes[0]["sessionId"], json!(session));
+    assert!(
+        !h.path().join("new.txt").exists(),
+        "the editor writes it, not sayso"
+    );
+    let diff = acp
+        .updates("tool_call_update")
+        .iter()
+        .flat_map(|u| u["content"].as_array().cloned().unwrap_or_default())
+        .find(|c| c["type"] == "diff")
+        .expect("a diff");
+    assert_eq!(diff["newText"], "hi\n");
+    assert_eq!(diff.get("oldText"), None, "a new file: {diff}");
+    let tools = tool_messages(&fx.requests()[1].body);
+    assert!(tools[0].1.contains("Created new.txt"), "{tools:?}");
+    assert_eq!(acp.finish().await, 0);
+}
+
+#[tokio::test]
+async fn cancel_mid_stream_answers_cancelled_and_sends_nothing_more() {
+    use crate::support::fixture::Step;
+    let fx = Fixture::start().await;
+    let mut steps = sse::text_reply(&["partial"]);
+    steps.truncate(2);
+    steps.push(Step::Stall);
+    fx.push(Reply::Stream(steps));
+    let h = home_with(&fx.base_url(), "");
+    let mut acp = Acp::start(h.path(), &[]);
+    acp.initialize().await;
+    let session = acp.new_session(h.path()).await;
+    acp.write(&json!({"jsonrpc": "2.0", "id": 99, "method": "session/prompt", "params": prompt(&session, "go")}))
+        .await;
+    // The first chunk arrives, then the editor cancels.
+    loop {
+        let v = acp.read().await.unwrap();
+        if v["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
+            break;
+        }
+    }
+    acp.write(
+        &json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}),
+    )
+    .await;
+    let r = loop {
+        let v = acp.read().await.unwrap();
+        if v["id"] == 99 {
+            break v;
+        }
+    };
+    assert_eq!(r["result"]["stopReason"], "cancelled", "{r}");
+    assert_eq!(acp.text_of("agent_message_chunk"), "partial");
+    assert_eq!(fx.requests().len(), 1, "no resubmit");
+    assert_eq!(acp.finish().await, 0);
+}

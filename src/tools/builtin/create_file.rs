@@ -43,18 +43,10 @@ pub fn create(inv: &Invocation) -> Result<Output, String> {
             "`{shown}` already exists; use edit_file to change it"
         ));
     }
-    if let Some(parent) = r.path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("Cannot create the directories for `{shown}`: {e}"))?;
-    }
-    // create_new: fails instead of overwriting if the file appeared meanwhile.
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&r.path)
+    // The directories, then the file (fails if it appeared meanwhile); the editor's buffer
+    // when `sayso acp` has one.
+    super::file_access::create(&inv.ctx, &r.path, content.as_bytes())
         .map_err(|e| format!("Cannot create `{shown}`: {e}"))?;
-    std::io::Write::write_all(&mut f, content.as_bytes())
-        .map_err(|e| format!("Cannot write `{shown}`: {e}"))?;
     inv.ctx.ledger.record(&r.path, content.as_bytes());
     let change = FileChange::new(
         &shown,
@@ -135,9 +127,12 @@ impl Tool for CreateFile {
     fn commands(&self, _inv: &Invocation) -> Vec<Command> {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
-                Some(match create(&inv) {
-                    Ok(a) => CmdResult::ok(a),
-                    Err(e) => CmdResult::err(e),
+                // Blocking: an editor's write waits for its answer.
+                let done = tokio::task::spawn_blocking(move || create(&inv)).await;
+                Some(match done {
+                    Ok(Ok(a)) => CmdResult::ok(a),
+                    Ok(Err(e)) => CmdResult::err(e),
+                    Err(e) => CmdResult::err(format!("create_file stopped: {e}")),
                 })
             })
         }))]

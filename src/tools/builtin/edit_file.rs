@@ -7,16 +7,15 @@
 //! newline, and the file's permissions are preserved. The new content is written to a
 //! temporary file beside the original and renamed over it (in place for hard-linked files).
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::edit_match::{self, Edit, Strategy};
-use super::file_write;
 use super::paths::{display, resolve};
+use super::{file_access, file_write};
 use crate::config::opts::Opts;
 use crate::events::{ChangeKind, FileChange};
 use crate::provider::ToolSpec;
@@ -145,7 +144,8 @@ pub fn plan(inv: &Invocation) -> Result<Plan, String> {
             meta.len()
         ));
     }
-    let bytes = std::fs::read(&r.path).map_err(|e| format!("Cannot read `{shown}`: {e}"))?;
+    let bytes =
+        file_access::read(&inv.ctx, &r.path).map_err(|e| format!("Cannot read `{shown}`: {e}"))?;
     inv.ctx.ledger.check_fresh(&r.path, &bytes).map_err(|_| {
         format!(
             "`{shown}` changed since you last read it (someone else edited it): read it again with read_file, then retry your edit. No changes were made to the file."
@@ -295,40 +295,6 @@ pub fn diff(shown: &str, before: &str, after: &str) -> (String, usize, usize) {
     (out, added, removed)
 }
 
-/// Writes `bytes` over `path`, keeping its permissions: through a temporary file renamed over
-/// it, or in place when the file has other hard links or no temporary file can be made.
-fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let meta = std::fs::metadata(path)?;
-    // A rename would bypass a read-only file: check that the file itself is writable.
-    std::fs::OpenOptions::new().write(true).open(path)?;
-    #[cfg(unix)]
-    let linked = std::os::unix::fs::MetadataExt::nlink(&meta) > 1;
-    #[cfg(not(unix))]
-    let linked = false;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = if linked {
-        None
-    } else {
-        tempfile::Builder::new()
-            .prefix(".sayso-edit-")
-            .tempfile_in(dir)
-            .ok()
-    };
-    let Some(mut tmp) = tmp else {
-        return std::fs::write(path, bytes);
-    };
-    tmp.write_all(bytes)?;
-    tmp.as_file().set_permissions(meta.permissions())?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        // Keep the owner when we may (the file may belong to someone else).
-        let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(meta.uid()), Some(meta.gid()));
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 fn describe(a: &edit_match::Applied) -> String {
     if a.strategy == Strategy::EmptyFile {
         return format!("edits[{}]: filled the empty file", a.index);
@@ -365,7 +331,8 @@ fn describe(a: &edit_match::Applied) -> String {
 pub fn run(inv: &Invocation) -> Result<Output, String> {
     let p = plan(inv)?;
     let bytes = p.edit.output().as_bytes();
-    write_file(&p.path, bytes).map_err(|e| format!("Cannot write `{}`: {e}", p.shown))?;
+    file_access::write_over(&inv.ctx, &p.path, bytes)
+        .map_err(|e| format!("Cannot write `{}`: {e}", p.shown))?;
     inv.ctx.ledger.record(&p.path, bytes);
     let (diff_text, added, removed) = diff(&p.shown, &p.edit.before, &p.edit.after);
     let headline = format!("Edited {} (+{added} −{removed})", p.shown);

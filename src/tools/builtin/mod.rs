@@ -9,6 +9,7 @@ pub mod delete_file;
 pub mod edit_file;
 pub mod edit_match;
 pub mod fetch_webpage;
+pub mod file_access;
 pub mod file_search;
 pub mod file_write;
 pub mod get_changed_files;

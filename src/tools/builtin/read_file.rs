@@ -53,7 +53,8 @@ pub fn read(inv: &Invocation) -> Result<(String, String), String> {
             meta.len()
         ));
     }
-    let bytes = std::fs::read(&r.path).map_err(|e| format!("Error reading `{shown}`: {e}"))?;
+    let bytes = super::file_access::read(&inv.ctx, &r.path)
+        .map_err(|e| format!("Error reading `{shown}`: {e}"))?;
     inv.ctx.ledger.record(&r.path, &bytes);
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
@@ -133,12 +134,15 @@ impl Tool for ReadFile {
     fn commands(&self, _inv: &Invocation) -> Vec<Command> {
         vec![Command::Function(Arc::new(|inv, _| {
             Box::pin(async move {
-                Some(match read(&inv) {
-                    Ok((text, summary)) => CmdResult::ok(Output::shown(
+                // Blocking: an editor's read waits for its answer.
+                let done = tokio::task::spawn_blocking(move || read(&inv)).await;
+                Some(match done {
+                    Ok(Ok((text, summary))) => CmdResult::ok(Output::shown(
                         format!("{summary}:\n````\n{text}\n````"),
                         summary,
                     )),
-                    Err(e) => CmdResult::err(e),
+                    Ok(Err(e)) => CmdResult::err(e),
+                    Err(e) => CmdResult::err(format!("read_file stopped: {e}")),
                 })
             })
         }))]

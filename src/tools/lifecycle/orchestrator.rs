@@ -215,6 +215,10 @@ impl Engine {
     }
 
     /// The chat's sandbox, shared (the TUI runs the user's `!` commands in it).
+    pub fn files(&self) -> &crate::tools::context::FileAccess {
+        &self.ctx.files
+    }
+
     pub fn sandbox_shared(&self) -> std::sync::Arc<crate::sandbox::Sandbox> {
         self.ctx.sandbox.clone()
     }

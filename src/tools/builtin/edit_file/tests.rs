@@ -5,6 +5,7 @@ use crate::provider::ToolCall;
 use crate::tools::context::ToolContext;
 use pretty_assertions::assert_eq;
 use std::fs;
+use std::path::Path;
 
 fn inv_in(cwd: &Path, ctx: &Arc<ToolContext>, args: Value) -> Invocation {
     Invocation {
