@@ -70,7 +70,16 @@ impl EditorFs {
         self.runtime.spawn(async move {
             let _ = tx.send(request.await);
         });
-        match rx.recv_timeout(WAIT) {
+        // The caller may be a runtime worker (a preview is computed on one): hand its other
+        // tasks to another thread while this one waits, or the request's own task may sit
+        // behind it, unpolled. Outside a worker (a blocking thread) this just waits.
+        let waited = match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+            Ok(tokio::runtime::RuntimeFlavor::MultiThread) => {
+                tokio::task::block_in_place(|| rx.recv_timeout(WAIT))
+            }
+            _ => rx.recv_timeout(WAIT),
+        };
+        match waited {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => Err(e.to_string()),
             Err(_) => Err(format!("no answer within {} s", WAIT.as_secs())),

@@ -428,8 +428,9 @@ impl Tool for EditFile {
         Some(match plan(inv) {
             Ok(p) => {
                 // The user approves this diff: if the file changes before the edit runs, the
-                // edit must refuse rather than apply something else.
-                if let Ok(raw) = std::fs::read(&p.path) {
+                // edit must refuse rather than apply something else. The bytes come from where
+                // the edit reads them (the editor's buffer under `sayso acp`, else the disk).
+                if let Ok(raw) = file_access::read(&inv.ctx, &p.path) {
                     inv.ctx.ledger.record(&p.path, &raw);
                 }
                 Preview::Diff {

@@ -161,11 +161,13 @@ pub struct Log {
 }
 
 impl Log {
-    /// The whole log for a failure message (wire messages left out).
+    /// The whole log for a failure message (wire messages left out unless
+    /// `SAYSO_TEST_ACP_DUMP=wire`).
     pub fn dump(&self) -> String {
+        let wire = std::env::var("SAYSO_TEST_ACP_DUMP").is_ok_and(|v| v == "wire");
         let mut s = String::new();
         for e in &self.events {
-            if e["event"] != "recv" && e["event"] != "sent" {
+            if wire || (e["event"] != "recv" && e["event"] != "sent") {
                 s.push_str(&e.to_string());
                 s.push('\n');
             }
