@@ -215,7 +215,7 @@ pub async fn open(
         .collect();
     let (joined, skipped) = editor_servers(mcp, &taken);
     for name in skipped {
-        tracing::warn!(server = %name, "an editor's MCP server over HTTP/SSE is not supported; skipped");
+        tracing::warn!(server = %name, "an editor's HTTP/SSE MCP server: not supported, skipped");
     }
     config.tools.mcp_servers.extend(joined);
     crate::secrets::register(&config.secrets, &config.secret_env);

@@ -150,7 +150,8 @@ async fn prompt(
                     sink.emit(Event::ModelChanged { model: m });
                 }
                 Command::Prompt { reply, .. } => {
-                    let _ = reply.send(Err("a prompt is already running in this session: cancel it first".into()));
+                    let busy = "a prompt is already running in this session: cancel it first";
+                    let _ = reply.send(Err(busy.into()));
                 }
             },
         }
