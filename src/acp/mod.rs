@@ -7,6 +7,7 @@
 //! - [`session`]: opening a session (config, tools, MCP servers, the session file, resume).
 //! - [`turn`]: a session's task: its prompts, their updates and permission requests.
 //! - [`fs`]: the editor's `fs/read_text_file` / `fs/write_text_file` as the file tools' files.
+//! - [`models`]: model selection as the session's `model` configuration option.
 //! - [`updates`]: events as `session/update`s (pure).
 //! - [`permissions`]: the modal's choices as permission options and back (pure).
 //! - [`prompt`]: a prompt's content blocks as the message the agent takes (pure).
@@ -16,6 +17,7 @@
 //! errors to stderr.
 
 pub mod fs;
+pub mod models;
 pub mod permissions;
 pub mod prompt;
 pub mod server;

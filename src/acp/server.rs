@@ -15,7 +15,8 @@ use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, ClientCapabilities, Implementation, InitializeRequest,
     InitializeResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities,
     NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
-    SessionNotification, SetSessionModeRequest, SetSessionModeResponse,
+    SessionNotification, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
+    SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, ByteStreams, Client, Error};
@@ -68,6 +69,7 @@ impl State {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let cancel = Arc::new(Mutex::new(CancellationToken::new()));
         let handle = Handle {
+            models: Arc::new(Mutex::new(opened.models.clone())),
             cwd: opened.cwd.clone(),
             commands: tx,
             cancel: cancel.clone(),
@@ -131,7 +133,8 @@ pub async fn serve(options: Options) -> u8 {
         tokio::io::stdout().compat_write(),
         tokio::io::stdin().compat(),
     );
-    let (s1, s2, s3, s4, s5, s6) = (
+    let (s1, s2, s3, s4, s5, s6, s7) = (
+        state.clone(),
         state.clone(),
         state.clone(),
         state.clone(),
@@ -158,8 +161,13 @@ pub async fn serve(options: Options) -> u8 {
                 match opened {
                     Ok((s, _)) => {
                         let mode = s.agent.mode().get();
+                        let options = s.models.options();
                         let id = s2.start(s, &[], &cx);
-                        responder.respond(NewSessionResponse::new(id).modes(session::modes(mode)))
+                        responder.respond(
+                            NewSessionResponse::new(id)
+                                .modes(session::modes(mode))
+                                .config_options(options),
+                        )
                     }
                     Err(e) => responder.respond_with_error(error(e)),
                 }
@@ -185,8 +193,13 @@ pub async fn serve(options: Options) -> u8 {
                 match opened {
                     Ok((s, replay)) => {
                         let mode = s.agent.mode().get();
+                        let options = s.models.options();
                         s3.start(s, &replay, &cx);
-                        responder.respond(LoadSessionResponse::new().modes(session::modes(mode)))
+                        responder.respond(
+                            LoadSessionResponse::new()
+                                .modes(session::modes(mode))
+                                .config_options(options),
+                        )
                     }
                     Err(e) => responder.respond_with_error(error(e)),
                 }
@@ -240,6 +253,30 @@ pub async fn serve(options: Options) -> u8 {
                 };
                 let _ = handle.commands.send(Command::SetMode(mode));
                 responder.respond(SetSessionModeResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: SetSessionConfigOptionRequest,
+                        responder: Responder<SetSessionConfigOptionResponse>,
+                        _cx| {
+                let handle = match s7.handle(&req.session_id.0) {
+                    Ok(h) => h,
+                    Err(e) => return responder.respond_with_error(e),
+                };
+                let chosen = handle.models.lock().map(|mut m| {
+                    let value = req.value.as_value_id().map(|v| v.0.to_string());
+                    m.choose(&req.config_id.0, value.as_deref())
+                        .map(|model| (model, m.options()))
+                });
+                match chosen {
+                    Ok(Ok((model, options))) => {
+                        let _ = handle.commands.send(Command::SetModel(model));
+                        responder.respond(SetSessionConfigOptionResponse::new(options))
+                    }
+                    Ok(Err(e)) => responder.respond_with_error(error(e)),
+                    Err(_) => responder.respond_with_error(Error::internal_error()),
+                }
             },
             agent_client_protocol::on_receive_request!(),
         )

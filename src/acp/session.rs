@@ -44,6 +44,8 @@ pub enum Command {
         reply: tokio::sync::oneshot::Sender<super::turn::Ended>,
     },
     SetMode(Mode),
+    /// Switch the model (during a prompt: from the next request).
+    SetModel(String),
 }
 
 /// The connection's side of a session.
@@ -54,6 +56,8 @@ pub struct Handle {
     pub commands: mpsc::UnboundedSender<Command>,
     /// The current prompt's token (a fresh one once it ends).
     pub cancel: Arc<Mutex<CancellationToken>>,
+    /// The models offered, and the one chosen.
+    pub models: Arc<Mutex<super::models::Models>>,
 }
 
 impl Handle {
@@ -73,6 +77,7 @@ pub struct Session {
     pub approvals: mpsc::UnboundedReceiver<ApprovalRequest>,
     pub cwd: PathBuf,
     pub client: ClientCapabilities,
+    pub models: super::models::Models,
 }
 
 /// The session modes: sayso's approval modes, `current` first among equals.
@@ -210,7 +215,7 @@ pub async fn open(
         .collect();
     let (joined, skipped) = editor_servers(mcp, &taken);
     for name in skipped {
-        tracing::warn!(server = %name, "an editor's MCP server over HTTP/SSE is not supported; skipped");
+        tracing::warn!(server = %name, "an editor's HTTP/SSE MCP server: not supported, skipped");
     }
     config.tools.mcp_servers.extend(joined);
     crate::secrets::register(&config.secrets, &config.secret_env);
@@ -229,7 +234,8 @@ pub async fn open(
         approver: Some(approver),
         questions: None,
     };
-    let agent = build_agent(&config, cwd.clone(), frontend, options.plan)?;
+    let (agent, endpoint) = build_agent(&config, cwd.clone(), frontend, options.plan)?;
+    let listed = super::models::listed(&endpoint).await;
     let data = (!options.no_session && config.sessions.save).then(|| config.dirs.data.clone());
     let mut session = Session {
         id: String::new(),
@@ -238,6 +244,7 @@ pub async fn open(
         approvals,
         cwd,
         client,
+        models: super::models::Models::new(String::new(), Vec::new()),
     };
     let mut replay = Vec::new();
     if let Some(id) = resume {
@@ -251,6 +258,7 @@ pub async fn open(
             replay.push(ev);
         }
     }
+    session.models = super::models::Models::new(session.agent.model(), listed);
     // A loaded session keeps the id the editor named it by (a prefix stays a prefix).
     session.id = match resume {
         Some(id) => id.to_owned(),
@@ -276,13 +284,13 @@ fn build_agent(
     cwd: PathBuf,
     frontend: Frontend,
     plan: bool,
-) -> Result<Agent, String> {
+) -> Result<(Agent, Client), String> {
     let mut client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
     if let Some(dir) = crate::provider::window::default_cache_dir() {
         client = client.with_window_cache(dir);
     }
     let setup = crate::tools::configured::build(config).map_err(|e| e.to_string())?;
-    let mut agent = crate::agent::build(config, client, setup, cwd, frontend);
+    let mut agent = crate::agent::build(config, client.clone(), setup, cwd, frontend);
     agent.plan().set(plan);
     if !config.tools.mcp_servers.is_empty() {
         let sandbox = agent.engine().sandbox_shared();
@@ -292,7 +300,7 @@ fn build_agent(
             sandbox,
         ));
     }
-    Ok(agent)
+    Ok((agent, client))
 }
 
 /// The replayed events of a continued session as updates.

@@ -73,6 +73,13 @@ pub async fn run(
                 session.agent.mode().set(mode);
                 sink.emit(Event::ModeChanged { mode });
             }
+            Command::SetModel(model) => {
+                let sink = session
+                    .saving
+                    .sink_between_turns(&EventSink::channel().0, &session.agent);
+                session.agent.model_handle().set(model.clone());
+                sink.emit(Event::ModelChanged { model });
+            }
             Command::Prompt { text, reply } => {
                 let token = CancellationToken::new();
                 if let Ok(mut t) = cancel.lock() {
@@ -108,7 +115,7 @@ async fn prompt(
 ) -> Ended {
     let kind_of = kinds(&session.agent);
     let mut updates = Updates::new(session.cwd.clone());
-    let mode = session.agent.mode();
+    let (mode, model) = (session.agent.mode(), session.agent.model_handle());
     let (front, mut rx) = EventSink::channel();
     let sink = session.saving.sink(&front, &session.agent);
     drop(front);
@@ -138,8 +145,13 @@ async fn prompt(
                     mode.set(m);
                     sink.emit(Event::ModeChanged { mode: m });
                 }
+                Command::SetModel(m) => {
+                    model.set(m.clone());
+                    sink.emit(Event::ModelChanged { model: m });
+                }
                 Command::Prompt { reply, .. } => {
-                    let _ = reply.send(Err("a prompt is already running in this session: cancel it first".into()));
+                    let busy = "a prompt is already running in this session: cancel it first";
+                    let _ = reply.send(Err(busy.into()));
                 }
             },
         }

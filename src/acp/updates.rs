@@ -48,10 +48,11 @@ pub fn call_status(end: CallEnd) -> ToolCallStatus {
     }
 }
 
-/// The files a call's arguments name (`path`, `file_path`, `filePath`), absolute (relative
-/// ones under `cwd`), with the line they start at when given (`start_line`, `line`, `offset`).
+/// The files a call's arguments name (`filepath`, `path`, `file_path`, `filePath`), absolute
+/// (relative ones under `cwd`), with the line they start at when given (`start_line`, `line`,
+/// `offset`).
 pub fn locations(args: &Value, cwd: &Path) -> Vec<ToolCallLocation> {
-    let Some(path) = ["path", "file_path", "filePath"]
+    let Some(path) = ["filepath", "path", "file_path", "filePath"]
         .iter()
         .find_map(|k| args.get(*k).and_then(Value::as_str))
         .filter(|p| !p.trim().is_empty())

@@ -240,7 +240,7 @@ fn an_edit_shows_its_display_text_then_its_diff() {
         "--- a/a.rs\n+++ b/a.rs\n@@ -1 +1 @@\n-x\n+y\n".into(),
     );
     let events = [
-        reply("", &[("e1", "edit_file", r#"{"path":"a.rs"}"#)]),
+        reply("", &[("e1", "edit_file", r#"{"filepath":"a.rs"}"#)]),
         Event::ToolOutput {
             call_id: "e1".into(),
             name: "edit_file".into(),

@@ -419,3 +419,75 @@ async fn cancel_mid_stream_answers_cancelled_and_sends_nothing_more() {
     assert_eq!(fx.requests().len(), 1, "no resubmit");
     assert_eq!(acp.finish().await, 0);
 }
+
+#[tokio::test]
+async fn modes_and_the_model_are_chosen_by_the_editor() {
+    let fx = Fixture::start().await;
+    let (id, name, args) = shell("c1", "touch made");
+    fx.push(call_reply(&[(id.as_str(), name, &args)]));
+    fx.push(Reply::Stream(sse::text_reply(&["done"])));
+    let h = home_with(&fx.base_url(), "");
+    let mut acp = Acp::start(h.path(), &[]);
+    acp.initialize().await;
+    let r = acp
+        .call(
+            "session/new",
+            json!({"cwd": h.path(), "mcpServers": []}),
+            &mut |_| None,
+        )
+        .await
+        .unwrap();
+    let result = &r["result"];
+    let session = result["sessionId"].as_str().unwrap().to_owned();
+    assert_eq!(result["modes"]["currentModeId"], "balanced", "{r}");
+    let ids: Vec<&str> = result["modes"]["availableModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["trust", "auto", "balanced", "suggest", "strict"]);
+    let model = &result["configOptions"][0];
+    assert_eq!(
+        (&model["id"], &model["currentValue"]),
+        (&json!("model"), &json!("m")),
+        "{r}"
+    );
+    let bad = acp
+        .call(
+            "session/set_config_option",
+            json!({"sessionId": session, "configId": "model", "value": "no-such-model"}),
+            &mut |_| None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    let bad = acp
+        .call(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "yolo"}),
+            &mut |_| None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    let ok = acp
+        .call(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "trust"}),
+            &mut |_| None,
+        )
+        .await
+        .unwrap();
+    assert!(ok.get("error").is_none(), "{ok}");
+    // In trust mode the command runs without a permission request.
+    let r = acp
+        .call("session/prompt", prompt(&session, "go"), &mut |req| {
+            panic!("no request in trust mode: {req}")
+        })
+        .await
+        .unwrap();
+    assert_eq!(r["result"]["stopReason"], "end_turn", "{r}");
+    assert!(h.path().join("made").exists());
+    assert_eq!(acp.finish().await, 0);
+}
