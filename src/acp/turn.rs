@@ -124,6 +124,12 @@ async fn prompt(
     let send = session.agent.send(text, &sink, cancel);
     let mut send = Box::pin(send);
     let forward = |ev: Event, updates: &mut Updates| {
+        // The prompt itself is not echoed: the editor shows what it sent, and Zed appends a
+        // `user_message_chunk` to the user message on screen (it would show twice). A
+        // replay (`session/load`) sends the user's messages, through `replay_updates`.
+        if matches!(ev, Event::UserMessage { .. }) {
+            return;
+        }
         for u in updates.map(&ev, &kind_of) {
             notify(cx, &id, u);
         }
