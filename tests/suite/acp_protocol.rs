@@ -491,3 +491,27 @@ async fn modes_and_the_model_are_chosen_by_the_editor() {
     assert!(h.path().join("made").exists());
     assert_eq!(acp.finish().await, 0);
 }
+
+#[tokio::test]
+async fn a_cancelled_permission_outcome_runs_nothing_and_ends_the_turn_cancelled() {
+    let fx = Fixture::start().await;
+    let (id, name, args) = shell("c1", "touch made");
+    fx.push(call_reply(&[(id.as_str(), name, &args)]));
+    fx.push(Reply::Stream(sse::text_reply(&["never asked for"])));
+    let h = home_with(&fx.base_url(), "");
+    let mut acp = Acp::start(h.path(), &[]);
+    acp.initialize().await;
+    let session = acp.new_session(h.path()).await;
+    let r = acp
+        .call("session/prompt", prompt(&session, "go"), &mut |_| {
+            Some(json!({"outcome": {"outcome": "cancelled"}}))
+        })
+        .await
+        .unwrap();
+    assert_eq!(r["result"]["stopReason"], "cancelled", "{r}");
+    assert!(!h.path().join("made").exists(), "nothing ran");
+    assert_eq!(fx.requests().len(), 1, "no resubmit after a cancel");
+    let last = acp.updates("tool_call_update");
+    assert_eq!(last.last().unwrap()["status"], "failed", "{last:?}");
+    assert_eq!(acp.finish().await, 0);
+}
