@@ -305,6 +305,11 @@ async fn a_saved_session_loads_with_its_history_replayed() {
     .await
     .unwrap();
     assert_eq!(acp.finish().await, 0);
+    // It is a sayso session like any other.
+    let mut list = sayso(h.path());
+    list.args(["sessions", "list"]);
+    let listed = crate::support::run(list).await;
+    assert!(listed.stdout.contains(&session), "{}", listed.stdout);
 
     let mut acp = Acp::start(h.path(), &[]);
     acp.initialize().await;
