@@ -520,3 +520,14 @@ async fn a_cancelled_permission_outcome_runs_nothing_and_ends_the_turn_cancelled
     assert_eq!(last.last().unwrap()["status"], "failed", "{last:?}");
     assert_eq!(acp.finish().await, 0);
 }
+
+#[tokio::test]
+async fn without_an_endpoint_it_says_why_on_stderr_and_nothing_on_stdout() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.arg("acp");
+    let out = crate::support::run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.stdout, "", "stdout is the protocol's alone");
+    assert!(out.stderr.contains("sayso: error:"), "{}", out.stderr);
+}
