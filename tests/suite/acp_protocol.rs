@@ -305,6 +305,11 @@ async fn a_saved_session_loads_with_its_history_replayed() {
     .await
     .unwrap();
     assert_eq!(acp.finish().await, 0);
+    // It is a sayso session like any other.
+    let mut list = sayso(h.path());
+    list.args(["sessions", "list"]);
+    let listed = crate::support::run(list).await;
+    assert!(listed.stdout.contains(&session), "{}", listed.stdout);
 
     let mut acp = Acp::start(h.path(), &[]);
     acp.initialize().await;
@@ -490,4 +495,39 @@ async fn modes_and_the_model_are_chosen_by_the_editor() {
     assert_eq!(r["result"]["stopReason"], "end_turn", "{r}");
     assert!(h.path().join("made").exists());
     assert_eq!(acp.finish().await, 0);
+}
+
+#[tokio::test]
+async fn a_cancelled_permission_outcome_runs_nothing_and_ends_the_turn_cancelled() {
+    let fx = Fixture::start().await;
+    let (id, name, args) = shell("c1", "touch made");
+    fx.push(call_reply(&[(id.as_str(), name, &args)]));
+    fx.push(Reply::Stream(sse::text_reply(&["never asked for"])));
+    let h = home_with(&fx.base_url(), "");
+    let mut acp = Acp::start(h.path(), &[]);
+    acp.initialize().await;
+    let session = acp.new_session(h.path()).await;
+    let r = acp
+        .call("session/prompt", prompt(&session, "go"), &mut |_| {
+            Some(json!({"outcome": {"outcome": "cancelled"}}))
+        })
+        .await
+        .unwrap();
+    assert_eq!(r["result"]["stopReason"], "cancelled", "{r}");
+    assert!(!h.path().join("made").exists(), "nothing ran");
+    assert_eq!(fx.requests().len(), 1, "no resubmit after a cancel");
+    let last = acp.updates("tool_call_update");
+    assert_eq!(last.last().unwrap()["status"], "failed", "{last:?}");
+    assert_eq!(acp.finish().await, 0);
+}
+
+#[tokio::test]
+async fn without_an_endpoint_it_says_why_on_stderr_and_nothing_on_stdout() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = sayso(home.path());
+    cmd.arg("acp");
+    let out = crate::support::run(cmd).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.stdout, "", "stdout is the protocol's alone");
+    assert!(out.stderr.contains("sayso: error:"), "{}", out.stderr);
 }
