@@ -251,6 +251,9 @@ print(f"    first output (the demo's note on stderr): median {ms(statistics.medi
 print(f"    at the first frame (medians): main thread on cpu {ms(statistics.median(cpus))}, "
       f"waiting for a cpu {ms(statistics.median(waits))}; all threads on cpu "
       f"{ms(statistics.median(totals))}")
+blocked = [f - c - w for f, c, w in zip(frames, cpus, waits)]
+print(f"    main thread blocked (first frame - on cpu - waiting for a cpu: a child process, the "
+      f"terminal, the disk): median {ms(statistics.median(blocked))}")
 print("    all runs (ms): " + " ".join(f"{f * 1000:.1f}" for f in frames))
 
 # (b) idle
