@@ -33,14 +33,16 @@
 #     /proc/PID/clear_refs; and the VmHWM of the whole process, start included, as a side-by-side
 #     harness that never resets it sees it) and the bytes sayso wrote to the terminal meanwhile
 #     (tmux pipe-pane -O: what the program wrote to the pty), per byte of reply text.
-#     REPEAT=N runs each case N times (default 1) and prints the median of each figure.
+#     REPEAT=N runs each case N times (default 1) and prints the median of each figure;
+#     TUI_STREAM=0 skips (d) and keeps (e).
 #     Goals: long1mb <= 0.5 s CPU and <= 40 MiB; paced100k <= 4 % of a core; slow20k <= 1.5 %
 #     and <= 3 bytes per byte. STREAM=0 skips (d) and (e); MESSAGES=0 skips (c).
 #     The older synthetic cases (~1 MiB of random words as fast as read, then SLOW_BYTES at
 #     SLOW_RATE bytes/s) run when SLOW_BYTES or SLOW_RATE is set, or SYNTH=1.
 # (e) headless to a pipe: `sayso -p go` against the same scenarios, stdout a pipe that a
-#     Python reader drains: CPU of all threads and peak RSS of the whole process (wait4's
-#     rusage: ru_utime + ru_stime, ru_maxrss, start-up included) and the bytes written to stdout.
+#     Python reader drains: CPU of all threads (wait4's rusage: ru_utime + ru_stime, start-up
+#     included), peak RSS of the whole process (GNU time's %M: see pipe_bench.py for why not
+#     wait4's) and the bytes written to stdout. Needs /usr/bin/time (installed with apt-get).
 #     Goal: long1mb <= 12 MiB peak.
 #
 # Needs: cargo, python3, tmux. Nothing leaves this machine (the demo endpoint is on 127.0.0.1).
@@ -59,6 +61,11 @@ SCENARIOS="${SCENARIOS:-short long1mb paced100k slow20k}"
 REPEAT="${REPEAT:-1}"
 GEN="${GEN:-$ROOT/../shared/bench/gen_scenarios.py}"
 
+if [ "${STREAM:-1}" = 1 ] && [ ! -x /usr/bin/time ]; then
+    echo "installing GNU time with apt-get" >&2
+    apt-get install -y time >/dev/null 2>&1 ||
+        { apt-get update >/dev/null && apt-get install -y time >/dev/null; }
+fi
 if ! command -v tmux >/dev/null 2>&1; then
     echo "installing tmux with apt-get" >&2
     apt-get install -y tmux >/dev/null 2>&1 ||
@@ -431,20 +438,29 @@ stream_case() { # NAME, then sse_server.py options
     stop_server
 }
 cat >"$TMP/pipe_bench.py" <<'PY'
-"""Runs a command with stdout a pipe it drains; prints CPU s (all threads), peak KiB, bytes, wall s."""
-import os, subprocess, sys, time
+"""Runs a command with stdout a pipe it drains; prints CPU s (all threads), peak KiB, bytes, wall s.
 
-t0 = time.perf_counter()
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                     stdin=subprocess.DEVNULL)
-n = 0
-while chunk := os.read(p.stdout.fileno(), 65536):
-    n += len(chunk)
-_, status, ru = os.wait4(p.pid, 0)
-wall = time.perf_counter() - t0
-if status != 0:
-    sys.exit(f"exit status {status}")
-print(f"{ru.ru_utime + ru.ru_stime:.4f} {ru.ru_maxrss} {n} {wall:.4f}")
+The command runs under GNU time, which reports its peak RSS: a process forked from Python and
+then exec'd carries Python's RSS at the fork in its ru_maxrss (the kernel keeps the old
+address space's high-water mark across exec), so wait4's own figure would be Python's when
+sayso's is smaller. GNU time is a small C program; what it forks is well under sayso's RSS."""
+import os, subprocess, sys, tempfile, time
+
+with tempfile.NamedTemporaryFile("r") as peak:
+    t0 = time.perf_counter()
+    p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", peak.name] + sys.argv[1:],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         stdin=subprocess.DEVNULL)
+    n = 0
+    while chunk := os.read(p.stdout.fileno(), 65536):
+        n += len(chunk)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        sys.exit(f"exit status {status}")
+    kib = int(peak.read().split()[-1])
+# ru_utime + ru_stime: GNU time's own (~1 ms) and sayso's, every thread.
+print(f"{ru.ru_utime + ru.ru_stime:.4f} {kib} {n} {wall:.4f}")
 PY
 headless_case() { # NAME, then sse_server.py options
     local name="$1" r
@@ -462,8 +478,8 @@ headless_case() { # NAME, then sse_server.py options
         "$([ "$REPEAT" -gt 1 ] && echo "; medians of $REPEAT runs")"
     stop_server
 }
-echo "(d) a reply streamed into the TUI (tmux 120x40):"
-for sc in $SCENARIOS; do
+[ "${TUI_STREAM:-1}" = 1 ] && echo "(d) a reply streamed into the TUI (tmux 120x40):"
+[ "${TUI_STREAM:-1}" = 1 ] && for sc in $SCENARIOS; do
     stream_case "$sc" --scenario "$TMP/scen/$sc.json"
 done
 if [ "$SYNTH" = 1 ]; then
