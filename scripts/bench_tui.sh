@@ -27,7 +27,7 @@
 #     (GEN=path to use another copy; the same bytes every run, fixed seed): `short` (a ~330-char
 #     markdown reply), `long1mb` (1 MiB of markdown with headings, lists, tables and fenced code,
 #     20-character chunks, as fast as read), `paced100k` (its first 100 KiB, 2 ms a chunk) and
-#     `slow20k` (its first 20 KiB, 20 ms a chunk, ~1 KB/s); SCENARIOS=names to pick. For each:
+#     `slow20k` (its first 20 KiB, 20 ms a chunk, ~1 KB/s); SCENARIOS=names to pick (empty: none). For each:
 #     CPU time of the whole process, all threads, from Enter to the idle footer
 #     (/proc/PID/stat utime+stime), peak RSS (VmHWM, reset before the reply through
 #     /proc/PID/clear_refs; and the VmHWM of the whole process, start included, as a side-by-side
@@ -57,7 +57,7 @@ SYNTH="${SYNTH:-0}"
 { [ -n "${SLOW_BYTES:-}" ] || [ -n "${SLOW_RATE:-}" ]; } && SYNTH=1
 SLOW_BYTES="${SLOW_BYTES:-20480}"
 SLOW_RATE="${SLOW_RATE:-1000}"
-SCENARIOS="${SCENARIOS:-short long1mb paced100k slow20k}"
+SCENARIOS="${SCENARIOS-short long1mb paced100k slow20k}"
 REPEAT="${REPEAT:-1}"
 GEN="${GEN:-$ROOT/../shared/bench/gen_scenarios.py}"
 
