@@ -16,6 +16,7 @@
 //!
 //! The parts: [`policy`] (one run's effective policy and the helper's encoding), [`detect`]
 //! (the backend this machine has and what it cannot enforce), [`bwrap`] (bubblewrap's argv),
+//! [`bwrap_cache`] (a successful bubblewrap probe remembered between runs),
 //! [`landlock_plan`] ("everything but" as Landlock rules), [`exec`] (`sayso __sandbox-exec`,
 //! which applies Landlock and the seccomp filter and becomes the command), [`seatbelt`] (the
 //! macOS profile, as text), [`mod@denial`] (recognising a denial in a command's output).
@@ -24,6 +25,8 @@ use std::path::{Path, PathBuf};
 
 #[cfg(target_os = "linux")]
 pub mod bwrap;
+#[cfg(target_os = "linux")]
+pub mod bwrap_cache;
 pub mod denial;
 pub mod detect;
 pub mod exec;

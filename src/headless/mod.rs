@@ -35,8 +35,13 @@ pub trait Printer {
     /// `session` is the id the run is saved as, when it is.
     fn session_started(&mut self, model: &str, provider: &str, mode: Mode, session: Option<&str>);
     fn event(&mut self, ev: &Event);
-    /// The run is over; `text` is the last reply.
+    /// The run is over; `text` is the last reply (empty unless [`Printer::wants_text`]).
     fn session_finished(&mut self, end: &TurnEnd, text: &str);
+    /// Whether [`Printer::session_finished`] needs the last reply's text: when not, no copy of
+    /// it is kept (a 1 MiB reply is then held once less at its peak).
+    fn wants_text(&self) -> bool {
+        true
+    }
     fn flush(&mut self);
     /// A `control_request` line (`--approvals stdio`), written at once.
     fn control_request(&mut self, _request: &serde_json::Value) {}
@@ -194,7 +199,7 @@ fn handle(printer: &mut dyn Printer, text: &mut String, ev: &Event, control: Opt
         }
     }
     match ev {
-        Event::Delta(StreamDelta::Text(t)) => text.push_str(t),
+        Event::Delta(StreamDelta::Text(t)) if printer.wants_text() => text.push_str(t),
         Event::Retrying { .. } => text.clear(),
         _ => {}
     }
@@ -207,5 +212,33 @@ fn handle(printer: &mut dyn Printer, text: &mut String, ev: &Event, control: Opt
         && !m.tool_calls.is_empty()
     {
         text.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The last reply's text is kept only for a printer that reports it (`--json`).
+    #[test]
+    fn the_reply_text_is_kept_only_when_the_printer_reports_it() {
+        let deltas = ["Hello, ", "world"];
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let mut text_printer = TextPrinter::new(&mut out, &mut err, false);
+        let mut json_out = Vec::new();
+        let mut json_printer = JsonPrinter::new(&mut json_out);
+        let printers: [(&mut dyn Printer, &str); 2] =
+            [(&mut text_printer, ""), (&mut json_printer, "Hello, world")];
+        for (printer, kept) in printers {
+            let mut text = String::new();
+            for d in deltas {
+                let ev = Event::Delta(StreamDelta::Text(d.into()));
+                handle(printer, &mut text, &ev, None);
+            }
+            assert_eq!(text, kept);
+            assert_eq!(printer.wants_text(), !kept.is_empty());
+        }
+        assert_eq!(out, b"Hello, world");
     }
 }

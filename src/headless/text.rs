@@ -234,6 +234,10 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
         }
     }
 
+    fn wants_text(&self) -> bool {
+        false
+    }
+
     fn session_finished(&mut self, end: &TurnEnd, _text: &str) {
         self.end_reasoning();
         self.end_line();

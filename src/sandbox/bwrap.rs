@@ -70,6 +70,14 @@ pub fn available() -> Result<PathBuf, String> {
 
 fn probe() -> Result<PathBuf, String> {
     let bwrap = on_path("bwrap").ok_or("bubblewrap (bwrap) is not installed")?;
+    // A success under the same binary, user, boot and kernel switches is not probed again.
+    let stamp = super::bwrap_cache::Stamp::now(&bwrap);
+    let file = super::bwrap_cache::default_file();
+    if let (Some(stamp), Some(file)) = (&stamp, &file)
+        && super::bwrap_cache::remembered(file, stamp)
+    {
+        return Ok(bwrap);
+    }
     let out = std::process::Command::new(&bwrap)
         .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
         .args([
@@ -83,6 +91,9 @@ fn probe() -> Result<PathBuf, String> {
         .output()
         .map_err(|e| format!("bubblewrap ({}) does not start: {e}", bwrap.display()))?;
     if out.status.success() {
+        if let (Some(stamp), Some(file)) = (&stamp, &file) {
+            super::bwrap_cache::remember(file, stamp);
+        }
         return Ok(bwrap);
     }
     let said = String::from_utf8_lossy(&out.stderr);

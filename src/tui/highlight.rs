@@ -9,20 +9,23 @@
 //! `ansi` theme has none, but they are mapped to RGB for safety. Backgrounds are ignored.
 //!
 //! The syntax set and theme are deserialized once, on first use: ~2 ms in a release build
-//! (~60 ms in debug), and ~27 MiB of memory, so nothing loads them before the first code block.
-//! Each syntax's regexes then compile lazily on first use — ~65 ms for the first Rust block —
-//! so [`warm_up`] also primes Rust, Python and Bash (~70 ms in all). The TUI calls
+//! (~60 ms in debug), so nothing loads them before the first code block. Each syntax's
+//! contexts are decompressed, and its regexes compiled, lazily on first use; [`warm_up`] primes
+//! Rust, Python and Bash. The regexes run on Oniguruma (syntect's `regex-onig`): its compiled
+//! grammars are small bytecode, where fancy-regex's automata held ~30 MiB for the four
+//! languages of a long reply, and the TUI's 1 MiB markdown reply costs 0.60 s of CPU instead of
+//! 2.14 s (BENCHMARKS.md, issue 26). The TUI calls
 //! [`load_in_background`]: then the first code block starts the loading (and the warm-up) on
 //! another thread and is shown plain until it is done; elsewhere (tests, benches) the first
-//! call loads them on the spot. Throughput is roughly 250–300 KB/s of
-//! code (syntect on the pure-Rust fancy-regex engine), so while a code block streams in, the
-//! state after its last complete line is kept and the next call resumes from it.
+//! call loads them on the spot. While a code block streams in, the state after its last
+//! complete line is kept (per thread: Oniguruma's state is not `Send`) and the next call
+//! resumes from it.
 //!
 //! Limits (as in Codex): code over 512 KiB, over 10,000 lines, or with a line over 10,000
 //! bytes is not highlighted — regex-based highlighting of such input can take seconds.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -86,7 +89,7 @@ fn ready_assets() -> Option<&'static Assets> {
 }
 
 /// Load the syntaxes and the theme now, and compile the regexes of a few common languages
-/// (they compile lazily, on first use: ~65 ms for Rust in a release build). Idempotent; meant
+/// (they compile lazily, on first use). Idempotent; meant
 /// for a background thread at startup.
 pub fn warm_up() {
     let _ = assets();
@@ -161,7 +164,11 @@ struct Resume {
     highlight: HighlightState,
 }
 
-static RESUME: Mutex<Option<Resume>> = Mutex::new(None);
+thread_local! {
+    // Per thread: Oniguruma's parse state holds raw pointers (not `Send`), and the UI thread is
+    // the one that streams.
+    static RESUME: std::cell::RefCell<Option<Resume>> = const { std::cell::RefCell::new(None) };
+}
 
 fn highlight_with(
     assets: &'static Assets,
@@ -170,9 +177,7 @@ fn highlight_with(
     code: &str,
 ) -> Option<Vec<Line<'static>>> {
     let cached = RESUME
-        .lock()
-        .ok()
-        .and_then(|mut c| c.take())
+        .with(|c| c.borrow_mut().take())
         .filter(|c| c.lang == lang && code.starts_with(&c.code));
     let (mut h, mut out, start) = match cached {
         Some(c) => (
@@ -199,9 +204,7 @@ fn highlight_with(
     for line in LinesWithEndings::from(&code[complete_end..]) {
         out.push(highlight_one(&mut h, assets, line)?);
     }
-    if let Ok(mut c) = RESUME.lock() {
-        *c = Some(resume);
-    }
+    RESUME.with(|c| *c.borrow_mut() = Some(resume));
     Some(out)
 }
 
