@@ -58,4 +58,6 @@ mod screen_tests;
 #[cfg(test)]
 mod snapshot_tests;
 #[cfg(test)]
+mod stream_render_tests;
+#[cfg(test)]
 mod tests_support;
