@@ -264,7 +264,7 @@ fn a_long_markdown_reply_streamed_in_small_chunks_draws_what_a_render_from_scrat
     let mut rig = Rig::new();
     let mut sent = 0;
     let mut seed: u64 = 0x51_7e_a4;
-    let mut frames = 0;
+    let mut frames = 0u32;
     while sent < text.len() {
         seed = seed
             .wrapping_mul(6364136223846793005)
@@ -276,10 +276,10 @@ fn a_long_markdown_reply_streamed_in_small_chunks_draws_what_a_render_from_scrat
         }
         delta(&mut a, &text[sent..end]);
         sent = end;
-        if (seed >> 20) % 3 == 0 || sent == text.len() {
+        if (seed >> 20).is_multiple_of(3) || sent == text.len() {
             let chat = rig.frame(&a, now);
             frames += 1;
-            if frames % 7 == 0 || sent == text.len() {
+            if frames.is_multiple_of(7) || sent == text.len() {
                 assert_eq!(
                     rows(rig.screen.shown(), chat),
                     from_scratch(&text[..sent], chat, false),
