@@ -2,7 +2,8 @@
 //!
 //! The transcript is stored width-independently; lines are rendered per entry for the current
 //! width and cached, so a frame renders only the entries on screen (plus the one being
-//! streamed, and within that only its last Markdown block). The cache is bounded: past
+//! streamed, and within that only its last Markdown block; code is coloured only once it is on
+//! screen, see `replies`). The cache is bounded: past
 //! [`CACHE_SCREENS`] screens of lines, the entries used longest ago are forgotten (and rendered
 //! again if they come back into view), so a long session does not keep every entry's lines. The scroll position is an anchor —
 //! an entry and a line within it — not an absolute line number, so nothing is ever computed for
@@ -16,9 +17,10 @@ use std::time::Duration;
 use ratatui::text::Line;
 
 use super::entry_lines::{Facts, entry_lines};
-use super::markdown::{render_markdown, split_blocks};
 use super::theme::Theme;
 use crate::tui::transcript::{Entry, ToolState};
+
+mod replies;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pos {
@@ -57,10 +59,11 @@ struct Cache {
     lines: usize,
     /// Counts frames: a slot's `used` says when it was last needed.
     tick: u64,
-    /// For assistant entries: how much of the text is finished blocks, and how many lines they
-    /// rendered to. A block followed by a blank line (outside a code fence) never changes as
-    /// more text streams in, so only what follows it is rendered again.
-    stable: HashMap<usize, Stable>,
+    /// For assistant entries: how much of the text is finished blocks, how many lines they
+    /// rendered to (a block followed by a blank line outside a code fence never changes as
+    /// more text streams in, so only what follows it is rendered again), and which blocks'
+    /// code is still plain.
+    replies: HashMap<usize, replies::Reply>,
 }
 
 #[derive(Clone, Default)]
@@ -70,14 +73,6 @@ struct Slot {
     stale: bool,
     filled: bool,
     used: u64,
-}
-
-#[derive(Clone, Copy, Default)]
-struct Stable {
-    /// Bytes of the text that are finished blocks.
-    text_end: usize,
-    /// Lines those blocks rendered to (without a trailing separator).
-    lines: usize,
 }
 
 pub struct ChatView {
@@ -122,7 +117,7 @@ impl ChatView {
             slot.stale = true;
         }
         // Folding changes the whole entry, not only its end.
-        c.stable.remove(&index);
+        c.replies.remove(&index);
     }
 
     /// Entries from `index` on were replaced (a retried reply): nothing of them may be reused.
@@ -134,7 +129,7 @@ impl ChatView {
             *slot = Slot::default();
         }
         c.lines = c.lines.saturating_sub(freed);
-        c.stable.retain(|&i, _| i < index);
+        c.replies.retain(|&i, _| i < index);
     }
 
     /// Lines the cache holds now.
@@ -168,7 +163,7 @@ impl ChatView {
             }
             let slot = std::mem::take(&mut c.entries[i]);
             c.lines = c.lines.saturating_sub(slot.lines.len());
-            c.stable.remove(&i);
+            c.replies.remove(&i);
             gone.push(slot);
         }
         // Freeing many lines takes a while: not on the UI thread.
@@ -200,7 +195,7 @@ impl ChatView {
     }
 
     /// Markdown block by block: the finished blocks' lines are kept from the last render (`old`),
-    /// only the rest of the text is rendered again.
+    /// only the rest of the text is rendered again; code is left plain until it is on screen.
     fn render_assistant(
         &self,
         i: usize,
@@ -209,37 +204,31 @@ impl ChatView {
         ctx: &ViewCtx,
     ) -> Vec<Line<'static>> {
         let mut cache = self.cache.borrow_mut();
-        let mut stable = cache.stable.remove(&i).unwrap_or_default();
-        let mut lines = old;
-        if stable.text_end > text.len()
-            || !text.is_char_boundary(stable.text_end)
-            || lines.len() < stable.lines
-        {
-            stable = Stable::default();
-        }
-        lines.truncate(stable.lines);
-        let base = stable.text_end;
-        let tail = &text[base..];
-        let ranges = split_blocks(tail);
-        for (k, range) in ranges.iter().enumerate() {
-            if !lines.is_empty() {
-                lines.push(Line::default());
-            }
-            lines.extend(render_markdown(
-                &tail[range.clone()],
-                ctx.width.max(8),
-                ctx.theme,
-            ));
-            if let Some(next) = ranges.get(k + 1) {
-                stable = Stable {
-                    text_end: base + next.start,
-                    lines: lines.len(),
-                };
-            }
-        }
-        cache.stable.insert(i, stable);
-        lines.push(Line::default());
+        let mut reply = cache.replies.remove(&i).unwrap_or_default();
+        let lines = replies::render(text, old, &mut reply, ctx.width, ctx.theme);
+        cache.replies.insert(i, reply);
         lines
+    }
+
+    /// Colours the code of entry `i` among its lines `shown` (rendered plain so far).
+    fn colour(&self, i: usize, shown: std::ops::Range<usize>, entries: &[Entry], ctx: &ViewCtx) {
+        let Some(Entry::Assistant {
+            text,
+            interrupted: false,
+        }) = entries.get(i)
+        else {
+            return;
+        };
+        let mut guard = self.cache.borrow_mut();
+        let c = &mut *guard;
+        let (Some(slot), Some(reply)) = (c.entries.get_mut(i), c.replies.get_mut(&i)) else {
+            return;
+        };
+        if !slot.filled || slot.stale {
+            return;
+        }
+        let grown = replies::colour(text, &mut slot.lines, reply, shown, ctx.width, ctx.theme);
+        c.lines = c.lines.saturating_add_signed(grown);
     }
 
     /// Runs `f` on entry `i`'s lines, rendering and caching them if needed.
@@ -347,6 +336,8 @@ impl ChatView {
         let mut skip = top.line;
         let mut left = height;
         while left > 0 && i < entries.len() {
+            let h = self.height(i, entries, ctx);
+            self.colour(i, skip..h.min(skip + left), entries, ctx);
             self.with_lines(i, entries, ctx, |lines| {
                 for line in lines.iter().skip(skip).take(left) {
                     f(line);

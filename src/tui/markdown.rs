@@ -60,11 +60,26 @@ pub fn options() -> Options {
 
 /// Render `text` to lines no wider than `width` columns.
 pub fn render_markdown(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    render(text, width, theme, true).0
+}
+
+/// [`render_markdown`] with code left plain (not highlighted): the same lines, text and
+/// layout, only without the syntax colours — and whether a code block with a language was
+/// left so, i.e. whether [`render_markdown`] could colour something. Highlighting is most of
+/// the cost of rendering code, and a fast reply scrolls most of its code past unseen: the chat
+/// pane renders this way and colours a block once it is on screen.
+pub fn render_markdown_plain(text: &str, width: u16, theme: &Theme) -> (Vec<Line<'static>>, bool) {
+    render(text, width, theme, false)
+}
+
+fn render(text: &str, width: u16, theme: &Theme, highlight: bool) -> (Vec<Line<'static>>, bool) {
     let mut r = Renderer::new(theme, usize::from(width.max(1)));
+    r.highlight = highlight;
     for event in Parser::new_ext(text, options()) {
         r.event(event);
     }
-    r.finish()
+    let plain = r.left_plain;
+    (r.finish(), plain)
 }
 
 enum Container {
@@ -109,6 +124,9 @@ struct Renderer<'t> {
     html: Option<String>,
     table: Option<TableState>,
     need_blank: bool,
+    /// Code is highlighted (else drawn plain, and `left_plain` says it was).
+    highlight: bool,
+    left_plain: bool,
 }
 
 impl<'t> Renderer<'t> {
@@ -126,6 +144,8 @@ impl<'t> Renderer<'t> {
             html: None,
             table: None,
             need_blank: false,
+            highlight: true,
+            left_plain: false,
         }
     }
 

@@ -4,7 +4,8 @@
 //!   [`widgets`] draw it from `&App`.
 //! - [`run`]: the event loop (terminal, the agent task, redraw pacing); [`terminal`]:
 //!   setup/restore. The TUI talks to the agent only through `agent::task` commands and events.
-//! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache); [`diff_view`]: file
+//! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache; `chat_view::replies`:
+//!   a reply's lines block by block, code coloured once on screen); [`diff_view`]: file
 //!   changes drawn as diffs, and `/diff`.
 //! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache); [`welcome`]: what
 //!   a new chat's pane shows before the first message.
@@ -57,5 +58,7 @@ mod modal_gate_tests;
 mod screen_tests;
 #[cfg(test)]
 mod snapshot_tests;
+#[cfg(test)]
+mod stream_render_tests;
 #[cfg(test)]
 mod tests_support;

@@ -138,8 +138,7 @@ impl<W: Write> Screen<W> {
             scroll(&mut self.shown, region, amount);
             updates = self.shown.diff(&self.next);
         }
-        let width = self.next.area.width;
-        self.pen.draw(backend, width, updates.into_iter())?;
+        self.pen.draw(backend, &self.next, updates.into_iter())?;
         Backend::flush(backend)?;
         std::mem::swap(&mut self.shown, &mut self.next);
         // ratatui's own diff is not used; this only gives the next frame a clean buffer.

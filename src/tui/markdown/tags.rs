@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 
 use super::table::{TableState, render_table};
 use super::{CodeState, Container, LinkState, ListState, Renderer, sanitize};
-use crate::tui::highlight::highlight_code;
+use crate::tui::highlight::{highlight_code, plain_lines};
 use crate::tui::wrap::{available_width, spans_width, wrap_prefixed};
 
 impl Renderer<'_> {
@@ -221,7 +221,13 @@ impl Renderer<'_> {
         let fence = self.theme.code_fence;
         let mut lines = vec![Line::from(Span::styled(format!("```{}", code.lang), fence))];
         let base = self.theme.code_block;
-        for mut line in highlight_code(&code.text, &code.lang) {
+        let code_lines = if self.highlight || code.lang.trim().is_empty() {
+            highlight_code(&code.text, &code.lang)
+        } else {
+            self.left_plain = true;
+            plain_lines(&code.text)
+        };
+        for mut line in code_lines {
             for span in &mut line.spans {
                 span.style = base.patch(span.style);
             }

@@ -8,9 +8,13 @@
 
 use std::io::{self, Write};
 
-use ratatui::buffer::Cell;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::style::{Color, Modifier};
 use unicode_width::UnicodeWidthStr;
+
+/// The longest run of unchanged cells written again instead of a cursor move (which takes 6–8
+/// bytes on a 120x40 screen).
+const MAX_GAP: u16 = 4;
 
 /// The terminal's state as far as this writer knows it.
 #[derive(Default)]
@@ -32,21 +36,55 @@ impl Pen {
     pub fn draw<'a>(
         &mut self,
         out: &mut impl Write,
-        width: u16,
+        frame: &Buffer,
         cells: impl Iterator<Item = (u16, u16, &'a Cell)>,
     ) -> io::Result<()> {
+        let width = frame.area.width;
         for (x, y, cell) in cells {
-            if self.at != Some((x, y)) {
+            if self.at != Some((x, y)) && !self.fill_gap(out, frame, x, y)? {
                 write!(out, "\x1b[{};{}H", y + 1, x + 1)?;
             }
             self.style(out, cell.fg, cell.bg, cell.modifier)?;
             let symbol = cell.symbol();
             out.write_all(symbol.as_bytes())?;
-            // Only a narrow character moves the cursor predictably (terminals disagree on the
-            // width of some emoji), and the last column leaves it waiting to wrap.
             self.at = (symbol.width() == 1 && x + 1 < width).then_some((x + 1, y));
         }
         self.style(out, Color::Reset, Color::Reset, Modifier::empty())
+    }
+
+    /// The cursor is a few cells left of `(x, y)` on the same row, and the cells between are
+    /// unchanged one-column ASCII in the pen's style (the blank between two words of a line being
+    /// streamed): writing them again moves the cursor in fewer bytes than a cursor move.
+    fn fill_gap(
+        &mut self,
+        out: &mut impl Write,
+        frame: &Buffer,
+        x: u16,
+        y: u16,
+    ) -> io::Result<bool> {
+        let Some((at_x, at_y)) = self.at else {
+            return Ok(false);
+        };
+        if at_y != y || at_x >= x || x - at_x > MAX_GAP {
+            return Ok(false);
+        }
+        let mut gap = [0u8; MAX_GAP as usize];
+        for (k, gx) in (at_x..x).enumerate() {
+            let Some(c) = frame.cell((gx, y)) else {
+                return Ok(false);
+            };
+            let b = c.symbol().as_bytes();
+            if b.len() != 1
+                || !(b' '..=b'~').contains(&b[0])
+                || (c.fg, c.bg, c.modifier) != (self.fg, self.bg, self.modifier)
+            {
+                return Ok(false);
+            }
+            gap[k] = b[0];
+        }
+        out.write_all(&gap[..usize::from(x - at_x)])?;
+        self.at = Some((x, y));
+        Ok(true)
     }
 
     fn style(&mut self, out: &mut impl Write, fg: Color, bg: Color, m: Modifier) -> io::Result<()> {
