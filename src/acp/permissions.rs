@@ -56,10 +56,39 @@ pub fn options(ask: &Ask) -> Vec<PermissionOption> {
 /// What "Always allow" remembers, in words (`None`: nothing, so it is not offered).
 pub fn always_names(remember: &Remember) -> Option<String> {
     match remember {
-        Remember::Tool(t) => Some(format!("`{t}` in this chat")),
-        Remember::Command(c) => Some(format!("the command `{c}` in this chat")),
-        Remember::Call { display, .. } => Some(format!("`{display}` in this chat")),
+        Remember::Tool(t) => Some(format!("`{}` in this chat", label_text(t))),
+        Remember::Command(c) => Some(format!("the command `{}` in this chat", label_text(c))),
+        Remember::Call { display, .. } => Some(format!("`{}` in this chat", label_text(display))),
         Remember::Nothing => None,
+    }
+}
+
+/// Longest model-written text an option's label carries, in characters.
+const LABEL_CHARS: usize = 80;
+
+/// Model-written text as it may appear in an option's label: one line (a newline, any other
+/// control and a bidirectional control written as a visible `\n` / `⟨U+XXXX⟩`), at most
+/// [`LABEL_CHARS`] characters. A command must not be able to lay out a label that reads
+/// like another option ("…`\n\nReject") or reorder it on screen.
+fn label_text(text: &str) -> String {
+    let mut one_line = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => one_line.push_str("\\n"),
+            '\r' => one_line.push_str("\\r"),
+            '\t' => one_line.push_str("\\t"),
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' => {
+                one_line.push_str(&format!("⟨U+{:04X}⟩", c as u32))
+            }
+            c if c.is_control() => one_line.push_str(&format!("⟨U+{:04X}⟩", c as u32)),
+            c => one_line.push(c),
+        }
+    }
+    let kept = crate::text_cut::head_chars(&one_line, LABEL_CHARS);
+    if kept.len() == one_line.len() {
+        one_line
+    } else {
+        format!("{kept}…")
     }
 }
 

@@ -82,6 +82,28 @@ fn the_options_say_what_always_remembers_and_are_offered_only_where_it_does() {
     );
 }
 
+#[test]
+fn a_command_cannot_lay_out_a_label_that_reads_like_another_option() {
+    let label = |c: &str| ids(&ask(Remember::Command(c.into()), false))[1].1.clone();
+    // A newline (or a carriage return) would put "Reject" on a line of its own.
+    assert_eq!(
+        label("ls\n\nReject"),
+        "Always allow the command `ls\\n\\nReject` in this chat"
+    );
+    assert_eq!(label("a\rb\tc"), "Always allow the command `a\\rb\\tc` in this chat");
+    // Bidi controls and other controls are shown, not applied.
+    assert_eq!(
+        label("rm \u{202E}fdp.exe\u{1b}[2J"),
+        "Always allow the command `rm ⟨U+202E⟩fdp.exe⟨U+001B⟩[2J` in this chat"
+    );
+    // A long command is cut, so the label stays one short line that starts with its kind.
+    let long = "x".repeat(500);
+    let got = label(&long);
+    assert!(got.starts_with("Always allow the command `xxx"), "{got}");
+    assert!(got.contains(&format!("{}…`", "x".repeat(80))), "{got}");
+    assert!(got.chars().count() < 120, "{got}");
+}
+
 fn selected(id: &str, meta: Option<Value>) -> Outcome {
     let mut s = SelectedPermissionOutcome::new(id.to_owned());
     s.meta = meta.and_then(|m| m.as_object().cloned());
