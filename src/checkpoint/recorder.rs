@@ -80,7 +80,8 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
 impl Recorder {
     pub fn new(root: &Path, store: Store, settings: &UndoSettings) -> Self {
         Self {
-            root: root.to_path_buf(),
+            // The file tools name canonical paths.
+            root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             store,
             state: Mutex::new(State {
                 budget: Budget::new(settings.max_file_size, settings.session_cap),
