@@ -54,6 +54,8 @@ struct State {
 
 pub struct Recorder {
     root: PathBuf,
+    /// sayso's own directories (never snapshotted, even inside the project).
+    exclude: Vec<PathBuf>,
     store: Store,
     state: Mutex<State>,
 }
@@ -77,9 +79,20 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
+/// Each path canonical where it exists (the walker's paths are under the canonical root).
+pub fn canonical_all(paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+        .collect()
+}
+
 impl Recorder {
-    pub fn new(root: &Path, store: Store, settings: &UndoSettings) -> Self {
+    /// A recorder for the project at `root`; `exclude`: sayso's own directories (its data,
+    /// config and state), left out of snapshots.
+    pub fn new(root: &Path, store: Store, settings: &UndoSettings, exclude: &[PathBuf]) -> Self {
         Self {
+            exclude: canonical_all(exclude),
             // The file tools name canonical paths.
             root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             store,
@@ -142,7 +155,13 @@ impl Recorder {
                 (Before::Paths(images), m)
             }
             Scope::Project => {
-                let files = snapshot::take(&self.root, &self.store, &mut st.budget, &mut st.cache)?;
+                let files = snapshot::take(
+                    &self.root,
+                    &self.exclude,
+                    &self.store,
+                    &mut st.budget,
+                    &mut st.cache,
+                )?;
                 let tree = match &st.last {
                     Some((last, id)) if *last == files => id.clone(),
                     _ => snapshot::store_tree(&files, &self.store)?,
@@ -194,7 +213,13 @@ impl Recorder {
                 changes_between(before, &after)
             }
             Before::Project(before) => {
-                let after = snapshot::take(&self.root, &self.store, &mut st.budget, &mut st.cache)?;
+                let after = snapshot::take(
+                    &self.root,
+                    &self.exclude,
+                    &self.store,
+                    &mut st.budget,
+                    &mut st.cache,
+                )?;
                 let changes = changes_between(before, &after);
                 // The next call's before is this after: its tree is stored then if it differs.
                 if changes.is_empty()
@@ -259,7 +284,7 @@ mod tests {
         fs::write(root.join("keep"), "k").unwrap();
         fs::write(root.join("gone"), "g").unwrap();
         let store = Store::open(&dir.path().join("cp")).unwrap();
-        let r = Recorder::new(&root, store, &UndoSettings::default());
+        let r = Recorder::new(&root, store, &UndoSettings::default(), &[]);
         r.set_turn(3);
         let (pending, rec) = r.before("c1", &Scope::Project).unwrap();
         assert!(rec.pending && rec.turn == 3);
