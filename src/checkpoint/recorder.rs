@@ -50,6 +50,9 @@ struct State {
     /// The last snapshot and its tree.
     last: Option<(Files, ObjectId)>,
     turn: u32,
+    /// The cap's notice was given.
+    cap_told: bool,
+    cap: u64,
 }
 
 pub struct Recorder {
@@ -101,6 +104,8 @@ impl Recorder {
                 cache: StatCache::default(),
                 last: None,
                 turn: 0,
+                cap_told: false,
+                cap: settings.session_cap,
             }),
         }
     }
@@ -111,6 +116,11 @@ impl Recorder {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// sayso's own directories, left out of snapshots (pass them to `undo_ops::prepare`).
+    pub fn exclude(&self) -> &[PathBuf] {
+        &self.exclude
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -255,6 +265,15 @@ impl Recorder {
         })
     }
 
+    /// The session's cap (bytes), the first time it is found reached; then `None`.
+    pub fn cap_notice(&self) -> Option<u64> {
+        let mut st = self.state();
+        (st.budget.cap_reached && !st.cap_told).then(|| {
+            st.cap_told = true;
+            st.cap
+        })
+    }
+
     /// New bytes this chat added to the store so far.
     pub fn added_bytes(&self) -> u64 {
         self.state().budget.added
@@ -274,6 +293,54 @@ mod tests {
         assert_eq!(relative(root, Path::new("/q/a")), None);
         assert_eq!(relative(root, Path::new("/p/../q")), None);
         assert_eq!(relative(root, Path::new("/p")), None);
+    }
+
+    #[test]
+    fn a_file_tool_s_checkpoint_keeps_the_named_paths_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("p");
+        fs::create_dir(&root).unwrap();
+        fs::write(root.join("a"), "before").unwrap();
+        fs::write(root.join("other"), "x").unwrap();
+        let store = Store::open(&dir.path().join("cp")).unwrap();
+        let r = Recorder::new(&root, store.clone(), &UndoSettings::default(), &[]);
+        let scope = Scope::Paths(vec![
+            root.join("a"),
+            root.join("new"),
+            dir.path().join("outside"),
+        ]);
+        let (pending, rec) = r.before("c1", &scope).unwrap();
+        let m = Manifest::load(&rec.manifest, &store).unwrap();
+        assert_eq!(
+            m.before.keys().collect::<Vec<_>>(),
+            ["a", "new"],
+            "outside is not covered"
+        );
+        fs::write(root.join("a"), "after").unwrap();
+        fs::write(root.join("other"), "changed, but not named").unwrap();
+        let done = r.after(pending).unwrap();
+        assert_eq!(done.paths, vec!["a".to_string()]);
+        let m = Manifest::load(&done.manifest, &store).unwrap();
+        assert_eq!(
+            store.get(m.changes[0].before.hash().unwrap()).unwrap(),
+            b"before"
+        );
+        assert_eq!(
+            store.get(m.changes[0].after.hash().unwrap()).unwrap(),
+            b"after"
+        );
+    }
+
+    #[test]
+    fn sayso_s_own_directories_are_left_out_of_snapshots() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("p");
+        fs::create_dir_all(root.join("data/sayso")).unwrap();
+        let store = Store::open(&root.join("data/sayso/checkpoints")).unwrap();
+        let r = Recorder::new(&root, store, &UndoSettings::default(), &[root.join("data")]);
+        let (pending, _) = r.before("c1", &Scope::Project).unwrap();
+        fs::write(root.join("data/sayso/session.jsonl"), "x").unwrap();
+        assert!(r.after(pending).unwrap().paths.is_empty());
     }
 
     #[test]
