@@ -19,7 +19,13 @@ use super::object::ObjectId;
 #[derive(Debug, Clone)]
 pub struct Store {
     root: PathBuf,
+    /// Objects written and not yet synced (Linux; elsewhere each is synced as written).
+    dirty: std::sync::Arc<std::sync::Mutex<Vec<PathBuf>>>,
 }
+
+/// More dirty objects than this are synced with one `syncfs` instead of one by one.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const SYNC_ONE_BY_ONE: usize = 64;
 
 /// Creates `dir` (and its parents) and makes it `0700`.
 pub(super) fn private_dir(dir: &Path) -> io::Result<()> {
@@ -48,6 +54,7 @@ impl Store {
         }
         Ok(Self {
             root: root.to_path_buf(),
+            dirty: Default::default(),
         })
     }
 
@@ -88,6 +95,9 @@ impl Store {
             tmp.as_file().sync_all()?;
         }
         tmp.persist(&path).map_err(|e| e.error)?;
+        if cfg!(target_os = "linux") {
+            self.dirty().push(path);
+        }
         Ok(true)
     }
 
@@ -103,19 +113,40 @@ impl Store {
         Ok(bytes)
     }
 
-    /// Makes every object written so far durable (before a record names one).
+    fn dirty(&self) -> std::sync::MutexGuard<'_, Vec<PathBuf>> {
+        self.dirty.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Makes every object written so far durable (before a record names one): each new object
+    /// and its directory synced, or, after many, the file system at once (`syncfs`). Nothing
+    /// new: nothing to do.
     pub fn sync(&self) -> io::Result<()> {
-        let dir = File::open(&self.root)?;
+        let dirty = std::mem::take(&mut *self.dirty());
+        if dirty.is_empty() {
+            return Ok(());
+        }
         #[cfg(target_os = "linux")]
-        {
+        if dirty.len() > SYNC_ONE_BY_ONE {
             use std::os::fd::AsRawFd;
+            let dir = File::open(&self.root)?;
             // SAFETY: syncfs on a descriptor we own; it only flushes.
             if unsafe { libc::syncfs(dir.as_raw_fd()) } != 0 {
                 return Err(io::Error::last_os_error());
             }
+            return Ok(());
         }
-        #[cfg(not(target_os = "linux"))]
-        dir.sync_all()?;
+        let mut dirs: Vec<&Path> = Vec::new();
+        for p in &dirty {
+            File::open(p)?.sync_all()?;
+            if let Some(d) = p.parent()
+                && !dirs.contains(&d)
+            {
+                dirs.push(d);
+            }
+        }
+        for d in dirs {
+            File::open(d)?.sync_all()?;
+        }
         Ok(())
     }
 
