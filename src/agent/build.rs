@@ -21,6 +21,18 @@ pub fn chat_sandbox(config: &crate::config::Config, cwd: &std::path::Path) -> Sa
     )
 }
 
+/// sayso's own directories (data, config, state, the window cache): never part of a project
+/// snapshot, even when the project holds them (a chat in `$HOME`).
+pub fn own_dirs(config: &crate::config::Config) -> Vec<std::path::PathBuf> {
+    let mut v = vec![
+        config.dirs.data.clone(),
+        config.dirs.config.clone(),
+        config.dirs.state.clone(),
+    ];
+    v.extend(crate::provider::window::default_cache_dir());
+    v
+}
+
 /// An agent for a new chat, configured from `config`.
 pub fn build(
     config: &crate::config::Config,
@@ -49,7 +61,7 @@ pub fn build(
     if !skills.is_empty() && !config.tools.default_tools_chosen {
         active.insert(crate::tools::builtin::skill::NAME.to_owned());
     }
-    let engine = Engine::new(EngineSetup {
+    let mut engine = Engine::new(EngineSetup {
         registry: Arc::new(setup.registry),
         active,
         allowed: setup.allowed,
@@ -75,6 +87,18 @@ pub fn build(
             files: Default::default(),
         }),
     });
+    // Undo's checkpoints, when chats are saved (the records name them).
+    if config.undo.enabled && config.sessions.save {
+        match crate::checkpoint::Store::in_data_dir(&config.dirs.data) {
+            Ok(store) => engine.set_checkpoints(Arc::new(crate::checkpoint::Recorder::new(
+                &cwd,
+                store,
+                &config.undo,
+                &own_dirs(config),
+            ))),
+            Err(e) => tracing::warn!(%e, "undo is off: the checkpoint store cannot be opened"),
+        }
+    }
     let today = crate::session::live::rfc3339(std::time::SystemTime::now());
     let mut instructions =
         instructions::load(&cwd, &config.dirs.config, today.get(..10).unwrap_or(&today));

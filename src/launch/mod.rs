@@ -7,11 +7,13 @@
 //! - [`local`]: no endpoint configured: the servers found on this machine, suggested or picked.
 //! - [`subcommands`]: `sayso config`, `tools`, `sessions`, `completions`.
 //! - [`acp`]: `sayso acp`: the config and the sessions directory for [`crate::acp::serve`].
+//! - [`sessions_undo`]: `sayso sessions undo|redo|diff ID`: undo from a script.
 
 mod acp;
 mod chat;
 mod local;
 mod prompt;
+mod sessions_undo;
 mod subcommands;
 
 use std::path::PathBuf;

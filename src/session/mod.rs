@@ -11,6 +11,8 @@
 //! - [`choose`]: which session `--resume`/`--continue` mean, and the banner a resumed chat
 //!   opens with.
 //! - [`transcript_md`]: a session as Markdown (`sayso sessions show`).
+//! - [`undo_state`]: a session's undo state from its records, and collecting the checkpoint
+//!   objects no remaining session names.
 pub mod catalog;
 pub mod choose;
 pub mod live;
@@ -18,6 +20,7 @@ pub mod record;
 pub mod resume;
 pub mod store;
 pub mod transcript_md;
+pub mod undo_state;
 pub mod writer;
 
 use std::path::Path;

@@ -69,6 +69,9 @@ async fn allowed_tools_run_and_json_reports_every_step() {
             "tool_use_end",
             "turn_completed",
             "tool_started",
+            // Undo's checkpoints of the command (pending, then complete).
+            "checkpoint",
+            "checkpoint",
             "tool_output",
             "tool_finished",
             "message_delta",
@@ -85,15 +88,15 @@ async fn allowed_tools_run_and_json_reports_every_step() {
         json!({"type": "tool_started", "call_id": "c1", "name": "run_command", "cmd_string": "echo hi", "args": {"cmd": "echo hi", "flag": null}})
     );
     assert_eq!(
-        events[6],
+        events[8],
         json!({"type": "tool_output", "call_id": "c1", "name": "run_command", "content": "`echo hi`\n````\nhi\n````", "display": "hi"})
     );
     assert_eq!(
-        events[7],
+        events[9],
         json!({"type": "tool_finished", "call_id": "c1", "name": "run_command", "status": "success"})
     );
     assert_eq!(
-        events[10],
+        events[12],
         json!({"type": "session_finished", "status": "completed", "text": "Done."})
     );
     assert_eq!(
