@@ -68,3 +68,4 @@ mod trust_rules;
 mod trust_secrets;
 mod tui_e2e;
 mod tui_footprint;
+mod undo_tui;
