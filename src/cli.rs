@@ -205,6 +205,38 @@ pub enum SessionsAction {
         #[arg(long, conflicts_with = "id")]
         gone: bool,
     },
+    /// Take back the file changes of a session's last turn (or of every turn from --turn N on):
+    /// prints the diff and what it would do; --yes applies it
+    Undo {
+        /// The session id (or its start)
+        id: String,
+        /// Undo every turn from this one on (the user message's number, 1 for the first)
+        #[arg(long, value_name = "N")]
+        turn: Option<u32>,
+        /// Apply it (without it nothing is written)
+        #[arg(long)]
+        yes: bool,
+        /// With conflicts (files changed since sayso's change), apply the other files
+        /// instead of nothing; the conflicts are left as they are
+        #[arg(long)]
+        apply_rest: bool,
+    },
+    /// Re-apply what the session's last undo took back (same options as undo)
+    Redo {
+        /// The session id (or its start)
+        id: String,
+        #[arg(long)]
+        yes: bool,
+        #[arg(long)]
+        apply_rest: bool,
+    },
+    /// The file changes a session made (of one turn with --turn N), as a unified diff
+    Diff {
+        /// The session id (or its start)
+        id: String,
+        #[arg(long, value_name = "N")]
+        turn: Option<u32>,
+    },
 }
 
 impl Cli {

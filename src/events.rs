@@ -18,6 +18,7 @@ use crate::exit;
 use crate::provider::{AssistantMessage, ProviderError, Retry, StreamDelta};
 
 pub mod answer;
+pub mod checkpoint;
 pub mod file_change;
 pub mod notice;
 pub mod notice_words;
@@ -27,6 +28,7 @@ pub mod todo;
 
 pub use crate::config::mode::Mode;
 pub use answer::{Answer, ContextReport, Counted, ModelRow};
+pub use checkpoint::{Checkpoint, Undo, UndoAction};
 pub use file_change::{ChangeKind, FileChange, MAX_DIFF_BYTES};
 pub use notice::Notice;
 pub use sandbox_report::SandboxReport;
@@ -246,6 +248,13 @@ pub enum Event {
         name: String,
         change: FileChange,
     },
+    /// A call's checkpoint for undo: pending before it runs (after its `ToolStarted`), complete
+    /// after (before its `ToolFinished`).
+    #[serde(rename = "checkpoint")]
+    Checkpoint(Checkpoint),
+    /// An undo or redo was applied.
+    #[serde(rename = "undo")]
+    Undo(Undo),
     #[serde(rename = "tool_end")]
     ToolFinished {
         call_id: String,

@@ -20,6 +20,8 @@
 //!   own, and whether it reaches the network.
 //! - [`config`]: layered TOML configuration (defaults → user → project → env → CLI), with
 //!   file:line errors and the project-file limits; tool opts are plain data here.
+//! - [`checkpoint`]: checkpoints for undo — the content-addressed store in sayso's data
+//!   directory, project snapshots without git, the pure undo planner, and applying it.
 //! - [`commands`] and [`skills`]: prompt files the user and the project keep (`/NAME` commands,
 //!   `SKILL.md` folders), read through the `secrets` file check; text only, never settings.
 //! - [`events`]: what leaves the agent: one typed event stream and its sink, how a call and a
@@ -46,6 +48,7 @@
 
 pub mod agent;
 pub mod attach;
+pub mod checkpoint;
 pub mod cli;
 pub mod commands;
 pub mod config;

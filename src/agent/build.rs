@@ -49,7 +49,7 @@ pub fn build(
     if !skills.is_empty() && !config.tools.default_tools_chosen {
         active.insert(crate::tools::builtin::skill::NAME.to_owned());
     }
-    let engine = Engine::new(EngineSetup {
+    let mut engine = Engine::new(EngineSetup {
         registry: Arc::new(setup.registry),
         active,
         allowed: setup.allowed,
@@ -74,6 +74,17 @@ pub fn build(
             plan: Default::default(),
         }),
     });
+    // Undo's checkpoints, when chats are saved (the records name them).
+    if config.undo.enabled && config.sessions.save {
+        match crate::checkpoint::Store::in_data_dir(&config.dirs.data) {
+            Ok(store) => engine.set_checkpoints(Arc::new(crate::checkpoint::Recorder::new(
+                &cwd,
+                store,
+                &config.undo,
+            ))),
+            Err(e) => tracing::warn!(%e, "undo is off: the checkpoint store cannot be opened"),
+        }
+    }
     let today = crate::session::live::rfc3339(std::time::SystemTime::now());
     let mut instructions =
         instructions::load(&cwd, &config.dirs.config, today.get(..10).unwrap_or(&today));

@@ -273,6 +273,13 @@ impl Agent {
             }
         }
         self.engine.restore_approvals(saved.remembered.clone());
+        if let Some(r) = self.engine.checkpoints() {
+            let sent = saved.events.iter();
+            r.set_turn(
+                sent.filter(|e| matches!(e, Event::UserMessage { .. }))
+                    .count() as u32,
+            );
+        }
         if let Some(ratio) = saved.ratio.filter(|r| r.is_finite()) {
             self.window.ratio =
                 ratio.clamp(context::MIN_CHARS_PER_TOKEN, context::MAX_CHARS_PER_TOKEN);

@@ -26,6 +26,8 @@ pub struct FileConfig {
     pub groups: BTreeMap<String, GroupFile>,
     pub ui: Option<UiFile>,
     pub sessions: Option<super::sessions::SessionsFile>,
+    /// `[undo]` (`super::undo`); not settable by a project file.
+    pub undo: Option<super::undo::UndoFile>,
     /// `[[approvals.rules]]`; read layer by layer (see `approvals::rules`).
     pub approvals: Option<super::approvals::ApprovalsFile>,
     /// `[mcp_servers.NAME]`.
@@ -234,6 +236,10 @@ impl FileConfig {
                 groups
             },
             sessions: match (self.sessions, high.sessions) {
+                (Some(a), Some(b)) => Some(a.merge(b)),
+                (a, b) => b.or(a),
+            },
+            undo: match (self.undo, high.undo) {
                 (Some(a), Some(b)) => Some(a.merge(b)),
                 (a, b) => b.or(a),
             },

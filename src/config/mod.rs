@@ -34,6 +34,7 @@ mod resolve;
 pub mod sandbox;
 mod secret_values;
 pub mod sessions;
+pub mod undo;
 mod validate;
 mod windows;
 
@@ -180,6 +181,8 @@ pub struct Config {
     pub judge: JudgeSettings,
     pub ui: UiSettings,
     pub sessions: sessions::SessionSettings,
+    /// `[undo]`: checkpoints for undo (`crate::checkpoint`).
+    pub undo: undo::UndoSettings,
     /// `[provider] text_tool_calls`: read tool calls written in a reply's text (`auto`, the
     /// default), or never (`off`).
     pub text_tool_calls: bool,
@@ -287,6 +290,7 @@ impl Config {
         let ui = validate::ui(&merged, origins)?;
         let judge = validate::judge(&merged, origins)?;
         let sessions = sessions::settings(&merged, origins)?;
+        let undo = undo::settings(&merged, origins)?;
         let project_layer = layers.iter().find(|l| l.project);
         let (sandbox, sandbox_warnings) = sandbox::settings(
             o,
@@ -321,6 +325,7 @@ impl Config {
             judge,
             ui,
             sessions,
+            undo,
             text_tool_calls,
             sandbox,
             sources: layers.into_iter().map(|l| (l.path, l.source)).collect(),

@@ -150,6 +150,9 @@ fn drop_widening_keys(layer: &mut Layer) -> Vec<String> {
     if file.sessions.take().is_some() {
         dropped.push((String::new(), "sessions".into()));
     }
+    if file.undo.take().is_some() {
+        dropped.push((String::new(), "undo".into()));
+    }
     if file.use_provider.take().is_some() {
         dropped.push((String::new(), "use_provider".into()));
     }

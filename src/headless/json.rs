@@ -197,6 +197,11 @@ impl<O: Write> JsonPrinter<O> {
                 "kind": change.kind.as_str(), "diff": change.diff, "added": change.added,
                 "removed": change.removed, "truncated": change.truncated,
             }),
+            Event::Checkpoint(c) => json!({
+                "type": "checkpoint", "call_id": c.call_id, "turn": c.turn,
+                "checkpoint": c.manifest.as_str(), "paths": c.paths, "pending": c.pending,
+                "unrecoverable": c.unrecoverable, "cap_reached": c.cap_reached,
+            }),
             Event::Todo { call_id, items } => json!({
                 "type": "todo", "call_id": call_id, "items": items,
             }),

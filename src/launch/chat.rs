@@ -104,11 +104,13 @@ pub async fn run(cli: &Cli, mut overrides: Overrides) -> u8 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let (config, local) =
+    let (mut config, local) =
         match endpoint(cli, config, &mut overrides, server.is_some(), terminal).await {
             Ok(loaded) => loaded,
             Err(code) => return code,
         };
+    // Undo's checkpoints are named by the session's records: none without a session.
+    config.undo.enabled &= sessions.is_some();
     let _log_guard = crate::logging::init(&config.dirs.log_file(), &config.log_level);
     tracing::info!(provider = ?config.provider, model = %config.model, "starting");
     if sessions.is_some() {
@@ -210,6 +212,8 @@ fn prune_sessions(cli: &Cli, config: &Config) {
         let n = catalog::prune(&dir, keep, None, SystemTime::now());
         if n > 0 {
             tracing::info!(removed = n, "pruned old sessions (sessions.keep)");
+            // Their checkpoint data goes with them (what another session names stays).
+            super::subcommands::collect_checkpoints(&config.dirs.data);
         }
     }
 }

@@ -10,6 +10,7 @@
 mod chat;
 mod local;
 mod prompt;
+mod sessions_undo;
 mod subcommands;
 
 use std::path::PathBuf;

@@ -250,8 +250,12 @@ pub fn approvals(o: &Overrides) -> u8 {
 
 /// `sayso sessions [list|show ID|rm ID|rm --older-than AGE]`.
 pub fn sessions(action: Option<&SessionsAction>, _o: &Overrides) -> u8 {
-    let dir = Dirs::from_env(&ProcessEnv).data.join("sessions");
-    match action {
+    use crate::checkpoint::UndoAction;
+    let data_dir = Dirs::from_env(&ProcessEnv).data;
+    let data = || data_dir.as_path();
+    let dir = data_dir.join("sessions");
+    let removes = matches!(action, Some(SessionsAction::Rm { .. }));
+    let code = match action {
         None | Some(SessionsAction::List) => list_sessions(&dir),
         Some(SessionsAction::Show { id, json }) => show_session(&dir, id, *json),
         Some(SessionsAction::Rm {
@@ -289,6 +293,37 @@ pub fn sessions(action: Option<&SessionsAction>, _o: &Overrides) -> u8 {
         Some(SessionsAction::Rm { .. }) => {
             fail(exit::USAGE, "give a session id or --older-than AGE")
         }
+        Some(SessionsAction::Undo {
+            id,
+            turn,
+            yes,
+            apply_rest,
+        }) => super::sessions_undo::undo(data(), id, UndoAction::Undo, *turn, *yes, *apply_rest),
+        Some(SessionsAction::Redo {
+            id,
+            yes,
+            apply_rest,
+        }) => super::sessions_undo::undo(data(), id, UndoAction::Redo, None, *yes, *apply_rest),
+        Some(SessionsAction::Diff { id, turn }) => super::sessions_undo::diff(data(), id, *turn),
+    };
+    if removes {
+        collect_checkpoints(data());
+    }
+    code
+}
+
+/// Deletes the checkpoint data no remaining session names (after a removal or pruning).
+pub fn collect_checkpoints(data_dir: &std::path::Path) {
+    match crate::session::undo_state::collect_garbage(data_dir) {
+        Ok(c) if c.objects > 0 => {
+            tracing::info!(
+                objects = c.objects,
+                bytes = c.bytes,
+                "removed unreferenced checkpoint data"
+            )
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!(%e, "cannot collect the checkpoint data"),
     }
 }
 

@@ -12,6 +12,8 @@
 //!   opens with.
 //! - [`fork`]: a session forked by `/rewind` (a new file up to a cut; the parent kept).
 //! - [`transcript_md`]: a session as Markdown (`sayso sessions show`).
+//! - [`undo_state`]: a session's undo state from its records, and collecting the checkpoint
+//!   objects no remaining session names.
 pub mod catalog;
 pub mod choose;
 pub mod fork;
@@ -20,6 +22,7 @@ pub mod record;
 pub mod resume;
 pub mod store;
 pub mod transcript_md;
+pub mod undo_state;
 pub mod writer;
 
 use std::path::Path;

@@ -75,6 +75,8 @@ pub const KINDS: &[&str] = &[
     "tool_output",
     "tool_end",
     "file_change",
+    "checkpoint",
+    "undo",
     "remembered",
     "mode",
     "model",
@@ -151,6 +153,8 @@ impl Record {
             | Event::ToolStarted { .. }
             | Event::ToolOutput { .. }
             | Event::FileChanged { .. }
+            | Event::Checkpoint(_)
+            | Event::Undo(_)
             | Event::Todo { .. }
             | Event::ToolFinished { .. }
             | Event::Remembered { .. }

@@ -179,6 +179,14 @@ pub trait Tool: Send + Sync {
         Policy::default()
     }
 
+    /// The paths this call can change, for undo's checkpoints (`crate::checkpoint`): before it
+    /// runs their images are kept, after it what differs. `None`: the tool cannot say (a
+    /// command), so the project is snapshotted before and after — unless its kind is
+    /// read-only. `Some(vec![])`: it changes nothing in the project.
+    fn touches(&self, _inv: &Invocation) -> Option<Vec<PathBuf>> {
+        None
+    }
+
     /// The tool is itself a question to the user (`ask_questions`): it never needs approval.
     fn is_question(&self) -> bool {
         false
@@ -223,6 +231,18 @@ pub trait Tool: Send + Sync {
             format!("The user cancelled the execution of the {} tool", inv.name),
             Some(format!("Cancelled `{}`", inv.name)),
         );
+    }
+}
+
+/// What undo's capture takes around a call of `tool` (`Tool::touches`, else the project
+/// unless the tool is read-only); `None`: nothing.
+pub fn checkpoint_scope(tool: &dyn Tool, inv: &Invocation) -> Option<crate::checkpoint::Scope> {
+    use crate::checkpoint::Scope;
+    match tool.touches(inv) {
+        Some(paths) if paths.is_empty() => None,
+        Some(paths) => Some(Scope::Paths(paths)),
+        None if tool.kind() == Kind::ReadOnly => None,
+        None => Some(Scope::Project),
     }
 }
 

@@ -204,6 +204,9 @@ impl Transcript {
             | Event::Remembered { .. }
             // The tool's block shows the list; the pinned list is the app's (`tui::todo_view`).
             | Event::Todo { .. }
+            // Undo's records (`crate::checkpoint`): the undo commands read them.
+            | Event::Checkpoint(_)
+            | Event::Undo(_)
             | Event::PlanMode { .. }
             | Event::Sessions(_)
             // Worded by the front-end that asked (`tui::answers`).

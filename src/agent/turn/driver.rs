@@ -167,7 +167,15 @@ impl Agent {
             }
             for effect in effects {
                 match effect {
-                    Effect::Emit(e) => sink.emit(e),
+                    Effect::Emit(e) => {
+                        // Undo's turns are the chat's user messages, counted as they are sent.
+                        if let (Event::UserMessage { .. }, Some(r)) =
+                            (&e, self.engine.checkpoints())
+                        {
+                            r.next_turn();
+                        }
+                        sink.emit(e)
+                    }
                     Effect::WindowLearned => self.window_learned(),
                     Effect::ToolsDropped(names) => self.tools_dropped(&names),
                     Effect::Request(mut request) => {

@@ -86,6 +86,11 @@ impl Tool for AskQuestions {
         }
     }
 
+    /// Nothing in the project changes (undo's checkpoints skip it).
+    fn touches(&self, _inv: &Invocation) -> Option<Vec<std::path::PathBuf>> {
+        Some(Vec::new())
+    }
+
     fn kind(&self) -> Kind {
         Kind::Other
     }

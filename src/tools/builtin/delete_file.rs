@@ -247,6 +247,10 @@ impl Tool for DeleteFile {
         }
     }
 
+    fn touches(&self, inv: &Invocation) -> Option<Vec<std::path::PathBuf>> {
+        Some(vec![target(&inv.cwd, inv.arg_str("filepath")).path])
+    }
+
     fn cmd_string(&self, inv: &Invocation) -> String {
         format!("delete_file {}", inv.arg_str("filepath"))
     }

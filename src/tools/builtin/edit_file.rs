@@ -437,6 +437,10 @@ impl Tool for EditFile {
         file_write::policy(inv, &r.path, r.inside)
     }
 
+    fn touches(&self, inv: &Invocation) -> Option<Vec<std::path::PathBuf>> {
+        Some(vec![resolve(&inv.cwd, inv.arg_str("filepath")).path])
+    }
+
     fn cmd_string(&self, inv: &Invocation) -> String {
         format!("edit_file {}", inv.arg_str("filepath"))
     }

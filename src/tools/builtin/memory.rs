@@ -310,6 +310,11 @@ impl Tool for Memory {
         }
     }
 
+    /// Nothing in the project changes (undo's checkpoints skip it).
+    fn touches(&self, _inv: &Invocation) -> Option<Vec<std::path::PathBuf>> {
+        Some(Vec::new())
+    }
+
     fn kind(&self) -> Kind {
         Kind::Other
     }

@@ -15,7 +15,8 @@ use std::sync::Arc;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::events::EventSink;
+use crate::checkpoint::{Pending, Recorder};
+use crate::events::{Event, EventSink};
 use crate::provider::ToolCall;
 use crate::tools::context::ToolContext;
 use crate::tools::exec::runner::{Ran, run_command};
@@ -63,6 +64,8 @@ pub struct Engine {
     approver: Option<ApprovalSender>,
     ctx: Arc<ToolContext>,
     rules: SharedRules,
+    /// Undo's capture around each call that can change files (`None`: undo is off).
+    checkpoints: Option<Arc<Recorder>>,
 }
 
 /// What the machine is told of a command that ran: a failure the sandbox caused is
@@ -96,7 +99,18 @@ impl Engine {
                 ..(*s.ctx).clone()
             }),
             rules: s.rules,
+            checkpoints: None,
         }
+    }
+
+    /// Records checkpoints for undo from now on (`crate::checkpoint`).
+    pub fn set_checkpoints(&mut self, recorder: Arc<Recorder>) {
+        self.checkpoints = Some(recorder);
+    }
+
+    /// The chat's checkpoint recorder, when undo is on.
+    pub fn checkpoints(&self) -> Option<&Arc<Recorder>> {
+        self.checkpoints.as_ref()
     }
 
     /// Where approval requests go from now on (the TUI's modal, a test's script).
@@ -232,6 +246,9 @@ impl Engine {
     pub fn reset(&mut self) {
         self.active = self.defaults.clone();
         self.approvals.clear();
+        if let Some(r) = &self.checkpoints {
+            r.set_turn(0);
+        }
     }
 
     /// Runs one reply's tool calls. Every call gets exactly one result.
@@ -283,9 +300,11 @@ impl Engine {
                         timeout,
                         confine,
                     } => {
+                        let pending = self.checkpoint_before(&inv, sink).await;
                         let ran =
                             run_command(&command, &inv, input, timeout, confine, cancel, &jobs)
                                 .await;
+                        self.checkpoint_after(pending, sink).await;
                         next = Some(ran.map_or(Input::Stop, ran_input));
                     }
                     Effect::Finish(result) => {
@@ -297,6 +316,43 @@ impl Engine {
             // Every step that does not finish asks for something; if one did not, stopping is
             // the safe way out (nothing more runs, every call still gets its result).
             input = next.unwrap_or(Input::Stop);
+        }
+    }
+
+    /// Undo's before-state of a call about to run, its pending record saved first; `None` when
+    /// undo is off, the call changes nothing in the project, or the capture failed (logged:
+    /// the call runs anyway, without a checkpoint).
+    async fn checkpoint_before(&self, inv: &Arc<Invocation>, sink: &EventSink) -> Option<Pending> {
+        let recorder = self.checkpoints.clone()?;
+        let tool = self.registry.get(&inv.name)?.tool.clone();
+        let scope = crate::tools::tool::checkpoint_scope(tool.as_ref(), inv)?;
+        let call_id = inv.function_call.id.clone();
+        let taken = tokio::task::spawn_blocking(move || recorder.before(&call_id, &scope)).await;
+        match taken {
+            Ok(Ok((pending, record))) => {
+                sink.emit(Event::Checkpoint(record));
+                Some(pending)
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(%e, call = %inv.function_call.id, "no checkpoint for the call");
+                None
+            }
+            Err(e) => {
+                tracing::warn!(%e, "the checkpoint task failed");
+                None
+            }
+        }
+    }
+
+    /// The after-state of a call that ran: its complete checkpoint record.
+    async fn checkpoint_after(&self, pending: Option<Pending>, sink: &EventSink) {
+        let (Some(pending), Some(recorder)) = (pending, self.checkpoints.clone()) else {
+            return;
+        };
+        match tokio::task::spawn_blocking(move || recorder.after(pending)).await {
+            Ok(Ok(record)) => sink.emit(Event::Checkpoint(record)),
+            Ok(Err(e)) => tracing::warn!(%e, "the checkpoint after a call failed"),
+            Err(e) => tracing::warn!(%e, "the checkpoint task failed"),
         }
     }
 
