@@ -110,6 +110,20 @@ impl Saving {
         Ok(saved)
     }
 
+    /// The session's id and file, with everything sent to its writer on disk (the writer is
+    /// closed; the file is reopened with the next event); `None` when the chat has no file.
+    pub async fn flushed(&mut self) -> Option<(String, PathBuf)> {
+        let live = self.live.take()?;
+        if !live.is_saved() {
+            self.live = Some(live);
+            return None;
+        }
+        let (id, path) = (live.id().to_owned(), live.path());
+        live.close().await;
+        self.live = Some(LiveSession::resumed(&self.data_dir, &id));
+        Some((id, path))
+    }
+
     /// Forks the chat at its `index`-th user message (from 0, which must read `text`) for
     /// `/rewind`: a new session holding what came before that message (`session::fork`; the
     /// cut is [`super::rewind::cut`]), taken up as [`Saving::resume`] takes one up (the
@@ -122,23 +136,14 @@ impl Saving {
         text: &str,
         front: &EventSink,
     ) -> Result<Forked, String> {
-        let live = match self.live.take() {
-            None => {
-                return Err(
-                    "sessions are off (--no-session): there is no saved conversation to rewind"
-                        .into(),
-                );
-            }
-            Some(l) if !l.is_saved() => {
-                self.live = Some(l);
-                return Err("there is no saved conversation to rewind yet".into());
-            }
-            Some(l) => l,
+        if self.live.is_none() {
+            return Err(
+                "sessions are off (--no-session): there is no saved conversation to rewind".into(),
+            );
+        }
+        let Some((parent, path)) = self.flushed().await else {
+            return Err("there is no saved conversation to rewind yet".into());
         };
-        let (parent, path) = (live.id().to_owned(), live.path());
-        // The writer's last records reach the file before it is read.
-        live.close().await;
-        self.live = Some(LiveSession::resumed(&self.data_dir, &parent));
         let id = fork_file(&self.data_dir, &path, index, text)?;
         self.resume(agent, Some(&id), front).await?;
         Ok(Forked { id, parent })

@@ -239,7 +239,9 @@ pub async fn run(
                 let sink = saving.sink_between_turns(&front, &agent);
                 agent.compact_now(focus.as_deref(), &sink, &cancel).await;
             }
-            Command::Undo { redo } => super::undoing::undo(&mut agent, &mut saving, redo, &front),
+            Command::Undo { redo } => {
+                super::undoing::undo(&mut agent, &mut saving, redo, &front).await
+            }
             Command::Rewind(to) => {
                 super::undoing::rewind(&mut agent, &mut saving, to, &front).await
             }

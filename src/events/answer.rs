@@ -137,6 +137,8 @@ pub struct UndoDone {
     /// Left alone: something else changed them.
     pub conflicts: Vec<String>,
     pub unrecoverable: Vec<String>,
+    /// Could not be written, with why.
+    pub failed: Vec<(String, String)>,
 }
 
 /// One model of `/models`.

@@ -84,6 +84,9 @@ pub fn done(d: &UndoDone) -> String {
             d.conflicts.join(", ")
         ));
     }
+    for (path, why) in &d.failed {
+        lines.push(format!("could not write {path}: {why}"));
+    }
     if !d.unrecoverable.is_empty() {
         lines.push(format!(
             "cannot be restored (kept by hash only, or gone from the store): {}",
