@@ -45,7 +45,7 @@ async fn fork(
     let (mode, model) = (agent.mode().get(), agent.model());
     match saving.fork(agent, to.index, &to.text, front).await {
         Ok(forked) => {
-            let sink = saving.sink_between_turns(front, agent);
+            let sink = saving.sink(front, agent);
             if agent.mode().get() != mode {
                 agent.mode().set(mode);
                 sink.emit(Event::ModeChanged { mode });
@@ -244,8 +244,10 @@ pub(super) async fn apply(
         Ok(a) => a,
         Err(e) => return front.emit(Event::Answer(failed(format!("the undo task failed: {e}")))),
     };
-    let sink = saving.sink_between_turns(front, agent);
-    sink.emit(Event::Undo(undo_ops::record(&plan, &applied)));
+    // The sink goes at once: it holds the writer open, and a fork closes the writer.
+    saving
+        .sink(front, agent)
+        .emit(Event::Undo(undo_ops::record(&plan, &applied)));
     let done = UndoDone {
         redo: shown.redo,
         turns: plan.turns.clone(),

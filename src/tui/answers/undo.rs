@@ -17,7 +17,7 @@ pub(super) fn text(a: &Answer) -> Option<Result<String, String>> {
         Answer::NothingToUndo { redo: true } => Err(
             "nothing to redo: no undo to re-apply (new changes after an undo end its redo)".into(),
         ),
-        Answer::Undone(d) => Ok(done(d)),
+        Answer::Undone(d) => Ok(done_in(d, true)),
         Answer::UndoFailed { error } => Err(error.clone()),
         Answer::Rewound {
             index,
@@ -32,7 +32,7 @@ pub(super) fn text(a: &Answer) -> Option<Result<String, String>> {
             );
             if let Some(d) = code {
                 out.push('\n');
-                out.push_str(&done(d));
+                out.push_str(&done_in(d, false));
             }
             Ok(out)
         }
@@ -59,12 +59,14 @@ fn preview(p: &UndoPreview) -> String {
     )
 }
 
-/// What an applied undo or redo did.
-pub fn done(d: &UndoDone) -> String {
-    let (verb, again) = if d.redo {
-        ("re-applied", "/undo takes them back again")
-    } else {
-        ("undid", "/redo re-applies them")
+/// What an applied undo or redo did; `again`: say how to go back on it (not after a rewind:
+/// the forked chat has no undo to redo).
+fn done_in(d: &UndoDone, again: bool) -> String {
+    let verb = if d.redo { "re-applied" } else { "undid" };
+    let again = match (again, d.redo) {
+        (false, _) => String::new(),
+        (true, true) => " (/undo takes them back again)".to_owned(),
+        (true, false) => " (/redo re-applies them)".to_owned(),
     };
     let mut lines = vec![if d.restored.is_empty() {
         format!(
@@ -73,7 +75,7 @@ pub fn done(d: &UndoDone) -> String {
         )
     } else {
         format!(
-            "{verb} the file changes of {}: {} ({again})",
+            "{verb} the file changes of {}: {}{again}",
             turns(&d.turns),
             d.restored.join(", ")
         )
