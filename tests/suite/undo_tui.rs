@@ -215,7 +215,11 @@ async fn undo_view(tui: &Tui, command: &str) -> String {
     tui.type_text(command);
     tui.wait_for(command).await;
     tui.keys(&["Enter"]);
-    let screen = tui.wait_for(" — ").await;
+    let screen = tui
+        .wait_until("the undo view", |s| {
+            s.contains(" Undo — ") || s.contains(" Redo — ")
+        })
+        .await;
     // The view reads first (as the approval modal does), then a key answers it.
     tokio::time::sleep(crate::support::tui::MODAL_READ).await;
     screen
@@ -517,7 +521,7 @@ async fn after_kill_9_mid_turn_the_resumed_chat_undoes_what_the_command_did() {
     fx.push(calls(&[(
         "r1",
         "run_command",
-        serde_json::json!({"cmd": "sed -i s/kept/changed/ f.txt && printf 'mid%s\\n' run && sleep 5", "flag": null}),
+        serde_json::json!({"cmd": "sed -i s/kept/changed/ f.txt && sleep 8", "flag": null}),
     )]));
     fx.push(judge_says_safe());
     let tui = Tui::start(&fx.base_url(), &["--auto"]);
@@ -525,8 +529,17 @@ async fn after_kill_9_mid_turn_the_resumed_chat_undoes_what_the_command_did() {
     let work = tui.work();
     std::fs::write(work.join("f.txt"), "kept\n").unwrap();
     tui.send("change it slowly").await;
-    // The command is running (its first output is on screen) when sayso is killed.
-    tui.wait_for("midrun").await;
+    // The command has changed the file and sleeps when sayso is killed.
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(work.join("f.txt")).unwrap() != "changed\n" {
+        assert!(
+            start.elapsed() < crate::support::tui::WAIT,
+            "{}",
+            tui.screen()
+        );
+        tokio::time::sleep(crate::support::tui::POLL).await;
+    }
+    assert!(!tui.screen().contains("· done"), "{}", tui.screen());
     assert_eq!(
         std::fs::read_to_string(work.join("f.txt")).unwrap(),
         "changed\n"
