@@ -210,7 +210,8 @@ mod tests {
         let apply = Some(Confirm::Apply { rest: false });
         let rest = Some(Confirm::Apply { rest: true });
         let cancel = Some(Confirm::Cancel);
-        let rows: Vec<(&[&str], &[&str], KeyCode, Option<Confirm>)> = vec![
+        type Row<'a> = (&'a [&'a str], &'a [&'a str], KeyCode, Option<Confirm>);
+        let rows: Vec<Row> = vec![
             (&["a.txt"], &[], Char('y'), apply),
             (&["a.txt"], &[], Enter, apply),
             (&["a.txt"], &[], Char('n'), cancel),

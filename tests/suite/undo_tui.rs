@@ -226,7 +226,10 @@ async fn undo_view(tui: &Tui, command: &str) -> String {
 }
 
 /// Each file's bytes and permission bits (`None`: missing).
-fn image(dir: &Path, names: &[&str]) -> Vec<(String, Option<(Vec<u8>, u32)>)> {
+/// A file's bytes and permission bits; `None`: missing.
+type Image = Option<(Vec<u8>, u32)>;
+
+fn image(dir: &Path, names: &[&str]) -> Vec<(String, Image)> {
     use std::os::unix::fs::PermissionsExt;
     names
         .iter()
