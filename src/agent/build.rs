@@ -21,6 +21,18 @@ pub fn chat_sandbox(config: &crate::config::Config, cwd: &std::path::Path) -> Sa
     )
 }
 
+/// sayso's own directories (data, config, state, the window cache): never part of a project
+/// snapshot, even when the project holds them (a chat in `$HOME`).
+pub fn own_dirs(config: &crate::config::Config) -> Vec<std::path::PathBuf> {
+    let mut v = vec![
+        config.dirs.data.clone(),
+        config.dirs.config.clone(),
+        config.dirs.state.clone(),
+    ];
+    v.extend(crate::provider::window::default_cache_dir());
+    v
+}
+
 /// An agent for a new chat, configured from `config`.
 pub fn build(
     config: &crate::config::Config,
@@ -81,6 +93,7 @@ pub fn build(
                 &cwd,
                 store,
                 &config.undo,
+                &own_dirs(config),
             ))),
             Err(e) => tracing::warn!(%e, "undo is off: the checkpoint store cannot be opened"),
         }

@@ -155,6 +155,105 @@ pub fn apply(plan: &UndoPlan, choice: ConflictChoice, root: &Path, store: &Store
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
+    #[test]
+    fn a_restore_replaces_a_link_at_the_path_and_never_writes_through_it() {
+        use crate::checkpoint::plan::Restore;
+        use crate::checkpoint::record::UndoAction;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("p");
+        fs::create_dir(&root).unwrap();
+        let outside = dir.path().join("outside.txt");
+        fs::write(&outside, "outside\n").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("f")).unwrap();
+        let store = Store::open(&dir.path().join("cp")).unwrap();
+        let (hash, _) = store.put(b"restored\n").unwrap();
+        let current = capture(&root.join("f"), &store, &mut Budget::new(0, 0)).unwrap();
+        let target = Image::File {
+            hash,
+            mode: 0o600,
+            len: 9,
+            hash_only: false,
+        };
+        let plan = UndoPlan {
+            action: UndoAction::Undo,
+            turns: vec![1],
+            restores: vec![Restore {
+                path: "f".into(),
+                current,
+                target,
+            }],
+            conflicts: vec![],
+            unrecoverable: vec![],
+        };
+        let done = apply(&plan, ConflictChoice::Stop, &root, &store);
+        assert_eq!(done.restored, vec!["f".to_string()], "{done:?}");
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "outside\n");
+        assert!(
+            !fs::symlink_metadata(root.join("f"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(root.join("f")).unwrap(), "restored\n");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            fs::metadata(root.join("f")).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        // Through a linked directory: refused.
+        std::os::unix::fs::symlink(dir.path(), root.join("d")).unwrap();
+        let via = UndoPlan {
+            restores: vec![Restore {
+                path: "d/outside.txt".into(),
+                current: Image::Missing,
+                target: plan.restores[0].target.clone(),
+            }],
+            ..plan
+        };
+        let done = apply(&via, ConflictChoice::ApplyRest, &root, &store);
+        assert!(
+            done.restored.is_empty() && done.failed.len() == 1,
+            "{done:?}"
+        );
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "outside\n");
+    }
+
+    #[test]
+    fn a_plan_with_conflicts_writes_nothing_when_told_to_stop() {
+        use crate::checkpoint::plan::{Conflict, Restore};
+        use crate::checkpoint::record::UndoAction;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("p");
+        fs::create_dir(&root).unwrap();
+        let store = Store::open(&dir.path().join("cp")).unwrap();
+        fs::write(root.join("a"), "a").unwrap();
+        let plan = UndoPlan {
+            action: UndoAction::Undo,
+            turns: vec![1],
+            restores: vec![Restore {
+                path: "a".into(),
+                current: capture(&root.join("a"), &store, &mut Budget::new(0, 0)).unwrap(),
+                target: Image::Missing,
+            }],
+            conflicts: vec![Conflict {
+                path: "b".into(),
+                expected: Image::Missing,
+                current: Image::Other,
+                target: Image::Missing,
+            }],
+            unrecoverable: vec![],
+        };
+        let stopped = apply(&plan, ConflictChoice::Stop, &root, &store);
+        assert!(stopped.restored.is_empty() && root.join("a").exists());
+        assert_eq!(stopped.conflicts, vec!["b".to_string()]);
+        // Changed between the plan and the write: a conflict now, left alone.
+        fs::write(root.join("a"), "changed").unwrap();
+        let rest = apply(&plan, ConflictChoice::ApplyRest, &root, &store);
+        assert!(rest.restored.is_empty() && root.join("a").exists());
+        assert_eq!(rest.conflicts, vec!["b".to_string(), "a".to_string()]);
+    }
+
     #[test]
     fn confined_refuses_escapes_and_links_on_the_way() {
         let dir = tempfile::tempdir().unwrap();

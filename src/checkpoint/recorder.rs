@@ -50,10 +50,15 @@ struct State {
     /// The last snapshot and its tree.
     last: Option<(Files, ObjectId)>,
     turn: u32,
+    /// The cap's notice was given.
+    cap_told: bool,
+    cap: u64,
 }
 
 pub struct Recorder {
     root: PathBuf,
+    /// sayso's own directories (never snapshotted, even inside the project).
+    exclude: Vec<PathBuf>,
     store: Store,
     state: Mutex<State>,
 }
@@ -77,9 +82,20 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
+/// Each path canonical where it exists (the walker's paths are under the canonical root).
+pub fn canonical_all(paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+        .collect()
+}
+
 impl Recorder {
-    pub fn new(root: &Path, store: Store, settings: &UndoSettings) -> Self {
+    /// A recorder for the project at `root`; `exclude`: sayso's own directories (its data,
+    /// config and state), left out of snapshots.
+    pub fn new(root: &Path, store: Store, settings: &UndoSettings, exclude: &[PathBuf]) -> Self {
         Self {
+            exclude: canonical_all(exclude),
             // The file tools name canonical paths.
             root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             store,
@@ -88,6 +104,8 @@ impl Recorder {
                 cache: StatCache::default(),
                 last: None,
                 turn: 0,
+                cap_told: false,
+                cap: settings.session_cap,
             }),
         }
     }
@@ -98,6 +116,11 @@ impl Recorder {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// sayso's own directories, left out of snapshots (pass them to `undo_ops::prepare`).
+    pub fn exclude(&self) -> &[PathBuf] {
+        &self.exclude
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -142,7 +165,13 @@ impl Recorder {
                 (Before::Paths(images), m)
             }
             Scope::Project => {
-                let files = snapshot::take(&self.root, &self.store, &mut st.budget, &mut st.cache)?;
+                let files = snapshot::take(
+                    &self.root,
+                    &self.exclude,
+                    &self.store,
+                    &mut st.budget,
+                    &mut st.cache,
+                )?;
                 let tree = match &st.last {
                     Some((last, id)) if *last == files => id.clone(),
                     _ => snapshot::store_tree(&files, &self.store)?,
@@ -194,7 +223,13 @@ impl Recorder {
                 changes_between(before, &after)
             }
             Before::Project(before) => {
-                let after = snapshot::take(&self.root, &self.store, &mut st.budget, &mut st.cache)?;
+                let after = snapshot::take(
+                    &self.root,
+                    &self.exclude,
+                    &self.store,
+                    &mut st.budget,
+                    &mut st.cache,
+                )?;
                 let changes = changes_between(before, &after);
                 // The next call's before is this after: its tree is stored then if it differs.
                 if changes.is_empty()
@@ -230,6 +265,15 @@ impl Recorder {
         })
     }
 
+    /// The session's cap (bytes), the first time it is found reached; then `None`.
+    pub fn cap_notice(&self) -> Option<u64> {
+        let mut st = self.state();
+        (st.budget.cap_reached && !st.cap_told).then(|| {
+            st.cap_told = true;
+            st.cap
+        })
+    }
+
     /// New bytes this chat added to the store so far.
     pub fn added_bytes(&self) -> u64 {
         self.state().budget.added
@@ -252,6 +296,54 @@ mod tests {
     }
 
     #[test]
+    fn a_file_tool_s_checkpoint_keeps_the_named_paths_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("p");
+        fs::create_dir(&root).unwrap();
+        fs::write(root.join("a"), "before").unwrap();
+        fs::write(root.join("other"), "x").unwrap();
+        let store = Store::open(&dir.path().join("cp")).unwrap();
+        let r = Recorder::new(&root, store.clone(), &UndoSettings::default(), &[]);
+        let scope = Scope::Paths(vec![
+            root.join("a"),
+            root.join("new"),
+            dir.path().join("outside"),
+        ]);
+        let (pending, rec) = r.before("c1", &scope).unwrap();
+        let m = Manifest::load(&rec.manifest, &store).unwrap();
+        assert_eq!(
+            m.before.keys().collect::<Vec<_>>(),
+            ["a", "new"],
+            "outside is not covered"
+        );
+        fs::write(root.join("a"), "after").unwrap();
+        fs::write(root.join("other"), "changed, but not named").unwrap();
+        let done = r.after(pending).unwrap();
+        assert_eq!(done.paths, vec!["a".to_string()]);
+        let m = Manifest::load(&done.manifest, &store).unwrap();
+        assert_eq!(
+            store.get(m.changes[0].before.hash().unwrap()).unwrap(),
+            b"before"
+        );
+        assert_eq!(
+            store.get(m.changes[0].after.hash().unwrap()).unwrap(),
+            b"after"
+        );
+    }
+
+    #[test]
+    fn sayso_s_own_directories_are_left_out_of_snapshots() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("p");
+        fs::create_dir_all(root.join("data/sayso")).unwrap();
+        let store = Store::open(&root.join("data/sayso/checkpoints")).unwrap();
+        let r = Recorder::new(&root, store, &UndoSettings::default(), &[root.join("data")]);
+        let (pending, _) = r.before("c1", &Scope::Project).unwrap();
+        fs::write(root.join("data/sayso/session.jsonl"), "x").unwrap();
+        assert!(r.after(pending).unwrap().paths.is_empty());
+    }
+
+    #[test]
     fn a_command_s_checkpoint_records_what_differed() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("p");
@@ -259,7 +351,7 @@ mod tests {
         fs::write(root.join("keep"), "k").unwrap();
         fs::write(root.join("gone"), "g").unwrap();
         let store = Store::open(&dir.path().join("cp")).unwrap();
-        let r = Recorder::new(&root, store, &UndoSettings::default());
+        let r = Recorder::new(&root, store, &UndoSettings::default(), &[]);
         r.set_turn(3);
         let (pending, rec) = r.before("c1", &Scope::Project).unwrap();
         assert!(rec.pending && rec.turn == 3);

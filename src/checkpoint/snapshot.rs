@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -86,8 +86,10 @@ fn now_ns() -> i128 {
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
-/// The walker over what git would see under `root`.
-fn walker(root: &Path) -> ignore::Walk {
+/// The walker over what git would see under `root`, `exclude` (sayso's own directories, when
+/// the project holds them) left out.
+fn walker(root: &Path, exclude: &[PathBuf]) -> ignore::Walk {
+    let exclude = exclude.to_vec();
     ignore::WalkBuilder::new(root)
         .hidden(false)
         .ignore(false)
@@ -97,13 +99,14 @@ fn walker(root: &Path) -> ignore::Walk {
         .parents(true)
         .require_git(false)
         .follow_links(false)
-        .filter_entry(|e| e.file_name() != ".git")
+        .filter_entry(move |e| e.file_name() != ".git" && !exclude.iter().any(|x| x == e.path()))
         .build()
 }
 
 /// The files under `root` now, their content stored as `budget` allows.
 pub fn take(
     root: &Path,
+    exclude: &[PathBuf],
     store: &Store,
     budget: &mut Budget,
     cache: &mut StatCache,
@@ -111,7 +114,7 @@ pub fn take(
     let start = now_ns();
     let mut files = Files::new();
     let mut seen = HashMap::with_capacity(cache.entries.len());
-    for entry in walker(root) {
+    for entry in walker(root, exclude) {
         let Ok(entry) = entry else { continue };
         if entry.depth() == 0 || entry.file_type().is_some_and(|t| t.is_dir()) {
             continue;
@@ -261,7 +264,7 @@ mod tests {
         fs::write(p.join(".env"), "hidden but not ignored").unwrap();
         let mut b = Budget::new(1 << 20, 1 << 30);
         let mut cache = StatCache::default();
-        let files = take(&p, &store, &mut b, &mut cache).unwrap();
+        let files = take(&p, &[], &store, &mut b, &mut cache).unwrap();
         assert_eq!(
             files.keys().map(String::as_str).collect::<Vec<_>>(),
             vec![".env", ".gitignore", "src/a.rs", "src/deep/b.rs"]
@@ -285,9 +288,9 @@ mod tests {
         fs::write(p.join("f"), "aaaa").unwrap();
         let mut b = Budget::new(1 << 20, 1 << 30);
         let mut cache = StatCache::default();
-        let one = take(&p, &store, &mut b, &mut cache).unwrap();
+        let one = take(&p, &[], &store, &mut b, &mut cache).unwrap();
         fs::write(p.join("f"), "bbbb").unwrap();
-        let two = take(&p, &store, &mut b, &mut cache).unwrap();
+        let two = take(&p, &[], &store, &mut b, &mut cache).unwrap();
         assert_ne!(one["f"], two["f"], "a racily clean entry is read again");
     }
 }

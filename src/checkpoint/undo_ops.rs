@@ -1,11 +1,12 @@
 //! The IO half of an undo or redo of a saved chat: the turns' changes read from their
 //! manifests (a pending checkpoint's from what is on disk now), the current images of their
 //! paths, then [`super::plan::plan`]; the diff's sides read from the store and the project.
-//! Used alike by the CLI (`sayso sessions undo`) and the chat (`/undo`).
+//! Used alike by the CLI (`sayso sessions undo`) and the chat (`/undo`); `exclude` is sayso's
+//! own directories (data, config, state), never part of a project snapshot.
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::apply::confined;
 use super::history::History;
@@ -31,6 +32,7 @@ pub fn current_image(root: &Path, rel: &str, store: &Store) -> io::Result<Image>
 pub fn changes_of(
     checkpoints: &[&Checkpoint],
     root: &Path,
+    exclude: &[PathBuf],
     store: &Store,
 ) -> io::Result<Vec<Change>> {
     let mut out = Vec::new();
@@ -45,6 +47,7 @@ pub fn changes_of(
             Some(tree) => {
                 now = snapshot::take(
                     root,
+                    &super::recorder::canonical_all(exclude),
                     store,
                     &mut Budget::new(0, 0),
                     &mut StatCache::default(),
@@ -69,13 +72,14 @@ pub fn prepare(
     action: UndoAction,
     to: Option<u32>,
     root: &Path,
+    exclude: &[PathBuf],
     store: &Store,
 ) -> io::Result<UndoPlan> {
     let turns = match action {
         UndoAction::Undo => history.undo_turns(to),
         UndoAction::Redo => history.redo_turns(),
     };
-    let changes = changes_of(&history.checkpoints_of(&turns), root, store)?;
+    let changes = changes_of(&history.checkpoints_of(&turns), root, exclude, store)?;
     let mut current = BTreeMap::new();
     for c in &changes {
         if !current.contains_key(&c.path) {

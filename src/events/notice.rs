@@ -83,6 +83,9 @@ pub enum Notice {
     ReplayedMode(Mode),
     /// A model change of a resumed session's history.
     ReplayedModel(String),
+    /// The session's checkpoints reached `[undo] session_cap` (`cap` bytes): from now on new
+    /// content is kept by hash only, and undo cannot bring it back.
+    UndoCapReached { cap: u64 },
     /// At the start: the config asks for the sandbox in `configured` mode, but no backend
     /// works here (`why`, the sandbox's words): commands run unconfined.
     SandboxOff {

@@ -74,6 +74,10 @@ impl Notice {
                     Reader::Headless => "--tools chooses what is offered",
                 }
             ),
+                Notice::UndoCapReached { cap } => format!(
+                "this session's undo checkpoints reached their cap ({} MiB, [undo] session_cap): files changed from now on are kept by hash only, and undo cannot bring back their earlier content",
+                cap >> 20
+            ),
                 Notice::NothingToCompact => "nothing to compact yet: the conversation is too short".into(),
                 Notice::CompactionStopped => "compaction stopped; the history is unchanged".into(),
                 Notice::CompactionFailed(e) => format!("could not compact: {e} — the history is unchanged"),

@@ -16,6 +16,8 @@ use crate::session::{catalog, undo_state};
 
 struct Opened {
     id: String,
+    /// sayso's own directories, never part of a snapshot.
+    exclude: Vec<PathBuf>,
     path: PathBuf,
     root: PathBuf,
     store: Store,
@@ -36,7 +38,12 @@ fn open(data_dir: &Path, id: &str) -> Result<Opened, u8> {
             format!("cannot open the checkpoint store: {e}"),
         )
     })?;
+    let dirs = crate::config::Dirs::from_env(&crate::config::ProcessEnv);
     Ok(Opened {
+        exclude: [dirs.data, dirs.config, dirs.state]
+            .into_iter()
+            .chain(crate::provider::window::default_cache_dir())
+            .collect(),
         id: s.id,
         path: s.path,
         root,
@@ -96,7 +103,7 @@ pub fn undo(
         Ok(h) => h,
         Err(e) => return fail(exit::FAILED, format!("cannot read session {}: {e}", s.id)),
     };
-    let plan = match undo_ops::prepare(&history, action, turn, &s.root, &s.store) {
+    let plan = match undo_ops::prepare(&history, action, turn, &s.root, &s.exclude, &s.store) {
         Ok(p) => p,
         Err(e) => {
             return fail(
@@ -180,7 +187,12 @@ pub fn diff(data_dir: &Path, id: &str, turn: Option<u32>) -> u8 {
         .into_iter()
         .filter(|t| turn.is_none_or(|n| n == *t))
         .collect();
-    let changes = match undo_ops::changes_of(&history.checkpoints_of(&turns), &s.root, &s.store) {
+    let changes = match undo_ops::changes_of(
+        &history.checkpoints_of(&turns),
+        &s.root,
+        &s.exclude,
+        &s.store,
+    ) {
         Ok(c) => c,
         Err(e) => return fail(exit::FAILED, format!("cannot read the checkpoints: {e}")),
     };

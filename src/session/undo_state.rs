@@ -16,6 +16,15 @@ use super::store::read_records;
 use crate::checkpoint::{History, Mark, ObjectId, Store, Undo, gc};
 use crate::events::Event;
 
+/// The undo record an event is, if it is one (a live chat's history grows by these).
+pub fn mark_of(e: &Event) -> Option<Mark> {
+    match e {
+        Event::Checkpoint(c) => Some(Mark::Checkpoint(c.clone())),
+        Event::Undo(u) => Some(Mark::Undo(u.clone())),
+        _ => None,
+    }
+}
+
 /// The undo records of `records`, in order.
 pub fn marks(records: impl IntoIterator<Item = Record>) -> impl Iterator<Item = Mark> {
     records.into_iter().filter_map(|r| match r {
@@ -72,4 +81,40 @@ pub fn collect_garbage(data_dir: &Path) -> std::io::Result<gc::Collected> {
     let store = Store::in_data_dir(data_dir)?;
     let live = gc::live(named_manifests(&data_dir.join("sessions")), &store);
     gc::collect(&store, &live, gc::GRACE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkpoint::{Checkpoint, UndoAction};
+
+    #[test]
+    fn undo_state_round_trips_through_a_session_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let cp = Checkpoint {
+            turn: 2,
+            call_id: "c1".into(),
+            manifest: ObjectId::of(b"m"),
+            paths: vec!["a.txt".into()],
+            pending: false,
+            unrecoverable: vec![],
+            cap_reached: false,
+        };
+        let line = serde_json::to_string(&Record::Event(Event::Checkpoint(cp.clone()))).unwrap();
+        assert!(line.contains(r#""t":"checkpoint""#), "{line}");
+        std::fs::write(&path, format!("{line}\n")).unwrap();
+        assert_eq!(history(&path).unwrap().undo_turns(None), vec![2]);
+        let undo = Undo {
+            action: UndoAction::Undo,
+            turns: vec![2],
+            restored: vec!["a.txt".into()],
+            conflicts: vec![],
+        };
+        append_undo(&path, &undo).unwrap();
+        let h = history(&path).unwrap();
+        assert!(h.undo_turns(None).is_empty());
+        assert_eq!(h.redo_turns(), vec![2]);
+        assert_eq!(mark_of(&Event::Undo(undo.clone())), Some(Mark::Undo(undo)));
+    }
 }

@@ -68,4 +68,5 @@ mod trust_rules;
 mod trust_secrets;
 mod tui_e2e;
 mod tui_footprint;
+mod undo_store;
 mod undo_tui;

@@ -71,6 +71,21 @@ fn saved_events() -> Vec<Event> {
                 "@@ -1 +1 @@\n-a\n+b\n".into(),
             ),
         },
+        Event::Checkpoint(crate::checkpoint::Checkpoint {
+            turn: 1,
+            call_id: "c1".into(),
+            manifest: crate::checkpoint::ObjectId::of(b"manifest"),
+            paths: vec!["a.txt".into()],
+            pending: false,
+            unrecoverable: vec![],
+            cap_reached: false,
+        }),
+        Event::Undo(crate::checkpoint::Undo {
+            action: crate::checkpoint::UndoAction::Undo,
+            turns: vec![1],
+            restored: vec!["a.txt".into()],
+            conflicts: vec![],
+        }),
         Event::ToolFinished {
             call_id: "c1".into(),
             name: "run_command".into(),

@@ -331,6 +331,7 @@ impl Engine {
         match taken {
             Ok(Ok((pending, record))) => {
                 sink.emit(Event::Checkpoint(record));
+                self.cap_notice(sink);
                 Some(pending)
             }
             Ok(Err(e)) => {
@@ -350,9 +351,18 @@ impl Engine {
             return;
         };
         match tokio::task::spawn_blocking(move || recorder.after(pending)).await {
-            Ok(Ok(record)) => sink.emit(Event::Checkpoint(record)),
+            Ok(Ok(record)) => {
+                sink.emit(Event::Checkpoint(record));
+                self.cap_notice(sink);
+            }
             Ok(Err(e)) => tracing::warn!(%e, "the checkpoint after a call failed"),
             Err(e) => tracing::warn!(%e, "the checkpoint task failed"),
+        }
+    }
+
+    fn cap_notice(&self, sink: &EventSink) {
+        if let Some(cap) = self.checkpoints.as_ref().and_then(|r| r.cap_notice()) {
+            sink.emit(Event::Notice(crate::events::Notice::UndoCapReached { cap }));
         }
     }
 
