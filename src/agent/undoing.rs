@@ -77,6 +77,8 @@ pub(super) async fn undo(agent: &mut Agent, saving: &mut Saving, redo: bool, fro
 struct Place {
     history: History,
     root: std::path::PathBuf,
+    /// sayso's own directories inside the project: never part of an undo.
+    exclude: Vec<std::path::PathBuf>,
     store: Store,
 }
 
@@ -92,6 +94,7 @@ async fn place(agent: &Agent, saving: &mut Saving) -> Result<Place, String> {
     Ok(Place {
         history,
         root: recorder.root().to_path_buf(),
+        exclude: recorder.exclude().to_vec(),
         store: recorder.store().clone(),
     })
 }
@@ -113,7 +116,7 @@ fn plan(
         UndoAction::Undo
     };
     let to = rewind.map(|r| r.index as u32 + 1);
-    let plan = undo_ops::prepare(&p.history, action, to, &p.root, &p.store)
+    let plan = undo_ops::prepare(&p.history, action, to, &p.root, &p.exclude, &p.store)
         .map_err(|e| format!("cannot prepare the {}: {e}", action.as_str()))?;
     let diff = undo_ops::diff(&plan, &p.root, &p.store);
     let preview = preview_of(&plan, diff, rewind.cloned());
