@@ -113,3 +113,106 @@ impl App {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::KeyCode;
+
+    use crate::agent::task::Command;
+    use crate::events::answer::{Restore, RewindTo, UndoPreview};
+    use crate::events::{Answer, Event};
+    use crate::tui::app::Effect;
+    use crate::tui::strings;
+    use crate::tui::tests_support::*;
+
+    fn run(a: &mut crate::tui::app::App, line: &str) -> Vec<Effect> {
+        typed(a, line);
+        a.update(key(KeyCode::Enter))
+    }
+
+    fn agent_commands(effects: Vec<Effect>) -> Vec<Command> {
+        effects
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Agent(c) => Some(c),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn during_a_turn_undo_redo_and_rewind_are_refused_with_the_hint() {
+        for line in ["/undo", "/redo", "/rewind"] {
+            let mut a = app();
+            send(&mut a, "working");
+            assert!(a.busy());
+            let effects = run(&mut a, line);
+            assert!(agent_commands(effects).is_empty(), "{line}");
+            assert_eq!(a.flash(), Some(strings::BUSY_FOR_COMMAND), "{line}");
+            assert!(a.take_back().rewind.is_none(), "{line}");
+        }
+    }
+
+    #[test]
+    fn rewind_picks_a_message_and_a_preview_asks_before_anything_is_applied() {
+        let mut a = app();
+        send(&mut a, "one");
+        agent(&mut a, Event::TurnEnded(crate::events::TurnEnd::Completed));
+        send(&mut a, "two");
+        agent(&mut a, Event::TurnEnded(crate::events::TurnEnd::Completed));
+        assert!(run(&mut a, "/rewind").is_empty());
+        assert!(a.take_back().rewind.is_some());
+        a.update(key(KeyCode::Up));
+        a.update(key(KeyCode::Enter));
+        let effects = a.update(key(KeyCode::Char('3')));
+        let to = RewindTo {
+            index: 0,
+            text: "one".into(),
+            restore: Restore::Code,
+        };
+        assert_eq!(agent_commands(effects), [Command::Rewind(to.clone())]);
+        assert!(a.take_back().rewind.is_none());
+
+        let preview = UndoPreview {
+            redo: false,
+            turns: vec![1, 2],
+            restores: vec!["a.txt".into()],
+            diff: String::new(),
+            conflicts: Vec::new(),
+            unrecoverable: Vec::new(),
+            rewind: Some(to),
+            changed: false,
+        };
+        agent(&mut a, Event::Answer(Answer::UndoPreview(preview.clone())));
+        assert!(a.take_back().undo.is_some());
+        // Keys the input would take do nothing here; `y` answers with the preview shown.
+        let effects = a.update(key(KeyCode::Char('x')));
+        assert!(agent_commands(effects).is_empty());
+        let effects = a.update(key(KeyCode::Char('y')));
+        assert_eq!(
+            agent_commands(effects),
+            [Command::ApplyUndo {
+                preview,
+                rest: false
+            }]
+        );
+        assert!(a.take_back().undo.is_none());
+        assert!(a.input().is_empty());
+    }
+
+    #[test]
+    fn a_rewound_conversation_puts_the_message_back_into_the_input() {
+        let mut a = app();
+        agent(
+            &mut a,
+            Event::Answer(Answer::Rewound {
+                index: 1,
+                text: "two".into(),
+                id: "new".into(),
+                parent: "old".into(),
+                code: None,
+            }),
+        );
+        assert_eq!(a.input().text(), "two");
+    }
+}
