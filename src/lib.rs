@@ -37,7 +37,8 @@
 //! - [`mcp`]: MCP servers as tool sources, held to the same approvals.
 //! - [`agent`]: the turn (a pure state machine) and its driver, the agent as a task (commands
 //!   in, events out), what the model is told about where it is (`AGENTS.md`), and staying inside
-//!   the model's context window (pruning, compaction, overflow recovery, the loop guard).
+//!   the model's context window (pruning, compaction, overflow recovery, the loop guard);
+//!   `/undo`, `/redo` and `/rewind` driven (`agent::undoing`; the rewind's cut, `agent::rewind`).
 //! - [`headless`]: `sayso -p`, printing text or JSON Lines events.
 //! - [`tui`]: the terminal UI: app state and update, the width-independent transcript (built
 //!   from events), widgets, the event loop.
