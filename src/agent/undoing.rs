@@ -231,6 +231,12 @@ pub(super) async fn apply(
             ..now
         })));
     }
+    if !rest && !plan.conflicts.is_empty() {
+        return front.emit(Event::Answer(failed(
+            "nothing written: some files changed since sayso's change (apply the rest, or stop)"
+                .into(),
+        )));
+    }
     let choice = if rest {
         ConflictChoice::ApplyRest
     } else {
@@ -247,10 +253,13 @@ pub(super) async fn apply(
         Ok(a) => a,
         Err(e) => return front.emit(Event::Answer(failed(format!("the undo task failed: {e}")))),
     };
-    // The sink goes at once: it holds the writer open, and a fork closes the writer.
-    saving
-        .sink(front, agent)
-        .emit(Event::Undo(undo_ops::record(&plan, &applied)));
+    // Nothing written, nothing undone: the turns stay as they were for the next `/undo`.
+    if !applied.restored.is_empty() {
+        // The sink goes at once: it holds the writer open, and a fork closes the writer.
+        saving
+            .sink(front, agent)
+            .emit(Event::Undo(undo_ops::record(&plan, &applied)));
+    }
     let done = UndoDone {
         redo: shown.redo,
         turns: plan.turns.clone(),
