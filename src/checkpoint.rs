@@ -11,9 +11,9 @@
 //!   stored as per-directory trees;
 //! - [`manifest`] and [`record`]: what one call changed, and the session records naming it;
 //! - [`recorder`]: capture around a call (the tool engine's driver calls it);
-//! - [`history`], [`plan`] and [`diff_text`] (pure): the undo state replayed from records, the
+//! - [`history`], [`mod@plan`] and [`diff_text`] (pure): the undo state replayed from records, the
 //!   plan of an undo or redo with its conflicts, its diff;
-//! - [`undo_ops`] and [`apply`]: reading what a plan needs, and writing it inside the project;
+//! - [`undo_ops`] and [`mod@apply`]: reading what a plan needs, and writing it inside the project;
 //! - [`gc`]: deleting the objects no remaining session names.
 //!
 //! It refuses to write outside the project, through a symbolic link, or over a file that

@@ -173,7 +173,16 @@ mod tests {
         use Out::*;
         use UndoAction::{Redo, Undo};
         let m = Image::Missing;
-        let rows: Vec<(&str, UndoAction, Vec<Change>, Image, Option<&str>, Out)> = vec![
+        /// Name, action, the changes, the path now, an object gone from the store, the outcome.
+        type Row<'a> = (
+            &'a str,
+            UndoAction,
+            Vec<Change>,
+            Image,
+            Option<&'a str>,
+            Out,
+        );
+        let rows: Vec<Row> = vec![
             (
                 "edit undone",
                 Undo,

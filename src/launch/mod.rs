@@ -6,6 +6,7 @@
 //! - [`prompt`]: the message of `-p`: the argument, stdin, or both.
 //! - [`local`]: no endpoint configured: the servers found on this machine, suggested or picked.
 //! - [`subcommands`]: `sayso config`, `tools`, `sessions`, `completions`.
+//! - [`sessions_undo`]: `sayso sessions undo|redo|diff ID`: undo from a script.
 
 mod chat;
 mod local;
