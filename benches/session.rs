@@ -49,6 +49,7 @@ fn write_session(data: &Path, messages: usize) -> String {
             provider: "local".into(),
             started: "2026-12-01T00:00:00Z".into(),
             mode: Mode::Balanced,
+            parent: None,
         }),
         &mut buf,
     );

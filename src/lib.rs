@@ -37,7 +37,8 @@
 //! - [`mcp`]: MCP servers as tool sources, held to the same approvals.
 //! - [`agent`]: the turn (a pure state machine) and its driver, the agent as a task (commands
 //!   in, events out), what the model is told about where it is (`AGENTS.md`), and staying inside
-//!   the model's context window (pruning, compaction, overflow recovery, the loop guard).
+//!   the model's context window (pruning, compaction, overflow recovery, the loop guard);
+//!   `/undo`, `/redo` and `/rewind` driven (`agent::undoing`; the rewind's cut, `agent::rewind`).
 //! - [`headless`]: `sayso -p`, printing text or JSON Lines events.
 //! - [`acp`]: `sayso acp`, the Agent Client Protocol on stdio: editors drive sessions, and
 //!   answer the approvals as permission requests.

@@ -20,6 +20,8 @@
 //! - `build`: an agent for a new chat from the config ([`build()`]).
 //! - [`call_ids`]: every call id unique for the whole chat (also across resume).
 //! - [`resume_mode`]: the mode a resumed chat continues in (resuming never loosens).
+//! - [`rewind`]: where `/rewind` cuts a session's records (pure; the fork is `saving`'s);
+//!   [`undoing`]: `/undo`, `/redo`, `/rewind` driven (preview, yes, apply, the model told).
 //! - [`task`]: the agent as a task — commands in, events out (the TUI's side of it).
 //! - [`saving`]: the chat's session file: written while it happens, continued on resume.
 //! - [`context`]: the window budget, estimates and pruning; [`compaction`]: the summary that
@@ -48,10 +50,12 @@ pub mod mcp_sync;
 pub mod mentions;
 pub mod output_cut;
 pub mod resume_mode;
+pub mod rewind;
 pub mod saving;
 pub mod steer;
 pub mod task;
 pub mod turn;
+pub mod undoing;
 pub mod window;
 
 use std::collections::BTreeMap;
@@ -116,6 +120,8 @@ pub struct Agent {
     start_mode: resume_mode::StartMode,
     /// Messages typed during a turn, shared with the front end.
     steer: steer::Steer,
+    /// What the model is told with the next message (an undo it did not see: `undoing`).
+    notes: Vec<String>,
 }
 
 impl Agent {
@@ -144,6 +150,7 @@ impl Agent {
             call_ids: Default::default(),
             tools_in_text: false,
             steer: Default::default(),
+            notes: Vec::new(),
         };
         agent.reset();
         agent
@@ -217,6 +224,7 @@ impl Agent {
         self.reset_window_counts();
         self.messages.clear();
         self.call_ids.clear();
+        self.notes.clear();
         let system = self.system_message();
         if !system.is_empty() {
             self.messages.push(ChatMessage::System { content: system });

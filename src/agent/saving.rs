@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::Agent;
 use crate::events::{Event, EventSink, Notice};
 use crate::session::live::{LiveSession, Start};
+use crate::session::record::Record;
 use crate::session::{Saved, open_saved};
 
 pub struct Saving {
@@ -109,6 +110,45 @@ impl Saving {
         Ok(saved)
     }
 
+    /// The session's id and file, with everything sent to its writer on disk (the writer is
+    /// closed; the file is reopened with the next event); `None` when the chat has no file.
+    pub async fn flushed(&mut self) -> Option<(String, PathBuf)> {
+        let live = self.live.take()?;
+        if !live.is_saved() {
+            self.live = Some(live);
+            return None;
+        }
+        let (id, path) = (live.id().to_owned(), live.path());
+        live.close().await;
+        self.live = Some(LiveSession::resumed(&self.data_dir, &id));
+        Some((id, path))
+    }
+
+    /// Forks the chat at its `index`-th user message (from 0, which must read `text`) for
+    /// `/rewind`: a new session holding what came before that message (`session::fork`; the
+    /// cut is [`super::rewind::cut`]), taken up as [`Saving::resume`] takes one up (the
+    /// agent's history rewound to match, `front` redrawn), the writer on the new file. The
+    /// old session is left as it was; on an error the chat goes on in it.
+    pub async fn fork(
+        &mut self,
+        agent: &mut Agent,
+        index: usize,
+        text: &str,
+        front: &EventSink,
+    ) -> Result<Forked, String> {
+        if self.live.is_none() {
+            return Err(
+                "sessions are off (--no-session): there is no saved conversation to rewind".into(),
+            );
+        }
+        let Some((parent, path)) = self.flushed().await else {
+            return Err("there is no saved conversation to rewind yet".into());
+        };
+        let id = fork_file(&self.data_dir, &path, index, text)?;
+        self.resume(agent, Some(&id), front).await?;
+        Ok(Forked { id, parent })
+    }
+
     /// The saved sessions, newest first.
     /// The saved sessions but the chat going on (it is not another one to resume).
     pub fn list(&self) -> Event {
@@ -123,6 +163,35 @@ impl Saving {
         let summary = self.live?.close().await?;
         summary.error
     }
+}
+
+/// A fork `/rewind` made: the new session the chat goes on in, and the one it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forked {
+    pub id: String,
+    pub parent: String,
+}
+
+/// Writes the fork of the session file at `path` cut before its `index`-th user message; its id.
+fn fork_file(
+    data_dir: &std::path::Path,
+    path: &std::path::Path,
+    index: usize,
+    text: &str,
+) -> Result<String, String> {
+    let (records, _) = crate::session::store::read_records::<Record>(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let Some(Record::Session(header)) = records.first() else {
+        return Err(format!("{} has no header", path.display()));
+    };
+    let keep = super::rewind::cut(&records, index, text).map_err(|e| e.to_string())?;
+    crate::session::fork::write(
+        data_dir,
+        header,
+        &records[1..keep],
+        std::time::SystemTime::now(),
+    )
+    .map_err(|e| format!("cannot write the rewound session: {e}"))
 }
 
 /// The line printed at exit when the chat was saved: its id, and the command that goes on

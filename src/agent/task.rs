@@ -55,6 +55,20 @@ pub enum Command {
         focus: Option<String>,
         cancel: CancellationToken,
     },
+    /// `/undo` (`/redo`: `redo`): the preview of taking back the last turn's file changes
+    /// (re-applying the last undo's), as an event; nothing is written yet.
+    Undo {
+        redo: bool,
+    },
+    /// `/rewind` to before a user message: the conversation forked at once, or first the
+    /// preview of its code ([`crate::agent::undoing`]).
+    Rewind(crate::events::answer::RewindTo),
+    /// The user's yes to a preview: applied if planning again gives the same plan, with the
+    /// conflicts left alone when `rest` ("apply the rest"), else not at all.
+    ApplyUndo {
+        preview: crate::events::answer::UndoPreview,
+        rest: bool,
+    },
 }
 
 /// Commands are equal when they ask for the same thing (a turn's cancellation token is not
@@ -77,6 +91,18 @@ impl PartialEq for Command {
             (Context, Context) | (ListMcp, ListMcp) | (ShowSandbox, ShowSandbox) => true,
             (SaveRule(a), SaveRule(b)) => a == b,
             (Compact { focus: a, .. }, Compact { focus: b, .. }) => a == b,
+            (Undo { redo: a }, Undo { redo: b }) => a == b,
+            (Rewind(a), Rewind(b)) => a == b,
+            (
+                ApplyUndo {
+                    preview: a,
+                    rest: x,
+                },
+                ApplyUndo {
+                    preview: b,
+                    rest: y,
+                },
+            ) => a == b && x == y,
             _ => false,
         }
     }
@@ -212,6 +238,15 @@ pub async fn run(
             Command::Compact { focus, cancel } => {
                 let sink = saving.sink_between_turns(&front, &agent);
                 agent.compact_now(focus.as_deref(), &sink, &cancel).await;
+            }
+            Command::Undo { redo } => {
+                super::undoing::undo(&mut agent, &mut saving, redo, &front).await
+            }
+            Command::Rewind(to) => {
+                super::undoing::rewind(&mut agent, &mut saving, to, &front).await
+            }
+            Command::ApplyUndo { preview, rest } => {
+                super::undoing::apply(&mut agent, &mut saving, preview, rest, &front).await
             }
             Command::Resume(id) => {
                 if let Err(error) = saving.resume(&mut agent, id.as_deref(), &front).await {

@@ -51,6 +51,94 @@ pub enum Answer {
     },
     /// `/sandbox`: the sandbox in force and what it cannot enforce.
     Sandbox(super::SandboxReport),
+    /// `/undo`, `/redo` or a rewind's code half: what it would do, for the user to confirm.
+    UndoPreview(UndoPreview),
+    /// `/undo` or `/redo` found nothing to take back (or re-apply).
+    NothingToUndo {
+        redo: bool,
+    },
+    /// An undo or redo was applied.
+    Undone(UndoDone),
+    UndoFailed {
+        error: String,
+    },
+    /// `/rewind` forked the conversation before user message `index` (from 0), which read
+    /// `text`: the chat goes on as session `id`; `parent` stays as it was. `code`: what was
+    /// restored of the files first, when that was asked for too.
+    Rewound {
+        index: usize,
+        text: String,
+        id: String,
+        parent: String,
+        code: Option<UndoDone>,
+    },
+    RewindFailed {
+        error: String,
+    },
+}
+
+/// What `/rewind` restores for the chosen message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restore {
+    /// The files as they were before it, and the conversation.
+    Both,
+    /// The conversation only: the files stay as they are.
+    Conversation,
+    /// The files only: the conversation goes on as it is.
+    Code,
+}
+
+impl Restore {
+    pub fn conversation(self) -> bool {
+        matches!(self, Restore::Both | Restore::Conversation)
+    }
+
+    pub fn code(self) -> bool {
+        matches!(self, Restore::Both | Restore::Code)
+    }
+}
+
+/// The message a rewind goes back to (from 0 among the chat's user messages, and its text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RewindTo {
+    pub index: usize,
+    pub text: String,
+    pub restore: Restore,
+}
+
+/// What an undo (or redo) would do: each file it writes, the diff, and what it must not or
+/// cannot write. Sent back unchanged with the user's yes, so the agent can tell whether the
+/// files changed in the meantime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndoPreview {
+    pub redo: bool,
+    /// The turns (user messages, from 1) it takes back or re-applies.
+    pub turns: Vec<u32>,
+    /// The paths it writes (relative to the project).
+    pub restores: Vec<String>,
+    /// The unified diff from what is there now to what it writes.
+    pub diff: String,
+    /// Paths changed since sayso's change: left alone (with why).
+    pub conflicts: Vec<(String, String)>,
+    /// Paths whose content was kept by hash only, or is gone from the store.
+    pub unrecoverable: Vec<String>,
+    /// The rewind this undo is the code half of.
+    pub rewind: Option<RewindTo>,
+    /// The files changed between the last preview and the yes: look again.
+    pub changed: bool,
+}
+
+/// What an applied undo (or redo) did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndoDone {
+    pub redo: bool,
+    pub turns: Vec<u32>,
+    pub restored: Vec<String>,
+    /// Left alone: something else changed them.
+    pub conflicts: Vec<String>,
+    pub unrecoverable: Vec<String>,
+    /// Could not be written, with why.
+    pub failed: Vec<(String, String)>,
 }
 
 /// One model of `/models`.

@@ -272,6 +272,7 @@ mod tests {
             provider: "p".into(),
             started: "2026-12-01T00:00:00Z".into(),
             mode: Mode::Balanced,
+            parent: None,
         });
         let u = Record::Event(crate::events::Event::UserMessage {
             text: first.into(),

@@ -87,6 +87,7 @@ mod tests {
             provider: "p".into(),
             started: "2026-12-01T08:30:00Z".into(),
             mode: Mode::Balanced,
+            parent: None,
         })];
         for t in texts {
             records.push(Record::Event(crate::events::Event::UserMessage {

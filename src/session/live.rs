@@ -109,6 +109,7 @@ impl LiveSession {
                     provider: start.provider,
                     started: rfc3339(SystemTime::now()),
                     mode: start.mode,
+                    parent: None,
                 };
                 sessions_dir(self.dir.parent().unwrap_or(&self.dir))
                     .and_then(|dir| SessionFile::create(&file_of(&dir, &self.id)))

@@ -10,11 +10,13 @@
 //! - [`catalog`]: the saved sessions as a list; latest of a directory; removal and pruning.
 //! - [`choose`]: which session `--resume`/`--continue` mean, and the banner a resumed chat
 //!   opens with.
+//! - [`fork`]: a session forked by `/rewind` (a new file up to a cut; the parent kept).
 //! - [`transcript_md`]: a session as Markdown (`sayso sessions show`).
 //! - [`undo_state`]: a session's undo state from its records, and collecting the checkpoint
 //!   objects no remaining session names.
 pub mod catalog;
 pub mod choose;
+pub mod fork;
 pub mod live;
 pub mod record;
 pub mod resume;

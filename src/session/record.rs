@@ -31,6 +31,10 @@ pub struct Header {
     /// RFC 3339, UTC.
     pub started: String,
     pub mode: Mode,
+    /// The session this one was forked from by `/rewind` (absent in older files, and in a
+    /// session that is no fork; an older sayso reading a fork ignores it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
 }
 
 /// 2: a retry's error, a turn's end and an approval's choice are typed (format 1 read too).

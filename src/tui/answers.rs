@@ -1,5 +1,6 @@
 //! How the agent's answers to commands read in the chat: `/models`, `/approvals`, `/tools`,
-//! `/context`, `/mcp`, `/sandbox`, a saved rule, a failed `/resume` — each [`Answer`] worded as the
+//! `/context`, `/mcp`, `/sandbox`, a saved rule, a failed `/resume`, `/undo` and `/rewind`
+//! ([`undo`]) — each [`Answer`] worded as the
 //! notice the transcript shows (a failure with `✗`).
 //!
 //! Data in, one string out; nothing here asks the agent for more, and the tables another
@@ -61,6 +62,12 @@ fn text(a: &Answer) -> Result<String, String> {
         Answer::RuleNotSaved { error } => Err(format!("could not save the rule: {error}")),
         Answer::ResumeFailed { error } => Err(error.clone()),
         Answer::Sandbox(r) => Ok(sandbox(r)),
+        Answer::UndoPreview(_)
+        | Answer::NothingToUndo { .. }
+        | Answer::Undone(_)
+        | Answer::UndoFailed { .. }
+        | Answer::Rewound { .. }
+        | Answer::RewindFailed { .. } => undo::text(a).unwrap_or_else(|| Err(format!("{a:?}"))),
     }
 }
 
@@ -237,6 +244,8 @@ fn context(r: &ContextReport) -> String {
     );
     out
 }
+
+pub mod undo;
 
 #[cfg(test)]
 mod tests;

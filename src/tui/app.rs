@@ -144,6 +144,8 @@ pub struct App {
     form: Option<QuestionForm>,
     /// The `/sessions` picker, while open.
     picker: Option<SessionPicker>,
+    /// The `/rewind` picker or an undo's confirmation, while open.
+    take_back: commands::TakeBack,
     status: Status,
     activity: Activity,
     /// The mode `/auto` returns to.
@@ -221,6 +223,7 @@ impl App {
             queued_approvals: VecDeque::new(),
             form: None,
             picker: None,
+            take_back: Default::default(),
             mode_before_auto: match status.mode {
                 Mode::Auto => Mode::Balanced,
                 m => m,

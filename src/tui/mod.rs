@@ -15,6 +15,8 @@
 //!   [`key_gate`], which keeps keys typed ahead from answering it), the question form, the
 //!   `/sessions` picker; [`server_picker`]: the first-run choice of a server found on this
 //!   machine, a screen of its own before the chat starts.
+//! - [`rewind`]: the `/rewind` picker (a user message, then what to restore); [`undo_view`]:
+//!   the confirmation of `/undo`, `/redo` and a rewind's code (the diff, the conflicts).
 //! - [`transcript`]: what the chat shows, width-independent, built from events in one place;
 //!   [`notices`]: its words for the agent's notices, turn ends, model and mode changes;
 //!   [`answers`]: the agent's answers to commands (`/context`, `/models`…) worded as notices.
@@ -36,6 +38,7 @@ pub mod notify;
 pub mod picker;
 pub mod questions;
 pub mod queue;
+pub mod rewind;
 pub mod run;
 pub mod screen;
 pub mod server_picker;
@@ -46,6 +49,7 @@ pub mod terminal;
 pub mod theme;
 pub mod transcript;
 pub mod ui;
+pub mod undo_view;
 pub mod welcome;
 pub mod widgets;
 pub mod wrap;

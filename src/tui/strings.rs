@@ -15,7 +15,8 @@ Alt+Backspace / Alt+D kill a word back / forward · Ctrl+Y yank the last kill ·
 Ctrl+_ undo
 / opens the command list: Up/Down choose, Tab complete, Enter run, Esc close. Only a command \
 name (or the start of just one) is a command: /tmp/x.log explain sends a message, and // at \
-the start sends a literal /";
+the start sends a literal /
+/undo and /redo show the diff first: y apply · n or Esc cancel; with conflicts a apply the rest · s stop. /rewind: Up/Down choose a message, Enter, then 1 code and conversation · 2 conversation only · 3 code only (Esc back)";
 
 pub const FOOTER_IDLE: &[(&str, &str)] = &[
     ("Enter", "send"),

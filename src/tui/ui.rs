@@ -44,6 +44,7 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     modal::draw(f, screen, app);
     questions::draw(f, screen, app);
     picker::draw(f, screen, app);
+    super::undo_view::draw_open(f, screen, app);
     if !app.theme().colour {
         super::theme::strip_colours(f.buffer_mut());
     }

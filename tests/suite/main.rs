@@ -71,3 +71,4 @@ mod trust_secrets;
 mod tui_e2e;
 mod tui_footprint;
 mod undo_store;
+mod undo_tui;

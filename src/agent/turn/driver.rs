@@ -85,7 +85,10 @@ impl Agent {
         let (attached, notices) = self.attach(&expanded.text);
         UserMessage {
             text: user.to_owned(),
-            sent: crate::tools::policy::plan::sent_text(attached.text, self.engine.plan().get()),
+            sent: super::super::undoing::with_notes(
+                std::mem::take(&mut self.notes),
+                crate::tools::policy::plan::sent_text(attached.text, self.engine.plan().get()),
+            ),
             tools_added: expanded.added,
             prompts,
             images: attached.images,

@@ -1,7 +1,18 @@
 use std::path::PathBuf;
 
 use super::*;
-use crate::events::answer::InstructionFile;
+use crate::events::answer::{InstructionFile, UndoDone};
+
+fn done(redo: bool) -> UndoDone {
+    UndoDone {
+        redo,
+        turns: vec![2],
+        restored: vec!["a.txt".into()],
+        conflicts: vec!["b.txt".into()],
+        unrecoverable: vec!["big.bin".into()],
+        failed: vec![("c.txt".into(), "denied".into())],
+    }
+}
 
 fn row(id: &str, window: Option<u64>, current: bool) -> ModelRow {
     ModelRow {
@@ -80,6 +91,45 @@ fn each_answer_reads_as_its_notice() {
                 error: "no session".into(),
             },
             "✗ no session",
+        ),
+        (
+            Answer::Undone(done(false)),
+            "undid the file changes of turn 2: a.txt (/redo re-applies them)\nleft as they are (changed since sayso's change): b.txt\ncould not write c.txt: denied\ncannot be restored (kept by hash only, or gone from the store): big.bin",
+        ),
+        (
+            Answer::Undone(UndoDone {
+                turns: vec![2, 3],
+                conflicts: vec![],
+                failed: vec![],
+                unrecoverable: vec![],
+                ..done(true)
+            }),
+            "re-applied the file changes of turns 2, 3: a.txt (/undo takes them back again)",
+        ),
+        (
+            Answer::NothingToUndo { redo: true },
+            "✗ nothing to redo: no undo to re-apply (new changes after an undo end its redo)",
+        ),
+        (
+            Answer::Rewound {
+                index: 1,
+                text: "two".into(),
+                id: "new1".into(),
+                parent: "old1".into(),
+                code: Some(UndoDone {
+                    conflicts: vec![],
+                    failed: vec![],
+                    unrecoverable: vec![],
+                    ..done(false)
+                }),
+            },
+            "rewound to before message 2: the chat goes on as session new1; the conversation before the rewind stays in session old1 (/resume old1). The message is back in the input to edit and send.\nundid the file changes of turn 2: a.txt",
+        ),
+        (
+            Answer::RewindFailed {
+                error: "sessions are off".into(),
+            },
+            "✗ could not rewind: sessions are off",
         ),
     ];
     for (answer, want) in rows {

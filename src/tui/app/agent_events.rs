@@ -25,6 +25,7 @@ impl App {
             self.activity = Activity::Approval;
         }
         match ev {
+            Event::Answer(a) if self.take_back_answer(a) => {}
             Event::Answer(a) => self.transcript.push_notice(crate::tui::answers::notice(a)),
             ev => self.transcript.apply(ev),
         }

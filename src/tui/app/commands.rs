@@ -9,6 +9,7 @@
 mod files;
 mod init;
 mod line;
+mod undo;
 
 use super::{Activity, App, Effect};
 use crate::agent::task::Command;
@@ -18,6 +19,7 @@ use crate::tui::transcript::{Entry, Transcript};
 
 pub(super) use self::files::{Project, as_message};
 pub(super) use self::line::{Line, mistake, parse};
+pub use self::undo::TakeBack;
 
 pub struct SlashCommand {
     pub name: &'static str,
@@ -99,6 +101,24 @@ pub const COMMANDS: &[SlashCommand] = &[
         args: "",
         help: "fold every block",
         run: collapse,
+    },
+    SlashCommand {
+        name: "/undo",
+        args: "",
+        help: "take back the file changes of the last turn (again: the turn before), after showing the diff",
+        run: undo::undo,
+    },
+    SlashCommand {
+        name: "/redo",
+        args: "",
+        help: "re-apply what the last /undo took back",
+        run: undo::redo,
+    },
+    SlashCommand {
+        name: "/rewind",
+        args: "",
+        help: "go back to before one of your messages: code and conversation, conversation only, or code only",
+        run: undo::rewind,
     },
     SlashCommand {
         name: "/mcp",

@@ -72,6 +72,9 @@ impl App {
                 None => Vec::new(),
             };
         }
+        if let Some(effects) = self.take_back_key(key) {
+            return effects;
+        }
         if let Some(modal) = self.modal.as_mut() {
             let mut saved = None;
             if let Some(choice) = modal.handle_key_at(key, now, previous) {
