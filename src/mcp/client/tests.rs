@@ -89,7 +89,7 @@ fn is_error_is_kept() {
 #[test]
 fn structured_content_alone_is_compact_json() {
     let o = out(json!({"content": [], "structuredContent": {"sum": 3, "ok": true}}));
-    assert_eq!(o.content, r#"{"ok":true,"sum":3}"#);
+    assert_eq!(o.content, r#"{"sum":3,"ok":true}"#);
     let o = out(json!({"structuredContent": [1, 2]}));
     assert_eq!(o.content, "[1,2]");
 }

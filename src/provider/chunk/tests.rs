@@ -124,7 +124,7 @@ fn odd_shapes_read_by_the_leniency_rules() {
         ),
         (
             r#"{"choices":[{"delta":{"tool_calls":[{"index":" 3 ","function":{"arguments":[1,{"b":2,"a":1}]}}]}}]}"#,
-            r#"[c= t=3///[1,{"a":1,"b":2}]]"#,
+            r#"[c= t=3///[1,{"b":2,"a":1}]]"#,
         ),
         (r#"{"choices":[{"logprobs":1e400}]}"#, "error"),
         (r#"{"choices":{"delta":{}}}"#, "[]"),

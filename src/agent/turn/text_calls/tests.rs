@@ -133,7 +133,7 @@ fn earlier_calls_are_written_as_text_for_a_server_without_tools() {
     assert_eq!(
         r.messages[1],
         ChatMessage::Assistant {
-            content: "Running.\n<tool_call>\n{\"arguments\":{\"cmd\":\"make\"},\"name\":\"run_command\"}\n</tool_call>".into(),
+            content: "Running.\n<tool_call>\n{\"name\":\"run_command\",\"arguments\":{\"cmd\":\"make\"}}\n</tool_call>".into(),
             tool_calls: Vec::new(),
             reasoning: None,
         }

@@ -377,7 +377,7 @@ fn mcp_style_schemas() {
                 "perPage": {"type": "number", "minimum": 1}
             }, "required": ["owner", "repo"], "additionalProperties": false, "$schema": "http://json-schema.org/draft-07/schema#"}),
             json!({"owner": "o", "state": "opened", "labels": ["bug", 3], "perPage": "ten"}),
-            vec!["repo: missing", "perPage: type", "state: enum"],
+            vec!["repo: missing", "state: enum", "perPage: type"],
         ),
         (
             "no type, only properties",
@@ -462,8 +462,8 @@ fn builtin_tools_calls() {
             vec![
                 "edits[0].oldText: missing",
                 "edits[0].newText: missing",
-                "edits[0].new_text: unknown",
                 "edits[0].old_text: unknown",
+                "edits[0].new_text: unknown",
             ],
         ),
         (
@@ -538,7 +538,7 @@ fn the_message_names_the_field_what_was_given_and_the_shape() {
         "{text}"
     );
     assert!(
-        text.contains("- `why` is not an argument of edit_file here; the ones it takes are `edits`, `explanation`, `filepath`."),
+        text.contains("- `why` is not an argument of edit_file here; the ones it takes are `filepath`, `edits`, `explanation`."),
         "{text}"
     );
     let memory = json!({"type": "object", "properties": {"command": {"type": "string", "enum": ["view", "create"]}}, "required": ["command"]});
