@@ -4,12 +4,56 @@
 //! resource (a file's contents the editor sent) as a fenced block naming its URI, its secret
 //! values scrubbed. Pure.
 //!
-//! It refuses what the engine cannot take: images, audio and binary resources are left out,
-//! and the message says so (the initialize response does not offer them).
+//! Image blocks go with the message as image parts ([`images`]), under the limits of an
+//! attached `@picture.png` (a type the providers take, at most
+//! [`crate::attach::read::MAX_IMAGE_BYTES`], data that decodes); one that does not pass is left
+//! out and the message says why. Audio and binary resources are left out, and the message says
+//! so (the initialize response does not offer them).
 
 use std::path::Path;
 
-use agent_client_protocol::v1::schema::{ContentBlock, EmbeddedResourceResource};
+use agent_client_protocol::v1::schema::{ContentBlock, EmbeddedResourceResource, ImageContent};
+
+/// The image parts of `blocks` that pass (those that do not are named in [`message`]).
+pub fn images(blocks: &[ContentBlock]) -> Vec<crate::provider::Image> {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Image(i) => image(i).ok(),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An editor's image as an image part, or why it is not sent.
+fn image(i: &ImageContent) -> Result<crate::provider::Image, String> {
+    use base64::Engine as _;
+    let mime = i.mime_type.trim().to_ascii_lowercase();
+    if !matches!(
+        mime.as_str(),
+        "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+    ) {
+        return Err(format!(
+            "its type `{}` is not png, jpeg, gif or webp",
+            crate::text_cut::head_chars(&i.mime_type, 40)
+        ));
+    }
+    let max = crate::attach::read::MAX_IMAGE_BYTES;
+    // Four base64 characters carry three bytes: refuse what is too large before decoding.
+    if i.data.len() as u64 > max.div_ceil(3) * 4 + 4 {
+        return Err(format!("it is larger than {} MiB", max >> 20));
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(i.data.trim())
+        .map_err(|_| "its data is not base64".to_owned())?;
+    if bytes.is_empty() {
+        return Err("it is empty".into());
+    }
+    Ok(crate::provider::Image {
+        mime,
+        base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+    })
+}
 
 /// The message for `blocks`; `cwd` makes a linked file inside it a relative mention.
 pub fn message(blocks: &[ContentBlock], cwd: &Path) -> String {
@@ -24,7 +68,11 @@ pub fn message(blocks: &[ContentBlock], cwd: &Path) -> String {
                 }
                 _ => parts.push(format!("(a binary resource, {}, was left out)", uri_of(r))),
             },
-            ContentBlock::Image(_) => parts.push("(an image was left out)".into()),
+            ContentBlock::Image(i) => {
+                if let Err(why) = image(i) {
+                    parts.push(format!("(an image was left out: {why})"));
+                }
+            }
             ContentBlock::Audio(_) => parts.push("(an audio clip was left out)".into()),
             _ => parts.push("(a content block of an unknown type was left out)".into()),
         }
@@ -101,6 +149,40 @@ mod tests {
     use agent_client_protocol::v1::schema::{
         EmbeddedResource, ResourceLink, TextContent, TextResourceContents,
     };
+
+    #[test]
+    fn images_pass_the_limits_of_an_attached_picture() {
+        use agent_client_protocol::v1::schema::ImageContent;
+        let block = |mime: &str, data: &str| ContentBlock::Image(ImageContent::new(data, mime));
+        let big = "A".repeat((crate::attach::read::MAX_IMAGE_BYTES as usize / 3 + 8) * 4);
+        // (block, sent, why it is left out)
+        let rows = [
+            (block("image/png", "iVBORw0KGgo="), true, ""),
+            (block("IMAGE/JPEG", " /9j/4AAQ "), true, ""),
+            (block("image/svg+xml", "PHN2Zy8+"), false, "is not png"),
+            (block("image/gif", "%%%"), false, "is not base64"),
+            (block("image/webp", ""), false, "is empty"),
+            (block("image/png", &big), false, "larger than 5 MiB"),
+        ];
+        for (b, sent, why) in rows {
+            let blocks = [b];
+            assert_eq!(images(&blocks).len(), usize::from(sent), "{why}");
+            let text = message(&blocks, Path::new("/p"));
+            if sent {
+                assert_eq!(text, "", "a sent image adds no words");
+            } else {
+                assert!(
+                    text.contains("an image was left out") && text.contains(why),
+                    "{text}"
+                );
+            }
+        }
+        let sent = images(&[block("IMAGE/JPEG", " /9j/4AAQ ")]);
+        assert_eq!(
+            (sent[0].mime.as_str(), sent[0].base64.as_str()),
+            ("image/jpeg", "/9j/4AAQ")
+        );
+    }
 
     #[test]
     fn file_uris_become_paths() {

@@ -107,7 +107,8 @@ impl State {
 }
 
 /// What sayso answers to `initialize`: protocol v1, sessions it can load, prompts with
-/// embedded context (text files the editor sends; no images or audio), MCP servers over stdio.
+/// embedded context (text files the editor sends), images (sent as image parts; a model that
+/// refuses them gets the message without, `agent::turn::images`), MCP servers over stdio; no audio.
 /// The version is always 1: the one sayso speaks, which is the requested one or, for any
 /// other, the latest it supports (the spec's negotiation; the editor decides whether to go on).
 pub fn initialize_response(_request: &InitializeRequest) -> InitializeResponse {
@@ -115,7 +116,7 @@ pub fn initialize_response(_request: &InitializeRequest) -> InitializeResponse {
         .agent_capabilities(
             AgentCapabilities::new()
                 .load_session(true)
-                .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
+                .prompt_capabilities(PromptCapabilities::new().embedded_context(true).image(true))
                 .mcp_capabilities(McpCapabilities::new()),
         )
         .agent_info(Implementation::new("sayso", env!("CARGO_PKG_VERSION")).title("sayso"))
@@ -213,10 +214,15 @@ pub async fn serve(options: Options) -> u8 {
                     Err(e) => return responder.respond_with_error(e),
                 };
                 let text = super::prompt::message(&req.prompt, &handle.cwd);
+                let images = super::prompt::images(&req.prompt);
                 let (tx, rx) = tokio::sync::oneshot::channel();
                 if handle
                     .commands
-                    .send(Command::Prompt { text, reply: tx })
+                    .send(Command::Prompt {
+                        text,
+                        images,
+                        reply: tx,
+                    })
                     .is_err()
                 {
                     return responder.respond_with_error(error("the session has ended"));

@@ -41,6 +41,8 @@ pub enum Command {
     /// Run one prompt; the reply is its stop reason, or an error for the editor.
     Prompt {
         text: String,
+        /// The prompt's image blocks that pass (`super::prompt::images`).
+        images: Vec<crate::provider::Image>,
         reply: tokio::sync::oneshot::Sender<super::turn::Ended>,
     },
     SetMode(Mode),

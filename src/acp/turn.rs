@@ -80,7 +80,12 @@ pub async fn run(
                 session.agent.model_handle().set(model.clone());
                 sink.emit(Event::ModelChanged { model });
             }
-            Command::Prompt { text, reply } => {
+            Command::Prompt {
+                text,
+                images,
+                reply,
+            } => {
+                session.agent.attach_images(images);
                 let token = CancellationToken::new();
                 if let Ok(mut t) = cancel.lock() {
                     *t = token.clone();

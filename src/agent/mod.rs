@@ -122,9 +122,17 @@ pub struct Agent {
     steer: steer::Steer,
     /// What the model is told with the next message (an undo it did not see: `undoing`).
     notes: Vec<String>,
+    /// Images the front end sent with the next message itself, not as `@path` mentions (an
+    /// editor's image blocks, `crate::acp`): they join that message's images.
+    images: Vec<crate::provider::Image>,
 }
 
 impl Agent {
+    /// `images` go with the next message [`Agent::send`] sends, after its `@path` images.
+    pub fn attach_images(&mut self, images: Vec<crate::provider::Image>) {
+        self.images.extend(images);
+    }
+
     pub fn new(
         client: Client,
         engine: Engine,
@@ -151,6 +159,7 @@ impl Agent {
             tools_in_text: false,
             steer: Default::default(),
             notes: Vec::new(),
+            images: Vec::new(),
         };
         agent.reset();
         agent
@@ -225,6 +234,7 @@ impl Agent {
         self.messages.clear();
         self.call_ids.clear();
         self.notes.clear();
+        self.images.clear();
         let system = self.system_message();
         if !system.is_empty() {
             self.messages.push(ChatMessage::System { content: system });

@@ -173,6 +173,54 @@ async fn a_prompt_streams_its_chunks_and_ends_its_turn() {
 }
 
 #[tokio::test]
+async fn an_image_block_reaches_the_model_as_an_image_part_and_a_bad_one_is_named() {
+    let fx = Fixture::start().await;
+    fx.push(Reply::Stream(sse::text_reply(&["a red dot"])));
+    let h = home_with(&fx.base_url(), "");
+    let mut acp = Acp::start(h.path(), &[]);
+    let init = acp.initialize().await;
+    assert_eq!(
+        init["result"]["agentCapabilities"]["promptCapabilities"]["image"], true,
+        "{init}"
+    );
+    let session = acp.new_session(h.path()).await;
+    // "iVBORw0KGgo=" is the PNG signature: eight bytes of image data.
+    let blocks = json!({"sessionId": session, "prompt": [
+        {"type": "text", "text": "what is this?"},
+        {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+        {"type": "image", "mimeType": "image/svg+xml", "data": "PHN2Zy8+"},
+        {"type": "image", "mimeType": "image/jpeg", "data": "not base64!"},
+    ]});
+    let r = acp
+        .call("session/prompt", blocks, &mut |_| None)
+        .await
+        .unwrap();
+    assert_eq!(r["result"]["stopReason"], "end_turn", "{r}");
+    assert_eq!(acp.finish().await, 0);
+    let sent = &fx.requests()[0].body["messages"];
+    let parts = sent.as_array().unwrap().last().unwrap()["content"].clone();
+    let parts = parts.as_array().expect("text and image parts");
+    let images: Vec<&Value> = parts.iter().filter(|p| p["type"] == "image_url").collect();
+    assert_eq!(images.len(), 1, "{parts:?}");
+    assert_eq!(
+        images[0]["image_url"]["url"], "data:image/png;base64,iVBORw0KGgo=",
+        "{parts:?}"
+    );
+    let text: String = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+    assert!(text.contains("what is this?"), "{text}");
+    assert!(
+        text.contains(
+            "(an image was left out: its type `image/svg+xml` is not png, jpeg, gif or webp)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("(an image was left out: its data is not base64)"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
 async fn unknown_methods_are_method_not_found() {
     let fx = Fixture::start().await;
     let h = home_with(&fx.base_url(), "");

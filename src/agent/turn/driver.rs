@@ -91,7 +91,11 @@ impl Agent {
             ),
             tools_added: expanded.added,
             prompts,
-            images: attached.images,
+            images: {
+                let mut images = attached.images;
+                images.append(&mut self.images);
+                images
+            },
             attached: notices,
         }
     }
