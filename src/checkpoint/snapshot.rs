@@ -87,9 +87,11 @@ fn now_ns() -> i128 {
 }
 
 /// The walker over what git would see under `root`, `exclude` (sayso's own directories, when
-/// the project holds them) left out.
-fn walker(root: &Path, exclude: &[PathBuf]) -> ignore::Walk {
+/// the project holds them) left out. Parallel: the walk is `readdir` and an `lstat` per file,
+/// which the threads overlap (`git status` does the same with its preloaded index).
+fn walker(root: &Path, exclude: &[PathBuf]) -> ignore::WalkParallel {
     let exclude = exclude.to_vec();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
     ignore::WalkBuilder::new(root)
         .hidden(false)
         .ignore(false)
@@ -99,8 +101,58 @@ fn walker(root: &Path, exclude: &[PathBuf]) -> ignore::Walk {
         .parents(true)
         .require_git(false)
         .follow_links(false)
+        .threads(threads)
         .filter_entry(move |e| e.file_name() != ".git" && !exclude.iter().any(|x| x == e.path()))
-        .build()
+        .build_parallel()
+}
+
+/// One file the walk found: its path relative to the root (`/`-separated), where it is, and
+/// what `lstat` said.
+struct Found {
+    rel: String,
+    path: PathBuf,
+    stat: Stat,
+}
+
+/// Every file (and link) under `root` that git would see, with its `lstat`, sorted by path.
+fn list(root: &Path, exclude: &[PathBuf]) -> Vec<Found> {
+    let found = std::sync::Mutex::new(Vec::new());
+    walker(root, exclude).run(|| {
+        let found = &found;
+        Box::new(move |entry| {
+            let Ok(entry) = entry else {
+                return ignore::WalkState::Continue;
+            };
+            if entry.depth() == 0 || entry.file_type().is_some_and(|t| t.is_dir()) {
+                return ignore::WalkState::Continue;
+            }
+            let Ok(rel) = entry.path().strip_prefix(root) else {
+                return ignore::WalkState::Continue;
+            };
+            // A name that is not UTF-8 cannot be recorded: such files are not covered.
+            let Some(rel) = rel
+                .to_str()
+                .map(|s| s.replace(std::path::MAIN_SEPARATOR, "/"))
+            else {
+                return ignore::WalkState::Continue;
+            };
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                return ignore::WalkState::Continue;
+            };
+            let one = Found {
+                rel,
+                stat: Stat::of(&meta),
+                path: entry.into_path(),
+            };
+            if let Ok(mut all) = found.lock() {
+                all.push(one);
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut all = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    all.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+    all
 }
 
 /// The files under `root` now, their content stored as `budget` allows.
@@ -114,25 +166,7 @@ pub fn take(
     let start = now_ns();
     let mut files = Files::new();
     let mut seen = HashMap::with_capacity(cache.entries.len());
-    for entry in walker(root, exclude) {
-        let Ok(entry) = entry else { continue };
-        if entry.depth() == 0 || entry.file_type().is_some_and(|t| t.is_dir()) {
-            continue;
-        }
-        let Ok(rel) = entry.path().strip_prefix(root) else {
-            continue;
-        };
-        // A name that is not UTF-8 cannot be recorded: such files are not covered.
-        let Some(rel) = rel
-            .to_str()
-            .map(|s| s.replace(std::path::MAIN_SEPARATOR, "/"))
-        else {
-            continue;
-        };
-        let Ok(meta) = entry.path().symlink_metadata() else {
-            continue;
-        };
-        let stat = Stat::of(&meta);
+    for Found { rel, path, stat } in list(root, exclude) {
         let image = match cache.entries.remove(&rel) {
             Some(c)
                 if c.stat == stat
@@ -141,7 +175,7 @@ pub fn take(
             {
                 c.image
             }
-            _ => match capture(entry.path(), store, budget) {
+            _ => match capture(&path, store, budget) {
                 Ok(i) => i,
                 // Gone between the listing and the read: not there.
                 Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
