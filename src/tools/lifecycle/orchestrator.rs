@@ -228,11 +228,12 @@ impl Engine {
         &self.ctx.sandbox
     }
 
-    /// The chat's sandbox, shared (the TUI runs the user's `!` commands in it).
+    /// Where the file tools read and write: the disk, or an editor's buffers (`crate::acp`).
     pub fn files(&self) -> &crate::tools::context::FileAccess {
         &self.ctx.files
     }
 
+    /// The chat's sandbox, shared (the TUI runs the user's `!` commands in it).
     pub fn sandbox_shared(&self) -> std::sync::Arc<crate::sandbox::Sandbox> {
         self.ctx.sandbox.clone()
     }
