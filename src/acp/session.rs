@@ -22,7 +22,6 @@ use crate::agent::{Agent, Frontend};
 use crate::config::mcp::{McpApproval, McpServerConfig, McpTransport};
 use crate::config::{Config, Overrides, ProcessEnv};
 use crate::events::{Event, EventSink, Mode};
-use crate::provider::Client;
 use crate::tools::lifecycle::requests::ApprovalRequest;
 use crate::tools::policy::approval::Interaction;
 
@@ -236,7 +235,8 @@ pub async fn open(
         approver: Some(approver),
         questions: None,
     };
-    let (agent, endpoint) = build_agent(&config, cwd.clone(), frontend, options.plan)?;
+    let (agent, endpoint) =
+        crate::agent::build::chat(&config, cwd.clone(), frontend, options.plan)?;
     let listed = super::models::listed(&endpoint).await;
     let data = (!options.no_session && config.sessions.save).then(|| config.dirs.data.clone());
     let mut session = Session {
@@ -278,31 +278,6 @@ fn unsaved_id() -> String {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!("unsaved-{}-{n}", std::process::id())
-}
-
-/// The chat's agent with its MCP servers starting in the background (as `launch::chat`'s).
-fn build_agent(
-    config: &Config,
-    cwd: PathBuf,
-    frontend: Frontend,
-    plan: bool,
-) -> Result<(Agent, Client), String> {
-    let mut client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
-    if let Some(dir) = crate::provider::window::default_cache_dir() {
-        client = client.with_window_cache(dir);
-    }
-    let setup = crate::tools::configured::build(config).map_err(|e| e.to_string())?;
-    let mut agent = crate::agent::build(config, client.clone(), setup, cwd, frontend);
-    agent.plan().set(plan);
-    if !config.tools.mcp_servers.is_empty() {
-        let sandbox = agent.engine().sandbox_shared();
-        agent.set_mcp(crate::mcp::servers::Servers::start(
-            &config.tools.mcp_servers,
-            &config.secret_env,
-            sandbox,
-        ));
-    }
-    Ok((agent, client))
 }
 
 /// The replayed events of a continued session as updates.

@@ -33,6 +33,33 @@ pub fn own_dirs(config: &crate::config::Config) -> Vec<std::path::PathBuf> {
     v
 }
 
+/// The chat's agent, with its MCP servers starting in the background (those that ask for it
+/// in the chat's own sandbox), and its client (which shares what it learns about context
+/// windows with the agent's): what the TUI, headless and `sayso acp` all start.
+pub fn chat(
+    config: &crate::config::Config,
+    cwd: std::path::PathBuf,
+    frontend: Frontend,
+    plan: bool,
+) -> Result<(Agent, Client), String> {
+    let mut client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
+    if let Some(dir) = crate::provider::window::default_cache_dir() {
+        client = client.with_window_cache(dir);
+    }
+    let setup = crate::tools::configured::build(config).map_err(|e| e.to_string())?;
+    let mut agent = build(config, client.clone(), setup, cwd, frontend);
+    agent.plan().set(plan);
+    if !config.tools.mcp_servers.is_empty() {
+        let sandbox = agent.engine().sandbox_shared();
+        agent.set_mcp(crate::mcp::servers::Servers::start(
+            &config.tools.mcp_servers,
+            &config.secret_env,
+            sandbox,
+        ));
+    }
+    Ok((agent, client))
+}
+
 /// An agent for a new chat, configured from `config`.
 pub fn build(
     config: &crate::config::Config,

@@ -9,15 +9,14 @@ use std::time::{Duration, SystemTime};
 
 use super::fail;
 use super::local::{self, Choice, Offer};
+use crate::agent::Frontend;
 use crate::agent::saving::{Saving, resume_hint};
-use crate::agent::{Agent, Frontend};
 use crate::cli::Cli;
 use crate::config::{Config, ConfigError, Overrides, ProcessEnv, config_paths};
 use crate::demo::{DEMO_MODEL, DemoServer};
 use crate::events::{EventSink, Notice};
 use crate::exit;
 use crate::headless::{self, JsonPrinter, Printer, TextPrinter};
-use crate::provider::Client;
 use crate::session::catalog::{self, Keep};
 use crate::tools::policy::approval::Interaction;
 use crate::tui::theme::Theme;
@@ -247,33 +246,6 @@ fn resumed_id(
         .map_err(|e| fail(exit::USAGE, e))
 }
 
-/// The chat's agent, with its MCP servers starting in the background, and its client (which
-/// shares what it learns about context windows with the agent's).
-fn agent(
-    config: &Config,
-    cwd: PathBuf,
-    frontend: Frontend,
-    plan: bool,
-) -> Result<(Agent, Client), String> {
-    let mut client = Client::new(config.provider.clone()).map_err(|e| e.to_string())?;
-    if let Some(dir) = crate::provider::window::default_cache_dir() {
-        client = client.with_window_cache(dir);
-    }
-    let setup = crate::tools::configured::build(config).map_err(|e| e.to_string())?;
-    let mut agent = crate::agent::build(config, client.clone(), setup, cwd, frontend);
-    agent.plan().set(plan);
-    if !config.tools.mcp_servers.is_empty() {
-        // The MCP servers that ask for it start in the chat's own sandbox.
-        let sandbox = agent.engine().sandbox_shared();
-        agent.set_mcp(crate::mcp::servers::Servers::start(
-            &config.tools.mcp_servers,
-            &config.secret_env,
-            sandbox,
-        ));
-    }
-    Ok((agent, client))
-}
-
 async fn tui_chat(
     config: &Config,
     cwd: PathBuf,
@@ -291,7 +263,7 @@ async fn tui_chat(
         questions: Some(questioner),
     };
     let commands = crate::tui::run::file_commands(config, &cwd);
-    let agent = match agent(config, cwd, frontend, plan) {
+    let agent = match crate::agent::build::chat(config, cwd, frontend, plan) {
         Ok((a, _)) => a,
         Err(e) => return (fail(exit::USAGE, e), None),
     };
@@ -345,7 +317,7 @@ async fn headless_chat(
         approver,
         questions: None,
     };
-    let (mut agent, client) = match agent(config, cwd, frontend, cli.plan) {
+    let (mut agent, client) = match crate::agent::build::chat(config, cwd, frontend, cli.plan) {
         Ok(a) => a,
         Err(e) => return fail(exit::USAGE, e),
     };
