@@ -47,6 +47,7 @@
 #
 # Needs: cargo, python3, tmux. Nothing leaves this machine (the demo endpoint is on 127.0.0.1).
 set -euo pipefail
+trap 'echo "failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RUNS="${RUNS:-10}"
