@@ -46,7 +46,7 @@
 #     Goal: long1mb <= 12 MiB peak.
 #
 # Needs: cargo, python3, tmux. Nothing leaves this machine (the demo endpoint is on 127.0.0.1).
-set -euo pipefail
+set -Eeuo pipefail
 trap 'echo "failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -388,6 +388,9 @@ stop_server() {
 # One reply into the TUI; appends "wall cpu rss0 hwm hwm_all ui bytes" to $TMP/runs.
 stream_once() {
     rm -f "$TMP/pane.out"
+    # A socket of its own: the last run's tmux server may still be exiting (a new session on
+    # its socket then fails with "server exited unexpectedly").
+    SOCK="$TMP/tmux.$RANDOM$RANDOM.sock"
     tmux -S "$SOCK" -f /dev/null new-session -d -x 120 -y 40 -s bench \
         "exec env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' XDG_STATE_HOME='$XDG_STATE_HOME' XDG_DATA_HOME='$XDG_DATA_HOME' TERM=xterm-256color '$SAYSO' --no-session --base-url http://127.0.0.1:$PORT/v1 -m bench-model 2>/dev/null"
     tmux -S "$SOCK" pipe-pane -O -t bench "cat >> '$TMP/pane.out'"
