@@ -365,7 +365,17 @@ python3 "$GEN" "$TMP/scen" >/dev/null
 # (d) streaming into the TUI.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-ui_ticks() { awk '{print $14 + $15}' "/proc/$1/task/$1/stat"; }
+# Context switches of every thread of process $1 (each one is a wake-up or a preemption).
+switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { n += $2 } END { print n + 0 }'; }
+# The UI thread: `sayso-ui` (the main thread before it had one of its own).
+ui_tid() {
+    local t
+    for t in /proc/"$1"/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = sayso-ui ] && { basename "$t"; return; }
+    done
+    echo "$1"
+}
+ui_ticks() { awk '{print $14 + $15}' "/proc/$1/task/$(ui_tid "$1")/stat"; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 # Starts scripts/sse_server.py with the given options on a free port; sets PORT and CONTENT.
 start_server() {
@@ -400,8 +410,9 @@ stream_once() {
     local hwm_all
     hwm_all="$(awk '/^VmHWM:/ {print $2}' "/proc/$PANE_PID/status")"
     echo 5 >"/proc/$PANE_PID/clear_refs" 2>/dev/null || true # resets VmHWM to the current RSS
-    local t0 u0 b0 rss0 start
+    local t0 u0 b0 rss0 start c0
     t0="$(cpu_ticks "$PANE_PID")"
+    c0="$(switches "$PANE_PID")"
     u0="$(ui_ticks "$PANE_PID")"
     b0="$(stat -c %s "$TMP/pane.out" 2>/dev/null || echo 0)"
     rss0="$(awk '/^VmRSS:/ {print $2}' "/proc/$PANE_PID/status")"
@@ -410,9 +421,10 @@ stream_once() {
     tmux -S "$SOCK" send-keys -t bench Enter
     sleep 0.5
     wait_idle "bench-model"
-    local end t1 u1 b1 hwm tick
+    local end t1 u1 b1 hwm tick c1
     end="$(date +%s.%N)"
     t1="$(cpu_ticks "$PANE_PID")"
+    c1="$(switches "$PANE_PID")"
     u1="$(ui_ticks "$PANE_PID")"
     sleep 0.3
     b1="$(stat -c %s "$TMP/pane.out")"
@@ -420,7 +432,7 @@ stream_once() {
     [ "$hwm" -gt "$hwm_all" ] && hwm_all="$hwm"
     tick="$(getconf CLK_TCK)"
     echo "$(calc "$end - $start") $(calc "($t1 - $t0) / $tick") $rss0 $hwm $hwm_all" \
-        "$(calc "($u1 - $u0) / $tick") $((b1 - b0))" >>"$TMP/runs"
+        "$(calc "($u1 - $u0) / $tick") $((b1 - b0)) $((c1 - c0))" >>"$TMP/runs"
     tmux -S "$SOCK" kill-server 2>/dev/null || true
 }
 col() { awk -v c="$1" '{ print $c }' "$TMP/runs" | median; }
@@ -430,14 +442,14 @@ stream_case() { # NAME, then sse_server.py options
     start_server "$@"
     rm -f "$TMP/runs"
     for r in $(seq "$REPEAT"); do stream_once; done
-    local wall cpu rss0 hwm hwm_all ui bytes
+    local wall cpu rss0 hwm hwm_all ui bytes ctx
     wall="$(col 1)" cpu="$(col 2)" rss0="$(col 3)" hwm="$(col 4)" hwm_all="$(col 5)"
-    ui="$(col 6)" bytes="$(col 7)"
+    ui="$(col 6)" bytes="$(col 7)" ctx="$(col 8)"
     printf '    %s: %d bytes of reply text in %.2f s; CPU %.2f s (%.1f %% of a core); RSS %.1f MiB before, peak %.1f MiB (%.1f MiB with start-up);\n' \
         "$name" "$CONTENT" "$wall" "$cpu" "$(calc "100 * $cpu / $wall")" \
         "$(calc "$rss0 / 1024")" "$(calc "$hwm / 1024")" "$(calc "$hwm_all / 1024")"
-    printf '      UI thread %.2f s of it; %d bytes written to the terminal (%.2f per byte of reply)%s\n' \
-        "$ui" "$bytes" "$(calc "$bytes / $CONTENT")" \
+    printf '      UI thread %.2f s of it; %d context switches (%.0f a second); %d bytes written to the terminal (%.2f per byte of reply)%s\n' \
+        "$ui" "$ctx" "$(calc "$ctx / $wall")" "$bytes" "$(calc "$bytes / $CONTENT")" \
         "$([ "$REPEAT" -gt 1 ] && echo "; medians of $REPEAT runs, CPU $(awk '{ printf "%s ", $2 }' "$TMP/runs")s")"
     stop_server
 }
