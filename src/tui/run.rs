@@ -9,13 +9,14 @@
 use std::io::{Write, stdout};
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, EventStream};
+use crossterm::event::Event;
 use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::app::{App, AppEvent, Effect, Returned, Status};
+use super::keys::Keys;
 use super::notify::Notifier;
 use super::screen::Screen;
 use super::terminal::{self, Guard};
@@ -185,7 +186,6 @@ pub async fn run(
         let _ = cmd_tx.send(Command::Resume(id));
     }
     let agent_task = tokio::spawn(task::run(agent, cmd_rx, sink, saving));
-    tokio::spawn(forward(events, app_tx.clone(), AppEvent::Agent));
     tokio::spawn(forward(approvals, app_tx.clone(), AppEvent::Approval));
     tokio::spawn(forward(questions, app_tx.clone(), AppEvent::Questions));
     if let Some(p) = opts.prompt.filter(|p| !p.trim().is_empty()) {
@@ -202,7 +202,11 @@ pub async fn run(
         runner,
         mouse: opts.mouse,
     };
-    let exit_code = event_loop(&mut app, &mut term, app_rx, pending, &out, &mut current).await;
+    let inputs = Inputs {
+        app: app_rx,
+        agent: events,
+    };
+    let exit_code = event_loop(&mut app, &mut term, inputs, pending, &out, &mut current).await;
     if let Some(c) = &current {
         c.cancel();
     }
@@ -232,17 +236,26 @@ struct Out<'a> {
     mouse: bool,
 }
 
+/// What the event loop reads besides the terminal: the agent's events, straight from its sink
+/// (a task moving them into `app` would be one more wake-up per delta, and on the one worker
+/// thread it could fall behind a fast stream, which then queued up there), and everything else
+/// (approvals, questions, the highlighter, `!` commands).
+struct Inputs {
+    app: mpsc::UnboundedReceiver<AppEvent>,
+    agent: mpsc::UnboundedReceiver<crate::events::Event>,
+}
+
 /// Events in, `update`, effects out, a frame when something changed; until the user quits
 /// (exit code 0), a signal arrives (130) or the terminal goes away (1).
 async fn event_loop(
     app: &mut App,
     term: &mut Screen<std::io::Stdout>,
-    mut app_rx: mpsc::UnboundedReceiver<AppEvent>,
+    mut inputs: Inputs,
     mut pending: Vec<AppEvent>,
     out: &Out<'_>,
     current: &mut Option<CancellationToken>,
 ) -> u8 {
-    let mut keys = EventStream::new();
+    let mut keys = Keys::default();
     let mut signals = Signals::new();
     let mut last_draw: Option<Instant> = None;
     let mut dirty = true;
@@ -256,7 +269,9 @@ async fn event_loop(
         let gap = if input { FRAME } else { STREAM_FRAME };
         if dirty && last_draw.is_none_or(|t| now.duration_since(t) >= gap) {
             let _ = crossterm::execute!(stdout(), BeginSynchronizedUpdate);
-            let _ = term.draw(|f| ui::draw(f, app, Instant::now()));
+            let _ = term.draw(|f| {
+                ui::draw(f, app, Instant::now());
+            });
             let _ = crossterm::execute!(stdout(), EndSynchronizedUpdate);
             let drawn = Instant::now();
             app.frame_drawn(drawn);
@@ -276,7 +291,8 @@ async fn event_loop(
                 },
                 // While a frame is due anyway, what the agent sends waits in the channel and
                 // is taken all at once below: one wake-up per frame, not one per delta.
-                Some(ev) = app_rx.recv(), if !dirty => Some(ev),
+                Some(ev) = inputs.app.recv(), if !dirty => Some(ev),
+                Some(ev) = inputs.agent.recv(), if !dirty => Some(AppEvent::Agent(ev)),
                 () = sleep_until_some(next_tick), if next_tick.is_some() => Some(AppEvent::Tick),
                 () = tokio::time::sleep_until(expiry.unwrap_or(now).into()), if expiry.is_some() => {
                     Some(AppEvent::Tick)
@@ -286,8 +302,11 @@ async fn event_loop(
             };
             pending.extend(event);
             // Take everything else already waiting before drawing again.
-            while let Ok(ev) = app_rx.try_recv() {
+            while let Ok(ev) = inputs.app.try_recv() {
                 push_merged(&mut pending, ev);
+            }
+            while let Ok(ev) = inputs.agent.try_recv() {
+                push_merged(&mut pending, AppEvent::Agent(ev));
             }
         }
         for ev in pending.drain(..) {
@@ -312,7 +331,7 @@ async fn event_loop(
             // waits): the editor gets every key. A new one starts after.
             drop(keys);
             let outcome = edit_suspended(&text, term, out.mouse).await;
-            keys = EventStream::new();
+            keys = Keys::default();
             pending.push(AppEvent::Returned(Returned::Editor(outcome)));
             (dirty, input) = (true, true);
         }

@@ -4,19 +4,19 @@
 
 use std::time::Instant;
 
-use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::Span;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::App;
+use super::screen::Canvas;
 use super::strings;
 use super::widgets::{
     command_menu, file_menu, footer, modal, notices, picker, questions, status_bar, todo,
 };
 
-/// Draws the frame; returns the chat pane's area (its rows may scroll as a whole).
-pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
+/// Draws the frame; returns the chat area (the pane, with the welcome and a retry's notice).
+pub fn draw(f: &mut Canvas, app: &App, now: Instant) -> Rect {
     let screen = f.area();
     let input_h = app.input().line_count().min(6) as u16 + 2;
     let flash_lines = notices::flash_lines(app, screen.width);
@@ -32,8 +32,11 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
         Constraint::Length(1),
     ])
     .areas(screen);
+    let parts = ChatParts::of(chat, app, now);
+    // The pane's rows may be kept from the last frame; everything else is drawn afresh.
+    f.start(parts.pane);
     status_bar::draw(f, status, app, now);
-    draw_chat(f, chat, app, now);
+    draw_chat(f, parts, app, now);
     todo::draw(f, pinned, app);
     app.queue().draw(f, queued, app.theme());
     draw_input(f, input, app);
@@ -51,21 +54,51 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Rect {
     chat
 }
 
-fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
-    // A retry's notice takes the pane's bottom rows (at most half of them).
-    let retry = notices::retry_lines(app, now, area.width, (area.height as usize / 2).max(1));
-    let notice_h = (retry.len() as u16).min(area.height);
-    let mut area = Rect {
-        height: area.height - notice_h,
-        ..area
-    };
-    if let Some(w) = app.welcome() {
-        let lines = super::welcome::lines(w, app.status(), app.theme(), area.width);
-        let h = (lines.len() as u16).min(area.height);
-        f.render_widget(Paragraph::new(lines), Rect { height: h, ..area });
-        area.y += h;
-        area.height -= h;
+/// The chat area's parts: a new chat's welcome at the top, a retry's notice at the bottom (at
+/// most half of it), the pane of chat lines between.
+struct ChatParts {
+    welcome: Vec<Line<'static>>,
+    welcome_area: Rect,
+    pane: Rect,
+    retry: Vec<Line<'static>>,
+    retry_area: Rect,
+}
+
+impl ChatParts {
+    fn of(area: Rect, app: &App, now: Instant) -> Self {
+        let retry = notices::retry_lines(app, now, area.width, (area.height as usize / 2).max(1));
+        let notice_h = (retry.len() as u16).min(area.height);
+        let mut pane = Rect {
+            height: area.height - notice_h,
+            ..area
+        };
+        let retry_area = Rect {
+            y: pane.y + pane.height,
+            height: notice_h,
+            ..area
+        };
+        let mut welcome = Vec::new();
+        let mut welcome_area = Rect::default();
+        if let Some(w) = app.welcome() {
+            welcome = super::welcome::lines(w, app.status(), app.theme(), pane.width);
+            let h = (welcome.len() as u16).min(pane.height);
+            welcome_area = Rect { height: h, ..pane };
+            pane.y += h;
+            pane.height -= h;
+        }
+        Self {
+            welcome,
+            welcome_area,
+            pane,
+            retry,
+            retry_area,
+        }
     }
+}
+
+fn draw_chat(f: &mut Canvas, parts: ChatParts, app: &App, now: Instant) {
+    f.render_widget(Paragraph::new(parts.welcome), parts.welcome_area);
+    let area = parts.pane;
     let elapsed = |id: &str| {
         app.tool_started(id)
             .map(|t| now.saturating_duration_since(t))
@@ -75,24 +108,16 @@ fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
         width: area.width,
         ..ctx
     };
-    // The lines are wrapped to the width already: set them straight from the cache into the
-    // buffer (a `Paragraph` would copy and lay out each again, for every frame of a stream).
-    let buf = f.buffer_mut();
-    let mut y = area.y;
+    // The lines are wrapped to the width already; the canvas keeps the rows whose line did not
+    // change since the last frame.
+    let mut lines = Vec::with_capacity(usize::from(area.height));
     app.chat()
         .for_each_visible(app.entries(), area.height as usize, &ctx, |line| {
-            buf.set_line(area.x, y, line, area.width);
-            y += 1;
+            lines.push(line.clone());
         });
+    f.draw_pane(&lines);
     let t = &app.theme();
-    f.render_widget(
-        Paragraph::new(retry),
-        Rect {
-            y: area.y + area.height,
-            height: notice_h,
-            ..area
-        },
-    );
+    f.render_widget(Paragraph::new(parts.retry), parts.retry_area);
     if !app.chat().following() && app.chat().new_output && area.height > 0 {
         let w = strings::NEW_OUTPUT.chars().count() as u16;
         let marker = Rect {
@@ -108,7 +133,7 @@ fn draw_chat(f: &mut Frame, area: Rect, app: &App, now: Instant) {
     }
 }
 
-fn draw_input(f: &mut Frame, area: Rect, app: &App) {
+fn draw_input(f: &mut Canvas, area: Rect, app: &App) {
     let t = &app.theme();
     let border = if app.modal().is_some() {
         t.dim
