@@ -39,7 +39,13 @@ pub struct Screen<W: Write> {
     /// Scratch copies of the rows being compared (their capacity is kept).
     was: Buffer,
     now: Buffer,
+    /// The frame's bytes, written to `out` at once (their capacity is kept).
+    bytes: Vec<u8>,
 }
+
+/// A frame is written inside synchronized-update markers: the terminal shows it whole.
+const BEGIN: &[u8] = b"\x1b[?2026h";
+const END: &[u8] = b"\x1b[?2026l";
 
 impl<W: Write> Screen<W> {
     /// A screen on `out` of the terminal's size, taken to be blank (a fresh alternate screen).
@@ -59,6 +65,7 @@ impl<W: Write> Screen<W> {
             new_size: None,
             was: Buffer::default(),
             now: Buffer::default(),
+            bytes: Vec::new(),
         })
     }
 
@@ -89,13 +96,18 @@ impl<W: Write> Screen<W> {
         self.pen.lost_cursor();
     }
 
-    /// Draws a frame with `render`, which declares the chat pane ([`Canvas::start`]) first.
+    /// Draws a frame with `render`, which declares the chat pane ([`Canvas::start`]) first. What
+    /// changed is written in one `write` (each write to a terminal wakes its reader, and a
+    /// woken reader can take the CPU from this thread: one write, one wake-up), inside
+    /// synchronized-update markers; a frame that changed nothing writes nothing.
     pub fn draw(&mut self, render: impl FnOnce(&mut Canvas)) -> io::Result<()> {
+        self.bytes.clear();
+        self.bytes.extend_from_slice(BEGIN);
         // A new size clears the terminal, and nothing drawn before is kept.
         if let Some(area) = self.new_size.take()
             && area != self.shown.area
         {
-            write!(self.out, "\x1b[H\x1b[2J")?;
+            self.bytes.extend_from_slice(b"\x1b[H\x1b[2J");
             self.shown = Buffer::empty(area);
             self.next = Buffer::empty(area);
             self.pane.forget();
@@ -113,7 +125,7 @@ impl<W: Write> Screen<W> {
             let (n, op) = (amount.unsigned_abs(), if amount > 0 { 'M' } else { 'L' });
             let top = region.top() + 1;
             write!(
-                self.out,
+                self.bytes,
                 "\x1b[{top};{}r\x1b[{top};1H\x1b[{n}{op}\x1b[r",
                 region.bottom()
             )?;
@@ -151,7 +163,12 @@ impl<W: Write> Screen<W> {
         }
         let next = &self.next;
         let cells = changed.into_iter().map(|(x, y)| (x, y, &next[(x, y)]));
-        self.pen.draw(&mut self.out, next, cells)?;
+        self.pen.draw(&mut self.bytes, next, cells)?;
+        if self.bytes.len() == BEGIN.len() {
+            return Ok(());
+        }
+        self.bytes.extend_from_slice(END);
+        self.out.write_all(&self.bytes)?;
         self.out.flush()
     }
 }

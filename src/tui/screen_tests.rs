@@ -202,6 +202,13 @@ fn a_streamed_reply_scrolls_the_pane_in_the_terminal_and_costs_a_few_bytes_per_b
         let top = lines.len().saturating_sub(chat_h);
         written += rig.frame("status", &lines, top, false);
     }
+    // Every frame is one synchronized update (its two markers, 16 bytes, are not the picture).
+    let bytes = rig.out.0.borrow();
+    let marks = |m: &[u8]| bytes.windows(m.len()).filter(|w| *w == m).count();
+    assert_eq!(marks(b"\x1b[?2026h"), 601, "one begin marker a frame");
+    assert_eq!(marks(b"\x1b[?2026l"), 601, "one end marker a frame");
+    drop(bytes);
+    let written = written - 601 * 16;
     // One frame per word is the worst case (frames batch what arrives within 16 ms).
     let per_byte = written as f64 / text_bytes as f64;
     assert!(

@@ -22,16 +22,8 @@ pub fn draw(f: &mut Canvas, app: &App, now: Instant) -> Rect {
     let flash_lines = notices::flash_lines(app, screen.width);
     let flash_h = flash_lines.len() as u16;
     let todo_h = todo::height(app);
-    let [status, chat, pinned, queued, input, flash, foot] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(1),
-        Constraint::Length(todo_h),
-        Constraint::Length(app.queue().rows()),
-        Constraint::Length(input_h),
-        Constraint::Length(flash_h),
-        Constraint::Length(1),
-    ])
-    .areas(screen);
+    let [status, chat, pinned, queued, input, flash, foot] =
+        rows(screen, [todo_h, app.queue().rows(), input_h, flash_h]);
     let parts = ChatParts::of(chat, app, now);
     // The pane's rows may be kept from the last frame; everything else is drawn afresh.
     f.start(parts.pane);
@@ -52,6 +44,35 @@ pub fn draw(f: &mut Canvas, app: &App, now: Instant) -> Rect {
         super::theme::strip_colours(f.buffer_mut());
     }
     chat
+}
+
+/// The frame's rows, top to bottom: the status bar, the chat (the rest), the pinned checklist,
+/// the queued messages, the input box, the flash line and the footer — the lengths of the four
+/// between are `fixed`. Stacked by hand when they fit (the first frame's layout took ratatui's
+/// constraint solver 1.5 M instructions, a fifth of start-up); a terminal too short for them
+/// all is left to the solver, which decides what gives way.
+fn rows(screen: Rect, fixed: [u16; 4]) -> [Rect; 7] {
+    let [todo, queued, input, flash] = fixed;
+    let taken = 2 + u32::from(todo) + u32::from(queued) + u32::from(input) + u32::from(flash);
+    if u32::from(screen.height) < taken + 1 {
+        return Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(1),
+            Constraint::Length(todo),
+            Constraint::Length(queued),
+            Constraint::Length(input),
+            Constraint::Length(flash),
+            Constraint::Length(1),
+        ])
+        .areas(screen);
+    }
+    let chat = screen.height - taken as u16;
+    let mut y = screen.y;
+    [1, chat, todo, queued, input, flash, 1].map(|h| {
+        let r = Rect::new(screen.x, y, screen.width, h);
+        y += h;
+        r
+    })
 }
 
 /// The chat area's parts: a new chat's welcome at the top, a retry's notice at the bottom (at
@@ -146,4 +167,31 @@ fn draw_input(f: &mut Canvas, area: Rect, app: &App) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     f.render_widget(&app.input().area, inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stacked by hand, the rows are what ratatui's solver gives for the same constraints.
+    #[test]
+    fn the_rows_are_the_solvers_wherever_they_fit() {
+        for (w, h) in [(80, 24), (120, 40), (20, 9), (200, 70), (40, 12)] {
+            for fixed in [[0, 0, 3, 0], [2, 1, 8, 1], [5, 0, 3, 2], [0, 3, 4, 0]] {
+                let screen = Rect::new(0, 0, w, h);
+                let [todo, queued, input, flash] = fixed;
+                let solver: [Rect; 7] = Layout::vertical([
+                    Constraint::Length(1),
+                    Constraint::Min(1),
+                    Constraint::Length(todo),
+                    Constraint::Length(queued),
+                    Constraint::Length(input),
+                    Constraint::Length(flash),
+                    Constraint::Length(1),
+                ])
+                .areas(screen);
+                assert_eq!(rows(screen, fixed), solver, "{w}x{h} with {fixed:?}");
+            }
+        }
+    }
 }
