@@ -137,6 +137,12 @@ impl<W: Write> Screen<W> {
         let width = usize::from(self.next.area.width);
         let top = self.next.area.y;
         let mut changed: Vec<(u16, u16)> = Vec::new();
+        // A drawn row that came out as the terminal shows it (a status bar or an input box
+        // drawn again the same) is not compared cell by cell.
+        for (y, dirty) in marks.dirty.iter_mut().enumerate() {
+            let row = y * width..(y + 1) * width;
+            *dirty &= self.shown.content[row.clone()] != self.next.content[row];
+        }
         let mut y = 0;
         while y < marks.dirty.len() {
             if !marks.dirty[y] {
