@@ -141,7 +141,7 @@ impl<W: Write> Screen<W> {
         // drawn again the same) is not compared cell by cell.
         for (y, dirty) in marks.dirty.iter_mut().enumerate() {
             let row = y * width..(y + 1) * width;
-            *dirty &= self.shown.content[row.clone()] != self.next.content[row];
+            *dirty = *dirty && self.shown.content[row.clone()] != self.next.content[row];
         }
         let mut y = 0;
         while y < marks.dirty.len() {
@@ -259,17 +259,20 @@ impl Hasher for FxHasher {
 
 /// What the terminal does to `region` when its rows are scrolled up (`amount` > 0) or down:
 /// rows move by `amount`, blank rows come in.
+/// Done as one removal and one insertion in the buffer's cells (two moves of the cells after
+/// them), not as a rotation of the region (a rotation by whole rows swaps blocks of cells: twice
+/// the memory traffic, and it ran every frame a streamed reply scrolled).
 pub fn scroll(buf: &mut Buffer, region: Rect, amount: i32) {
     let w = buf.area.width as usize;
     let start = (region.top() - buf.area.y) as usize * w;
-    let rows = &mut buf.content[start..start + region.height as usize * w];
+    let end = start + region.height as usize * w;
     let n = (amount.unsigned_abs() as usize).min(region.height as usize) * w;
+    let blank = std::iter::repeat_n(Cell::EMPTY, n);
     if amount > 0 {
-        rows.rotate_left(n);
-        let len = rows.len();
-        rows[len - n..].fill(Cell::EMPTY);
+        buf.content.drain(start..start + n);
+        buf.content.splice(end - n..end - n, blank);
     } else {
-        rows.rotate_right(n);
-        rows[..n].fill(Cell::EMPTY);
+        buf.content.drain(end - n..end);
+        buf.content.splice(start..start, blank);
     }
 }

@@ -268,11 +268,14 @@ fn scrolling_up_and_down_a_modal_and_random_changes_always_leave_the_right_pictu
 fn scrolling_a_region_moves_its_rows_and_blanks_what_comes_in() {
     let area = Rect::new(0, 0, 10, 8);
     let region = Rect::new(0, 1, 10, 6);
+    // The rows above and below the region stay as they are.
     let frame = |rows: &[&str]| {
         let mut b = Buffer::empty(area);
+        b.set_string(0, 0, "above", Style::default());
         for (y, r) in rows.iter().enumerate() {
             b.set_string(0, 1 + y as u16, r, Style::default());
         }
+        b.set_string(0, 7, "below", Style::default());
         b
     };
     let mut moved = frame(&["a", "b", "c", "d", "e", "f"]);
@@ -280,4 +283,10 @@ fn scrolling_a_region_moves_its_rows_and_blanks_what_comes_in() {
     assert_eq!(moved, frame(&["c", "d", "e", "f", "", ""]));
     scroll(&mut moved, region, -1);
     assert_eq!(moved, frame(&["", "c", "d", "e", "f", ""]));
+    scroll(&mut moved, region, -9);
+    assert_eq!(moved, frame(&[]), "more than the region: all of it blank");
+    let mut moved = frame(&["a", "b", "c", "d", "e", "f"]);
+    scroll(&mut moved, region, 6);
+    assert_eq!(moved, frame(&[]));
+    assert_eq!(moved.content.len(), 80, "as many cells as before");
 }
