@@ -134,7 +134,11 @@ fn resume_to_first_frame(data: &Path, id: &str) -> App {
     }
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
     term.draw(|f| {
-        sayso::tui::ui::draw(f, &app, Instant::now());
+        sayso::tui::ui::draw(
+            &mut sayso::tui::screen::Canvas::new(f.buffer_mut()),
+            &app,
+            Instant::now(),
+        );
     })
     .expect("draw");
     black_box(saved.resumed.history.len());

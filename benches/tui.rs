@@ -41,6 +41,7 @@ use ratatui::backend::TestBackend;
 use sayso::events::{CallEnd, Event, Mode, TurnEnd};
 use sayso::provider::{AssistantMessage, StreamDelta, ToolCall};
 use sayso::tui::app::{App, AppEvent, Status};
+use sayso::tui::screen::Canvas;
 use sayso::tui::theme::Theme;
 use sayso::tui::ui;
 use serde_json::json;
@@ -70,7 +71,7 @@ fn terminal() -> Terminal<TestBackend> {
 
 fn draw(term: &mut Terminal<TestBackend>, app: &App) {
     term.draw(|f| {
-        ui::draw(f, app, Instant::now());
+        ui::draw(&mut Canvas::new(f.buffer_mut()), app, Instant::now());
     })
     .expect("draw");
 }

@@ -19,11 +19,14 @@ fn main() -> ExitCode {
     // SAFETY: no other thread runs yet (the runtime starts below).
     unsafe { sayso::launch::protect_secrets(&cli) };
     // Headless runs on one thread. The TUI keeps its own thread for input and drawing, and the
-    // agent (streams, tools) on worker threads.
+    // agent (streams, tools) on one worker thread: a second worker was woken to steal the tasks
+    // each streamed delta wakes (the connection, the turn), a context switch per delta for
+    // nothing — 30 % more CPU while a reply streams (BENCHMARKS.md §19). Blocking work (file
+    // tools, searches, checkpoints) runs on tokio's blocking pool either way.
     let interactive = !cli.print && cli.command.is_none();
     let built = if interactive {
         tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+            .worker_threads(1)
             .enable_all()
             .build()
     } else {

@@ -41,8 +41,17 @@ impl Signals {
             if self.streams.is_empty() {
                 return std::future::pending().await;
             }
-            let futures = self.streams.iter_mut().map(|s| Box::pin(s.recv()));
-            let _ = futures_util::future::select_all(futures).await;
+            // Polled in place: the event loop awaits this on every wake-up, and boxing a future
+            // per stream each time cost three allocations a frame.
+            std::future::poll_fn(|cx| {
+                for s in &mut self.streams {
+                    if s.poll_recv(cx).is_ready() {
+                        return std::task::Poll::Ready(());
+                    }
+                }
+                std::task::Poll::Pending
+            })
+            .await;
         }
         #[cfg(not(unix))]
         {

@@ -236,7 +236,16 @@ fn ask(req: ApprovalRequest, id: &str, cwd: &std::path::Path, cx: &ConnectionTo<
         let outcome = tokio::select! {
             r = cx.send_request(request).block_task() => match r {
                 Ok(response) => Outcome::Answered(response),
-                Err(_) if cx.is_incoming_closed() => Outcome::Closed,
+                // The SDK marks the errors it makes for a closed connection (a peer cannot
+                // forge the mark); `is_incoming_closed` turns true only after the close ends,
+                // too late for the request it failed on the way.
+                Err(e)
+                    if agent_client_protocol::is_incoming_transport_closed(&e)
+                        || agent_client_protocol::is_connection_terminated(&e)
+                        || cx.is_incoming_closed() =>
+                {
+                    Outcome::Closed
+                }
                 Err(e) => Outcome::Error(e.to_string()),
             },
             // The engine stopped waiting (the prompt was cancelled): nothing to answer.

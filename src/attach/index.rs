@@ -22,6 +22,8 @@ pub struct Snapshot {
     pub paths: Arc<Vec<String>>,
     /// The walk stopped at [`MAX_PATHS`].
     pub cut: bool,
+    /// Which walk found these paths: 1 for the first, 0 before any ended.
+    pub walk: u64,
 }
 
 #[derive(Debug, Default)]
@@ -60,8 +62,9 @@ impl FileIndex {
         let spawned = std::thread::Builder::new()
             .name("file-index".into())
             .spawn(move || {
-                let snapshot = walk(&root, MAX_PATHS);
+                let mut snapshot = walk(&root, MAX_PATHS);
                 if let Ok(mut s) = state.lock() {
+                    snapshot.walk = s.snapshot.walk + 1;
                     s.snapshot = snapshot;
                     s.walked_at = Some(Instant::now());
                     s.walking = false;
@@ -83,6 +86,11 @@ impl FileIndex {
     /// Whether a walk is running.
     pub fn walking(&self) -> bool {
         self.state.lock().is_ok_and(|s| s.walking)
+    }
+
+    /// How many walks have ended (the last snapshot's [`Snapshot::walk`]).
+    pub fn walks(&self) -> u64 {
+        self.state.lock().map_or(0, |s| s.snapshot.walk)
     }
 }
 
@@ -115,6 +123,7 @@ pub fn walk(root: &Path, cap: usize) -> Snapshot {
     Snapshot {
         paths: Arc::new(paths),
         cut,
+        walk: 0,
     }
 }
 

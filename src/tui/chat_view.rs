@@ -205,7 +205,8 @@ impl ChatView {
     ) -> Vec<Line<'static>> {
         let mut cache = self.cache.borrow_mut();
         let mut reply = cache.replies.remove(&i).unwrap_or_default();
-        let lines = replies::render(text, old, &mut reply, ctx.width, ctx.theme);
+        let following = self.scroll == Scroll::Follow;
+        let lines = replies::render(text, old, &mut reply, ctx.width, ctx.theme, following);
         cache.replies.insert(i, reply);
         lines
     }

@@ -132,7 +132,10 @@ impl Composer {
     pub fn file_menu(&self) -> Option<FileMenuView> {
         match self.area.lines() {
             [line] if self.walking.is_none() => self.files.peek(line),
-            _ => None,
+            _ => {
+                self.files.hidden();
+                None
+            }
         }
     }
 

@@ -2,8 +2,8 @@
 //!
 //! - [`app`]: state and `update` (events in, effects out), keys, slash commands; [`ui`] and
 //!   [`widgets`] draw it from `&App`.
-//! - [`run`]: the event loop (terminal, the agent task, redraw pacing); [`terminal`]:
-//!   setup/restore. The TUI talks to the agent only through `agent::task` commands and events.
+//! - [`run`]: the event loop (terminal, the agent task, redraw pacing); [`keys`]: the terminal's
+//!   input events; [`terminal`]: setup/restore. The TUI talks to the agent only through `agent::task` commands and events.
 //! - [`chat_view`], [`entry_lines`]: the chat pane (scrolling, render cache; `chat_view::replies`:
 //!   a reply's lines block by block, code coloured once on screen); [`diff_view`]: file
 //!   changes drawn as diffs, and `/diff`.
@@ -31,6 +31,7 @@ pub mod entry_lines;
 pub mod highlight;
 pub mod input;
 pub mod key_gate;
+pub mod keys;
 pub mod markdown;
 pub mod modal;
 pub mod notices;
@@ -58,6 +59,8 @@ pub mod wrap;
 mod app_tests;
 #[cfg(test)]
 mod modal_gate_tests;
+#[cfg(test)]
+mod retained_tests;
 #[cfg(test)]
 mod screen_tests;
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! What it does not do: deliver anything (the agent's driver takes the messages at its safe
 //! points) or read keys (`app::steering` calls in here).
 
-use ratatui::Frame;
+use crate::tui::screen::Canvas;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -81,7 +81,7 @@ impl Queue {
         lines(&self.steer.snapshot(), usize::MAX).len() as u16
     }
 
-    pub fn draw(&self, f: &mut Frame, area: Rect, theme: &Theme) {
+    pub fn draw(&self, f: &mut Canvas, area: Rect, theme: &Theme) {
         if area.height == 0 {
             return;
         }

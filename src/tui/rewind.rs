@@ -8,8 +8,8 @@
 //! refuses a rewind whose text is not the one at that place. What a rewind does is the
 //! agent's (`agent::rewind`, `agent::saving`); this view only asks.
 
+use crate::tui::screen::Canvas;
 use crossterm::event::{KeyCode, KeyEvent};
-use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
@@ -141,7 +141,7 @@ fn first_line(text: &str) -> &str {
 }
 
 /// Draws the view in the modal's place.
-pub fn draw(f: &mut Frame, screen: Rect, view: &RewindView, t: &Theme) {
+pub fn draw(f: &mut Canvas, screen: Rect, view: &RewindView, t: &Theme) {
     let rect = crate::tui::widgets::modal::area(screen);
     f.render_widget(Clear, rect);
     let title = match view.step {
@@ -279,7 +279,16 @@ mod tests {
         let backend = ratatui::backend::TestBackend::new(60, 12);
         let mut term = ratatui::Terminal::new(backend).unwrap();
         let theme = Theme::default();
-        term.draw(|f| draw(f, f.area(), &v, &theme)).unwrap();
+        term.draw(|f| {
+            let area = f.area();
+            draw(
+                &mut crate::tui::screen::Canvas::new(f.buffer_mut()),
+                area,
+                &v,
+                &theme,
+            );
+        })
+        .unwrap();
         let screen: String = term
             .backend()
             .buffer()

@@ -2,20 +2,23 @@
 //! per ~16 ms after input, per ~40 ms when only the agent's output changed — only when
 //! something changed. No timer runs while idle; a tick comes only when the app says a clock
 //! on screen changes ([`App::next_tick`]: each second of a running turn, a retry's
-//! countdown), and one wake-up comes when a hint on the flash line expires. Frames are written
-//! inside synchronized-update markers. Focus changes are tracked (they draw nothing); a long
-//! turn that ends unfocused is announced by the [`Notifier`].
+//! countdown), one wake-up comes when a hint on the flash line expires, and one a frame's time
+//! after a frame of the agent's output (its next output is looked at then, not as it
+//! arrives). The loop runs on a thread of its own, `sayso-ui`; the agent on the runtime's
+//! worker. Each frame is one write inside synchronized-update markers ([`Screen::draw`]).
+//! Focus changes are tracked (they draw nothing); a long turn that ends unfocused is announced
+//! by the [`Notifier`].
 
 use std::io::{Write, stdout};
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, EventStream};
-use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use crossterm::event::Event;
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::app::{App, AppEvent, Effect, Returned, Status};
+use super::keys::Keys;
 use super::notify::Notifier;
 use super::screen::Screen;
 use super::terminal::{self, Guard};
@@ -155,7 +158,7 @@ pub async fn run(
         super::welcome::Welcome::new(&agent.instruction_files(), agent.cwd(), home.as_deref()),
         opts.resume.is_none(),
     );
-    let mut term = match open_terminal(opts.mouse) {
+    let term = match open_terminal(opts.mouse) {
         Ok(t) => t,
         Err(e) => {
             terminal::restore();
@@ -185,7 +188,6 @@ pub async fn run(
         let _ = cmd_tx.send(Command::Resume(id));
     }
     let agent_task = tokio::spawn(task::run(agent, cmd_rx, sink, saving));
-    tokio::spawn(forward(events, app_tx.clone(), AppEvent::Agent));
     tokio::spawn(forward(approvals, app_tx.clone(), AppEvent::Approval));
     tokio::spawn(forward(questions, app_tx.clone(), AppEvent::Questions));
     if let Some(p) = opts.prompt.filter(|p| !p.trim().is_empty()) {
@@ -194,19 +196,22 @@ pub async fn run(
             crossterm::event::KeyCode::Enter,
         )));
     }
-    let mut current: Option<CancellationToken> = None;
     let out = Out {
-        commands: &cmd_tx,
+        commands: cmd_tx.clone(),
         notifier,
         app_tx,
         runner,
         mouse: opts.mouse,
+        agent_runtime: tokio::runtime::Handle::current(),
     };
-    let exit_code = event_loop(&mut app, &mut term, app_rx, pending, &out, &mut current).await;
+    let inputs = Inputs {
+        app: app_rx,
+        agent: events,
+    };
+    let (exit_code, current) = on_ui_thread(app, term, inputs, pending, out).await;
     if let Some(c) = &current {
         c.cancel();
     }
-    drop(term);
     terminal::restore();
     // The agent ends its turn (stopped above), then flushes and syncs the session file.
     drop(cmd_tx);
@@ -217,19 +222,73 @@ pub async fn run(
     (exit_code, saved)
 }
 
+/// Runs the event loop on a thread of its own, with a runtime of its own: its frame clock and
+/// its wake-ups are its own. (On the agent's runtime, each frame's timer, set from this thread,
+/// woke the worker thread to re-arm its timeout: a wake-up of each thread per frame for
+/// nothing.) The agent stays on the worker thread, so a slow step there never stalls a frame.
+/// Returns the exit code and the turn to stop, if one runs.
+async fn on_ui_thread(
+    mut app: App,
+    mut term: Screen<std::io::Stdout>,
+    inputs: Inputs,
+    pending: Vec<AppEvent>,
+    out: Out,
+) -> (u8, Option<CancellationToken>) {
+    let (done, result) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new()
+        .name("sayso-ui".into())
+        .spawn(move || {
+            let mut current = None;
+            let code = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt.block_on(event_loop(
+                    &mut app,
+                    &mut term,
+                    inputs,
+                    pending,
+                    &out,
+                    &mut current,
+                )),
+                Err(e) => {
+                    tracing::error!("cannot start the UI's runtime: {e}");
+                    exit::FAILED
+                }
+            };
+            let _ = done.send((code, current));
+        });
+    if let Err(e) = spawned {
+        tracing::error!("cannot start the UI thread: {e}");
+        return (exit::FAILED, None);
+    }
+    result.await.unwrap_or((exit::FAILED, None))
+}
+
 fn open_terminal(mouse: bool) -> std::io::Result<Screen<std::io::Stdout>> {
     terminal::enter(mouse)?;
     Screen::new(stdout())
 }
 
 /// Where effects go: the agent's commands, how notifications are said, what `!` commands
-/// run with and where they report back, and how the terminal is set up again after the editor.
-struct Out<'a> {
-    commands: &'a mpsc::UnboundedSender<Command>,
+/// run with and where they report back (on the agent's runtime, off the UI thread), and how the
+/// terminal is set up again after the editor.
+struct Out {
+    commands: mpsc::UnboundedSender<Command>,
     notifier: Notifier,
     app_tx: mpsc::UnboundedSender<AppEvent>,
     runner: shell_escape::Runner,
     mouse: bool,
+    agent_runtime: tokio::runtime::Handle,
+}
+
+/// What the event loop reads besides the terminal: the agent's events, straight from its sink
+/// (a task moving them into `app` would be one more wake-up per delta, and on the one worker
+/// thread it could fall behind a fast stream, which then queued up there), and everything else
+/// (approvals, questions, the highlighter, `!` commands).
+struct Inputs {
+    app: mpsc::UnboundedReceiver<AppEvent>,
+    agent: mpsc::UnboundedReceiver<crate::events::Event>,
 }
 
 /// Events in, `update`, effects out, a frame when something changed; until the user quits
@@ -237,17 +296,19 @@ struct Out<'a> {
 async fn event_loop(
     app: &mut App,
     term: &mut Screen<std::io::Stdout>,
-    mut app_rx: mpsc::UnboundedReceiver<AppEvent>,
+    mut inputs: Inputs,
     mut pending: Vec<AppEvent>,
-    out: &Out<'_>,
+    out: &Out,
     current: &mut Option<CancellationToken>,
 ) -> u8 {
-    let mut keys = EventStream::new();
+    let mut keys = Keys::default();
     let mut signals = Signals::new();
     let mut last_draw: Option<Instant> = None;
     let mut dirty = true;
     // Whether the change waiting to be drawn came from the user (drawn sooner).
     let mut input = true;
+    // Whether the last frame showed the agent's output (not a key's effect).
+    let mut streamed = false;
     // Ctrl+G asked for the editor (run once the events at hand are handled).
     let mut editing: Option<String> = None;
     loop {
@@ -255,16 +316,25 @@ async fn event_loop(
         let now = Instant::now();
         let gap = if input { FRAME } else { STREAM_FRAME };
         if dirty && last_draw.is_none_or(|t| now.duration_since(t) >= gap) {
-            let _ = crossterm::execute!(stdout(), BeginSynchronizedUpdate);
-            let _ = term.draw(|f| ui::draw(f, app, Instant::now()));
-            let _ = crossterm::execute!(stdout(), EndSynchronizedUpdate);
+            let _ = term.draw(|f| {
+                ui::draw(f, app, Instant::now());
+            });
             let drawn = Instant::now();
             app.frame_drawn(drawn);
             last_draw = Some(drawn);
+            streamed = !input;
             dirty = false;
             input = false;
         }
         let next_frame = last_draw.map_or(now, |t| t + gap);
+        // After a frame of the agent's output, its next output waits in its channel until a
+        // frame could be drawn again (it is taken whenever the loop wakes anyway): while a reply
+        // streams the loop wakes once a frame, when the frame is due, not also at the first
+        // delta after each frame.
+        let agent_at = last_draw
+            .filter(|_| streamed)
+            .map(|t| t + STREAM_FRAME)
+            .filter(|&t| t > now);
         let next_tick = app.next_tick(now);
         if pending.is_empty() {
             // A hint on screen expires: one wake-up at that moment, none while nothing is due.
@@ -276,7 +346,11 @@ async fn event_loop(
                 },
                 // While a frame is due anyway, what the agent sends waits in the channel and
                 // is taken all at once below: one wake-up per frame, not one per delta.
-                Some(ev) = app_rx.recv(), if !dirty => Some(ev),
+                Some(ev) = inputs.app.recv(), if !dirty => Some(ev),
+                Some(ev) = inputs.agent.recv(), if !dirty && agent_at.is_none() => {
+                    Some(AppEvent::Agent(ev))
+                }
+                () = sleep_until_some(agent_at), if !dirty && agent_at.is_some() => None,
                 () = sleep_until_some(next_tick), if next_tick.is_some() => Some(AppEvent::Tick),
                 () = tokio::time::sleep_until(expiry.unwrap_or(now).into()), if expiry.is_some() => {
                     Some(AppEvent::Tick)
@@ -286,8 +360,11 @@ async fn event_loop(
             };
             pending.extend(event);
             // Take everything else already waiting before drawing again.
-            while let Ok(ev) = app_rx.try_recv() {
+            while let Ok(ev) = inputs.app.try_recv() {
                 push_merged(&mut pending, ev);
+            }
+            while let Ok(ev) = inputs.agent.try_recv() {
+                push_merged(&mut pending, AppEvent::Agent(ev));
             }
         }
         for ev in pending.drain(..) {
@@ -312,7 +389,7 @@ async fn event_loop(
             // waits): the editor gets every key. A new one starts after.
             drop(keys);
             let outcome = edit_suspended(&text, term, out.mouse).await;
-            keys = EventStream::new();
+            keys = Keys::default();
             pending.push(AppEvent::Returned(Returned::Editor(outcome)));
             (dirty, input) = (true, true);
         }
@@ -384,8 +461,8 @@ fn push_merged(pending: &mut Vec<AppEvent>, ev: AppEvent) {
 }
 
 /// Does what the app asked for.
-fn perform(effect: Effect, out: &Out<'_>, current: &mut Option<CancellationToken>, app: &mut App) {
-    let commands = out.commands;
+fn perform(effect: Effect, out: &Out, current: &mut Option<CancellationToken>, app: &mut App) {
+    let commands = &out.commands;
     match effect {
         Effect::Send(text) => {
             let cancel = CancellationToken::new();
@@ -420,7 +497,7 @@ fn perform(effect: Effect, out: &Out<'_>, current: &mut Option<CancellationToken
         }
         Effect::Shell(escape) => {
             let (runner, tx) = (out.runner.clone(), out.app_tx.clone());
-            tokio::spawn(async move {
+            out.agent_runtime.spawn(async move {
                 let done = runner.run(escape, &CancellationToken::new()).await;
                 let _ = tx.send(AppEvent::Returned(Returned::Shell(done)));
             });

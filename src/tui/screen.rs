@@ -1,63 +1,71 @@
-//! Writes frames to the terminal: ratatui renders each frame into its buffer, and this module
-//! sends the terminal only what changed — letting the terminal itself scroll the chat pane when
-//! its content moved.
+//! Writes frames to the terminal: each frame is drawn on a [`Canvas`] into a buffer that still
+//! holds the last one, and the terminal is sent only what changed — letting the terminal itself
+//! scroll the chat pane when its content moved.
 //!
-//! ratatui diffs a frame against the last one cell by cell, so when a streamed reply pushes the
-//! chat up by one line, every cell of the pane differs and the whole pane is rewritten: ~60 bytes
-//! to the terminal per byte of reply. Instead, [`Screen`] keeps a copy of what the terminal shows,
-//! finds how far the pane's rows moved ([`scroll_amount`]), has the terminal move them (a scroll
-//! region, DECSTBM, and DL/IL at its top: ~20 bytes), moves its copy the same way, and diffs the new frame
-//! against that. Whatever the amount, the diff is against what really is on screen, so a wrong
-//! guess costs bytes, never a wrong picture. Only full-width regions are scrolled (a scroll
-//! region spans whole rows). The changed cells are written by [`cells::Pen`].
+//! ratatui redraws a whole frame and diffs it against the last one cell by cell: when a
+//! streamed reply pushes the chat up by one line, every cell of the pane differs and the whole
+//! pane is rewritten (~60 bytes to the terminal per byte of reply), and every frame costs a
+//! full redraw and diff even when one word changed. Here the chat pane's rows that show the same
+//! line as last time are kept ([`canvas`]), the pane's move is found from its lines and done by
+//! the terminal (a scroll region, DECSTBM, and DL/IL at its top: ~20 bytes), and only the rows
+//! drawn this frame are compared with what the terminal shows. Whatever the guess, the rows sent
+//! are diffed against what really is on screen, so a wrong guess costs bytes, never a wrong
+//! picture. The changed cells are written by [`cells::Pen`]. Two buffers in all: what the
+//! terminal shows and the frame (ratatui's `Terminal` kept two more).
 
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 use std::io::{self, Write};
 
+mod canvas;
 mod cells;
 
-use ratatui::backend::{Backend, CrosstermBackend};
+pub use canvas::Canvas;
+
 use ratatui::buffer::{Buffer, Cell};
-use ratatui::layout::Rect;
-use ratatui::{Frame, Terminal};
+use ratatui::layout::{Rect, Size};
+use unicode_width::UnicodeWidthStr;
 
 /// A terminal drawn frame by frame.
 pub struct Screen<W: Write> {
-    term: Terminal<CrosstermBackend<W>>,
+    out: W,
     /// What the terminal shows now.
     shown: Buffer,
-    /// The frame being written (taken from ratatui's current buffer).
+    /// The frame being drawn: the last one until the next frame changes it.
     next: Buffer,
     pen: cells::Pen,
+    pane: canvas::Pane,
     /// A size reported since the last frame.
     new_size: Option<Rect>,
+    /// Scratch copies of the rows being compared (their capacity is kept).
+    was: Buffer,
+    now: Buffer,
+    /// The frame's bytes, written to `out` at once (their capacity is kept).
+    bytes: Vec<u8>,
 }
 
+/// A frame is written inside synchronized-update markers: the terminal shows it whole.
+const BEGIN: &[u8] = b"\x1b[?2026h";
+const END: &[u8] = b"\x1b[?2026l";
+
 impl<W: Write> Screen<W> {
-    /// A screen on `out`, taken to be blank (a fresh alternate screen).
+    /// A screen on `out` of the terminal's size, taken to be blank (a fresh alternate screen).
     pub fn new(out: W) -> io::Result<Self> {
-        let term = Terminal::new(CrosstermBackend::new(out))?;
-        Ok(Self {
-            term,
-            shown: Buffer::default(),
-            next: Buffer::default(),
-            pen: cells::Pen::default(),
-            new_size: None,
-        })
+        let (w, h) = crossterm::terminal::size()?;
+        Self::with_area(out, Rect::new(0, 0, w, h))
     }
 
     /// A screen of a fixed `area` on `out` (no terminal queries): for tests and benchmarks.
     pub fn with_area(out: W, area: Rect) -> io::Result<Self> {
-        let options = ratatui::TerminalOptions {
-            viewport: ratatui::Viewport::Fixed(area),
-        };
-        let term = Terminal::with_options(CrosstermBackend::new(out), options)?;
         Ok(Self {
-            term,
-            shown: Buffer::default(),
-            next: Buffer::default(),
+            out,
+            shown: Buffer::empty(area),
+            next: Buffer::empty(area),
             pen: cells::Pen::default(),
+            pane: canvas::Pane::default(),
             new_size: None,
+            was: Buffer::default(),
+            now: Buffer::default(),
+            bytes: Vec::new(),
         })
     }
 
@@ -66,8 +74,9 @@ impl<W: Write> Screen<W> {
         &self.shown
     }
 
-    pub fn size(&self) -> io::Result<ratatui::layout::Size> {
-        self.term.size()
+    pub fn size(&self) -> io::Result<Size> {
+        let area = self.new_size.unwrap_or(self.shown.area);
+        Ok(Size::new(area.width, area.height))
     }
 
     /// The terminal reported a new size (crossterm's resize event): the next frame is drawn at
@@ -80,49 +89,35 @@ impl<W: Write> Screen<W> {
     /// The terminal was cleared behind our back (the editor ran on it): the next frame draws
     /// every cell.
     pub fn forget_shown(&mut self) {
-        self.shown = Buffer::default();
+        let area = self.shown.area;
+        self.shown = Buffer::empty(area);
+        self.next = Buffer::empty(area);
+        self.pane.forget();
         self.pen.lost_cursor();
     }
 
-    /// Draws a frame. `render` draws it and returns the region whose rows may have scrolled
-    /// (the chat pane), or an empty `Rect`.
-    pub fn draw(&mut self, render: impl FnOnce(&mut Frame) -> Rect) -> io::Result<()> {
-        // A new size clears the terminal (and ratatui's buffers).
+    /// Draws a frame with `render`, which declares the chat pane ([`Canvas::start`]) first. What
+    /// changed is written in one `write` (each write to a terminal wakes its reader, and a
+    /// woken reader can take the CPU from this thread: one write, one wake-up), inside
+    /// synchronized-update markers; a frame that changed nothing writes nothing.
+    pub fn draw(&mut self, render: impl FnOnce(&mut Canvas)) -> io::Result<()> {
+        self.bytes.clear();
+        self.bytes.extend_from_slice(BEGIN);
+        // A new size clears the terminal, and nothing drawn before is kept.
         if let Some(area) = self.new_size.take()
             && area != self.shown.area
         {
-            self.term.resize(area)?;
-        }
-        let mut frame = self.term.get_frame();
-        let region = render(&mut frame);
-        // Take the frame out of ratatui's buffer in exchange for a spare of the same size (its
-        // diff is not used, so the spare is only ever reset and drawn into again).
-        let current = self.term.current_buffer_mut();
-        if self.next.area != current.area {
-            self.next = Buffer::empty(current.area);
-        }
-        std::mem::swap(&mut self.next, current);
-        if self.shown.area != self.next.area {
-            // A new size: the terminal was cleared.
-            self.shown = Buffer::empty(self.next.area);
+            self.bytes.extend_from_slice(b"\x1b[H\x1b[2J");
+            self.shown = Buffer::empty(area);
+            self.next = Buffer::empty(area);
+            self.pane.forget();
             self.pen.lost_cursor();
         }
-        let mut updates = self.shown.diff(&self.next);
-        // Most frames change a row or two (the line being streamed): nothing to look for then.
-        // (The updates come row by row.)
-        let mut rows = updates
-            .iter()
-            .map(|&(_, y, _)| y)
-            .filter(|&y| y >= region.top() && y < region.bottom())
-            .collect::<Vec<_>>();
-        rows.dedup();
-        let amount = if rows.len() >= 3 {
-            scroll_amount(&self.shown, &self.next, region)
-        } else {
-            0
-        };
-        let backend = self.term.backend_mut();
-        if amount != 0 {
+        let mut marks = canvas::Marks::default();
+        let mut canvas = Canvas::retained(&mut self.next, &mut self.pane, &mut marks);
+        render(&mut canvas);
+        canvas.finish();
+        if let Some((region, amount)) = marks.scroll {
             // Inside the region's margins, delete (DL) or insert (IL) lines at its top row: the
             // rows below move up (down) and blank rows come in at the other end — SU/SD, in the
             // form every terminal has, the Linux console included. Between frames the pen is
@@ -130,82 +125,89 @@ impl<W: Write> Screen<W> {
             let (n, op) = (amount.unsigned_abs(), if amount > 0 { 'M' } else { 'L' });
             let top = region.top() + 1;
             write!(
-                backend,
+                self.bytes,
                 "\x1b[{top};{}r\x1b[{top};1H\x1b[{n}{op}\x1b[r",
                 region.bottom()
             )?;
             self.pen.lost_cursor();
             scroll(&mut self.shown, region, amount);
-            updates = self.shown.diff(&self.next);
         }
-        self.pen.draw(backend, &self.next, updates.into_iter())?;
-        Backend::flush(backend)?;
-        std::mem::swap(&mut self.shown, &mut self.next);
-        // ratatui's own diff is not used; this only gives the next frame a clean buffer.
-        self.term.swap_buffers();
-        Ok(())
-    }
-}
-
-/// How many rows the content of `region` moved up from `shown` to `next` (negative: down), when
-/// letting the terminal move them saves rewriting at least two rows; else 0.
-pub fn scroll_amount(shown: &Buffer, next: &Buffer, region: Rect) -> i32 {
-    let area = next.area;
-    if shown.area != area
-        || region.x != area.x
-        || region.width != area.width
-        || region.height < 3
-        || region.top() < area.top()
-        || region.bottom() > area.bottom()
-    {
-        return 0;
-    }
-    let old = row_hashes(shown, region);
-    let new = row_hashes(next, region);
-    let blank = row_hash(std::iter::repeat_n(&Cell::EMPTY, area.width as usize));
-    let h = new.len() as i32;
-    // Rows of the new frame (not blank) found in the old one `k` rows lower.
-    let score = |k: i32| {
-        (0..h)
-            .filter(|&y| {
-                let from = y + k;
-                (0..h).contains(&from)
-                    && new[y as usize] != blank
-                    && new[y as usize] == old[from as usize]
-            })
-            .count()
-    };
-    let stay = score(0);
-    let mut best = (0, stay);
-    for k in 1..h {
-        for k in [k, -k] {
-            let s = score(k);
-            if s > best.1 {
-                best = (k, s);
+        // The rows drawn, run by run: each run's cells as ratatui's diff finds them, written in
+        // one go (the pen keeps its style and place from one run to the next).
+        let width = usize::from(self.next.area.width);
+        let top = self.next.area.y;
+        let mut changed: Vec<(u16, u16)> = Vec::new();
+        // A drawn row that came out as the terminal shows it (a status bar or an input box
+        // drawn again the same) is not compared cell by cell.
+        for (y, dirty) in marks.dirty.iter_mut().enumerate() {
+            let row = y * width..(y + 1) * width;
+            *dirty = *dirty && self.shown.content[row.clone()] != self.next.content[row];
+        }
+        let mut y = 0;
+        while y < marks.dirty.len() {
+            if !marks.dirty[y] {
+                y += 1;
+                continue;
             }
+            let start = y;
+            while y < marks.dirty.len() && marks.dirty[y] {
+                y += 1;
+            }
+            let cells = start * width..y * width;
+            let rows = (y - start) as u16;
+            let run = Rect::new(
+                self.next.area.x,
+                top + start as u16,
+                self.next.area.width,
+                rows,
+            );
+            copy_rows(&mut self.was, &self.shown.content[cells.clone()], run);
+            copy_rows(&mut self.now, &self.next.content[cells.clone()], run);
+            let updates = with_right_halves(self.was.diff(&self.now), &self.was, &self.now);
+            changed.extend(updates.into_iter().map(|(x, y, _)| (x, y)));
+            self.shown.content[cells.clone()].clone_from_slice(&self.next.content[cells]);
+        }
+        let next = &self.next;
+        let cells = changed.into_iter().map(|(x, y)| (x, y, &next[(x, y)]));
+        self.pen.draw(&mut self.bytes, next, cells)?;
+        if self.bytes.len() == BEGIN.len() {
+            return Ok(());
+        }
+        self.bytes.extend_from_slice(END);
+        self.out.write_all(&self.bytes)?;
+        self.out.flush()
+    }
+}
+
+/// ratatui's diff leaves the right half of a wide character that a narrow one replaced to the
+/// terminal, which blanks it in the pen's attributes — in reverse video, a visible block. The
+/// cell after such a narrow one is written too.
+fn with_right_halves<'a>(
+    updates: Vec<(u16, u16, &'a Cell)>,
+    was: &Buffer,
+    now: &'a Buffer,
+) -> Vec<(u16, u16, &'a Cell)> {
+    let mut out = Vec::with_capacity(updates.len());
+    let mut it = updates.into_iter().peekable();
+    while let Some((x, y, cell)) = it.next() {
+        out.push((x, y, cell));
+        let half = x + 1;
+        if half < now.area.right()
+            && cell.symbol().width() < 2
+            && was[(x, y)].symbol().width() > 1
+            && it.peek().is_none_or(|&(nx, ny, _)| (nx, ny) != (half, y))
+        {
+            out.push((half, y, &now[(half, y)]));
         }
     }
-    if best.1 >= stay + 2 { best.0 } else { 0 }
+    out
 }
 
-fn row(buf: &Buffer, y: u16) -> &[Cell] {
-    let w = buf.area.width as usize;
-    let start = (y - buf.area.y) as usize * w;
-    &buf.content[start..start + w]
-}
-
-fn row_hashes(buf: &Buffer, region: Rect) -> Vec<u64> {
-    (region.top()..region.bottom())
-        .map(|y| row_hash(row(buf, y).iter()))
-        .collect()
-}
-
-fn row_hash<'a>(cells: impl Iterator<Item = &'a Cell>) -> u64 {
-    let mut h = FxHasher(0);
-    for c in cells {
-        c.hash(&mut h);
-    }
-    h.finish()
+/// `buf` made a copy of `cells`, the rows of `area`.
+fn copy_rows(buf: &mut Buffer, cells: &[Cell], area: Rect) {
+    buf.area = area;
+    buf.content.clear();
+    buf.content.extend_from_slice(cells);
 }
 
 /// The rustc "Fx" hash: a multiply and a rotate per word. Row hashes only decide which rows look
@@ -257,17 +259,20 @@ impl Hasher for FxHasher {
 
 /// What the terminal does to `region` when its rows are scrolled up (`amount` > 0) or down:
 /// rows move by `amount`, blank rows come in.
+/// Done as one removal and one insertion in the buffer's cells (two moves of the cells after
+/// them), not as a rotation of the region (a rotation by whole rows swaps blocks of cells: twice
+/// the memory traffic, and it ran every frame a streamed reply scrolled).
 pub fn scroll(buf: &mut Buffer, region: Rect, amount: i32) {
     let w = buf.area.width as usize;
     let start = (region.top() - buf.area.y) as usize * w;
-    let rows = &mut buf.content[start..start + region.height as usize * w];
+    let end = start + region.height as usize * w;
     let n = (amount.unsigned_abs() as usize).min(region.height as usize) * w;
+    let blank = std::iter::repeat_n(Cell::EMPTY, n);
     if amount > 0 {
-        rows.rotate_left(n);
-        let len = rows.len();
-        rows[len - n..].fill(Cell::EMPTY);
+        buf.content.drain(start..start + n);
+        buf.content.splice(end - n..end - n, blank);
     } else {
-        rows.rotate_right(n);
-        rows[..n].fill(Cell::EMPTY);
+        buf.content.drain(end - n..end);
+        buf.content.splice(start..start, blank);
     }
 }

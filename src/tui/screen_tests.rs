@@ -11,7 +11,31 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use super::screen::{Screen, scroll, scroll_amount};
+use super::screen::{Canvas, Screen, scroll};
+
+/// A status row, the chat pane (lines from `top`), an input box, and optionally a modal over
+/// the chat.
+fn paint(f: &mut Canvas, status: &str, lines: &[Line<'static>], top: usize, modal: bool) {
+    let status_row = Rect::new(0, 0, W, 1);
+    let chat = Rect::new(0, 1, W, H - 4);
+    let input = Rect::new(0, H - 3, W, 3);
+    f.start(chat);
+    f.render_widget(Paragraph::new(status.to_owned()), status_row);
+    let shown: Vec<Line<'static>> = lines.iter().skip(top).cloned().collect();
+    f.draw_pane(&shown);
+    f.render_widget(
+        Block::default().borders(Borders::TOP | Borders::BOTTOM),
+        input,
+    );
+    if modal {
+        let m = Rect::new(10, 4, 40, 5);
+        f.render_widget(Clear, m);
+        f.render_widget(
+            Paragraph::new("Run this command?").block(Block::default().borders(Borders::ALL)),
+            m,
+        );
+    }
+}
 
 #[derive(Clone, Default)]
 struct Shared(Rc<RefCell<Vec<u8>>>);
@@ -50,32 +74,11 @@ impl Rig {
     }
 
     /// Draws a chat frame: a status row, the chat (lines from `top`), an input box, and
-    /// optionally a modal over the chat. Checks the emulator's picture; returns the bytes
-    /// written.
+    /// optionally a modal over the chat. Checks the emulator's picture, and that the frame kept
+    /// from the last one is the frame drawn afresh; returns the bytes written.
     fn frame(&mut self, status: &str, lines: &[Line<'static>], top: usize, modal: bool) -> usize {
         self.screen
-            .draw(|f| {
-                let status_row = Rect::new(0, 0, W, 1);
-                let chat = Rect::new(0, 1, W, H - 4);
-                let input = Rect::new(0, H - 3, W, 3);
-                f.render_widget(Paragraph::new(status.to_owned()), status_row);
-                let shown: Vec<Line> = lines.iter().skip(top).cloned().collect();
-                f.render_widget(Paragraph::new(shown), chat);
-                f.render_widget(
-                    Block::default().borders(Borders::TOP | Borders::BOTTOM),
-                    input,
-                );
-                if modal {
-                    let m = Rect::new(10, 4, 40, 5);
-                    f.render_widget(Clear, m);
-                    f.render_widget(
-                        Paragraph::new("Run this command?")
-                            .block(Block::default().borders(Borders::ALL)),
-                        m,
-                    );
-                }
-                chat
-            })
+            .draw(|f| paint(f, status, lines, top, modal))
             .unwrap();
         let bytes = self.out.0.borrow();
         let new = &bytes[self.fed..];
@@ -83,6 +86,9 @@ impl Rig {
         let n = new.len();
         self.fed = bytes.len();
         drop(bytes);
+        let mut fresh = Buffer::empty(Rect::new(0, 0, W, H));
+        paint(&mut Canvas::new(&mut fresh), status, lines, top, modal);
+        assert_eq!(self.screen.shown(), &fresh, "the kept frame is the frame");
         self.assert_picture();
         n
     }
@@ -121,7 +127,14 @@ impl Rig {
                     m.contains(Modifier::ITALIC),
                     m.contains(Modifier::REVERSED),
                 );
-                assert_eq!(attrs, wanted, "attributes of ({x},{y})");
+                // Bold, dim and italic do not show on a blank (ratatui's diff leaves the half of
+                // a wide character that a narrow one overwrote to the terminal, which clears it
+                // in the pen's attributes); reverse video does.
+                if text == " " {
+                    assert_eq!(attrs.3, wanted.3, "reverse video of ({x},{y})");
+                } else {
+                    assert_eq!(attrs, wanted, "attributes of ({x},{y})");
+                }
                 if text != " " {
                     assert_eq!(got.underline(), m.contains(Modifier::UNDERLINED));
                 }
@@ -189,6 +202,13 @@ fn a_streamed_reply_scrolls_the_pane_in_the_terminal_and_costs_a_few_bytes_per_b
         let top = lines.len().saturating_sub(chat_h);
         written += rig.frame("status", &lines, top, false);
     }
+    // Every frame is one synchronized update (its two markers, 16 bytes, are not the picture).
+    let bytes = rig.out.0.borrow();
+    let marks = |m: &[u8]| bytes.windows(m.len()).filter(|w| *w == m).count();
+    assert_eq!(marks(b"\x1b[?2026h"), 601, "one begin marker a frame");
+    assert_eq!(marks(b"\x1b[?2026l"), 601, "one end marker a frame");
+    drop(bytes);
+    let written = written - 601 * 16;
     // One frame per word is the worst case (frames batch what arrives within 16 ms).
     let per_byte = written as f64 / text_bytes as f64;
     assert!(
@@ -245,50 +265,28 @@ fn scrolling_up_and_down_a_modal_and_random_changes_always_leave_the_right_pictu
 }
 
 #[test]
-fn the_scroll_amount_is_how_far_rows_moved_and_zero_when_nothing_is_gained() {
+fn scrolling_a_region_moves_its_rows_and_blanks_what_comes_in() {
     let area = Rect::new(0, 0, 10, 8);
     let region = Rect::new(0, 1, 10, 6);
+    // The rows above and below the region stay as they are.
     let frame = |rows: &[&str]| {
         let mut b = Buffer::empty(area);
+        b.set_string(0, 0, "above", Style::default());
         for (y, r) in rows.iter().enumerate() {
             b.set_string(0, 1 + y as u16, r, Style::default());
         }
+        b.set_string(0, 7, "below", Style::default());
         b
     };
-    let old = frame(&["a", "b", "c", "d", "e", "f"]);
-    assert_eq!(
-        scroll_amount(&old, &frame(&["c", "d", "e", "f", "g", "h"]), region),
-        2
-    );
-    assert_eq!(
-        scroll_amount(&old, &frame(&["x", "a", "b", "c", "d", "e"]), region),
-        -1
-    );
-    assert_eq!(
-        scroll_amount(&old, &frame(&["a", "b", "c", "d", "e", "g"]), region),
-        0
-    );
-    // One row gained is not worth the escape sequences.
-    assert_eq!(
-        scroll_amount(&old, &frame(&["b", "x", "y", "z", "w", "v"]), region),
-        0
-    );
-    // Blank rows match anywhere: they do not count.
-    let sparse = frame(&["a", "", "", "", "", ""]);
-    assert_eq!(
-        scroll_amount(&sparse, &frame(&["", "", "", "", "", ""]), region),
-        0
-    );
-    // A region not as wide as the screen cannot be scrolled by the terminal.
-    let narrow = Rect::new(1, 1, 9, 6);
-    assert_eq!(
-        scroll_amount(&old, &frame(&["c", "d", "e", "f", "g", "h"]), narrow),
-        0
-    );
-
-    let mut moved = old.clone();
+    let mut moved = frame(&["a", "b", "c", "d", "e", "f"]);
     scroll(&mut moved, region, 2);
     assert_eq!(moved, frame(&["c", "d", "e", "f", "", ""]));
     scroll(&mut moved, region, -1);
     assert_eq!(moved, frame(&["", "c", "d", "e", "f", ""]));
+    scroll(&mut moved, region, -9);
+    assert_eq!(moved, frame(&[]), "more than the region: all of it blank");
+    let mut moved = frame(&["a", "b", "c", "d", "e", "f"]);
+    scroll(&mut moved, region, 6);
+    assert_eq!(moved, frame(&[]));
+    assert_eq!(moved.content.len(), 80, "as many cells as before");
 }

@@ -126,7 +126,6 @@ impl Rig {
         self.screen
             .draw(|f| {
                 chat = ui::draw(f, app, now);
-                chat
             })
             .expect("draw");
         let bytes = self.out.0.borrow();

@@ -167,7 +167,7 @@ pub fn render(app: &App, now: std::time::Instant) -> String {
     let mut term =
         Terminal::new(TestBackend::new(app.size().0, app.size().1)).expect("test backend");
     term.draw(|f| {
-        super::ui::draw(f, app, now);
+        super::ui::draw(&mut super::screen::Canvas::new(f.buffer_mut()), app, now);
     })
     .expect("draw");
     format!("{:?}", term.backend().buffer())

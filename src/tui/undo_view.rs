@@ -8,8 +8,8 @@
 //! Enter does nothing, so that no key typed ahead chooses for the user. Up/Down (k/j) and
 //! PgUp/PgDn scroll. When there is nothing to write, only Esc (or `n`, `s`) closes.
 
+use crate::tui::screen::Canvas;
 use crossterm::event::{KeyCode, KeyEvent};
-use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
@@ -126,7 +126,7 @@ impl UndoView {
 }
 
 /// Draws the open `/rewind` or undo view, if any.
-pub fn draw_open(f: &mut Frame, screen: Rect, app: &crate::tui::app::App) {
+pub fn draw_open(f: &mut Canvas, screen: Rect, app: &crate::tui::app::App) {
     let open = app.take_back();
     if let Some(v) = &open.undo {
         draw(f, screen, v, app.theme());
@@ -136,7 +136,7 @@ pub fn draw_open(f: &mut Frame, screen: Rect, app: &crate::tui::app::App) {
 }
 
 /// Draws the view in the modal's place.
-pub fn draw(f: &mut Frame, screen: Rect, view: &UndoView, t: &Theme) {
+pub fn draw(f: &mut Canvas, screen: Rect, view: &UndoView, t: &Theme) {
     let rect = crate::tui::widgets::modal::area(screen);
     f.render_widget(Clear, rect);
     let verb = if view.preview.redo { "Redo" } else { "Undo" };

@@ -172,6 +172,19 @@ fn collect_clusters(line: &Line<'static>) -> Vec<Cluster> {
     let mut out = Vec::new();
     for (i, span) in line.spans.iter().enumerate() {
         let s: &str = &span.content;
+        // Printable ASCII (most text a model writes): a cluster a byte, one column each, a
+        // space or part of a word — what the general path finds, without looking up
+        // characters (a third of the first frame's work was wrapping the welcome and footer).
+        if s.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+            out.extend(s.bytes().enumerate().map(|(k, b)| Cluster {
+                span: i,
+                start: k,
+                end: k + 1,
+                width: 1,
+                kind: if b == b' ' { Kind::Space } else { Kind::Word },
+            }));
+            continue;
+        }
         for (start, end) in clusters(s) {
             let text = &s[start..end];
             let width = str_width(text);

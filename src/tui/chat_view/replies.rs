@@ -39,13 +39,16 @@ struct Plain {
 }
 
 /// Renders `text` into `old` (the reply's lines from the last render, kept up to the finished
-/// blocks'), updating `reply`. Code is left plain ([`colour`] colours it).
+/// blocks'), updating `reply`. Code is left plain ([`colour`] colours it), except in the last
+/// block when `colour_last` (the pane follows the end, so that block is on screen: rendering
+/// it plain and then coloured would render it twice each frame while it streams).
 pub(super) fn render(
     text: &str,
     old: Vec<Line<'static>>,
     reply: &mut Reply,
     width: u16,
     theme: &Theme,
+    colour_last: bool,
 ) -> Vec<Line<'static>> {
     let mut lines = old;
     if reply.text_end > text.len()
@@ -65,7 +68,12 @@ pub(super) fn render(
             lines.push(Line::default());
         }
         let start = lines.len();
-        let (block, plain) = render_markdown_plain(&tail[range.clone()], width.max(8), theme);
+        let source = &tail[range.clone()];
+        let (block, plain) = if colour_last && k + 1 == ranges.len() {
+            (render_markdown(source, width.max(8), theme), false)
+        } else {
+            render_markdown_plain(source, width.max(8), theme)
+        };
         lines.extend(block);
         if plain {
             reply.plain.push(Plain {
@@ -135,7 +143,7 @@ mod tests {
         let theme = Theme::dark();
         let text = "intro\n\n```rust\nfn main() { let x = 1; }\n```\n\nmiddle\n\n```python\ndef f():\n    return 2\n```\n\nend\n";
         let mut reply = Reply::default();
-        let mut lines = render(text, Vec::new(), &mut reply, 60, &theme);
+        let mut lines = render(text, Vec::new(), &mut reply, 60, &theme, false);
         let mut whole = Vec::new();
         for r in split_blocks(text) {
             if !whole.is_empty() {
@@ -162,6 +170,44 @@ mod tests {
         assert!(reply.plain.is_empty());
     }
 
+    /// Following the end, the block being streamed is rendered coloured at once; the blocks
+    /// before it stay plain until shown, and what is drawn is the whole coloured render.
+    #[test]
+    fn the_last_block_is_coloured_at_once_when_the_pane_follows_the_end() {
+        crate::tui::highlight::warm_up();
+        let theme = Theme::dark();
+        let text = "a\n\n```rust\nfn f() {}\n```\n\nb\n\n```python\ndef g():\n    return 1\n";
+        let mut whole = Vec::new();
+        for r in split_blocks(text) {
+            if !whole.is_empty() {
+                whole.push(Line::default());
+            }
+            whole.extend(render_markdown(&text[r], 40, &theme));
+        }
+        whole.push(Line::default());
+        let mut reply = Reply::default();
+        let mut lines = Vec::new();
+        for end in 1..=text.len() {
+            if text.is_char_boundary(end) {
+                lines = render(&text[..end], lines, &mut reply, 40, &theme, true);
+            }
+        }
+        assert_eq!(
+            reply.plain.len(),
+            1,
+            "only the finished rust block is plain"
+        );
+        let n = lines.len();
+        let tail = reply.plain[0].lines.end..n;
+        assert_eq!(
+            lines[tail.clone()],
+            whole[tail],
+            "the streamed block is coloured"
+        );
+        colour(text, &mut lines, &mut reply, 0..n, 40, &theme);
+        assert_eq!(lines, whole);
+    }
+
     #[test]
     fn a_streamed_reply_keeps_its_finished_blocks_and_their_plain_marks() {
         let theme = Theme::dark();
@@ -169,10 +215,10 @@ mod tests {
         let mut reply = Reply::default();
         let mut lines = Vec::new();
         for end in 1..=text.len() {
-            lines = render(&text[..end], lines, &mut reply, 40, &theme);
+            lines = render(&text[..end], lines, &mut reply, 40, &theme, false);
         }
         let mut fresh = Reply::default();
-        let scratch = render(text, Vec::new(), &mut fresh, 40, &theme);
+        let scratch = render(text, Vec::new(), &mut fresh, 40, &theme, false);
         assert_eq!(lines, scratch);
         let marks = |r: &Reply| {
             r.plain

@@ -8,6 +8,7 @@
 //! range is being typed) — and something matches. What it refuses to do: walk the tree on the
 //! UI thread, or rank more than the index holds.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::attach::{fuzzy, index::FileIndex};
@@ -24,6 +25,10 @@ pub struct FileMenu {
     selected: usize,
     dismissed: bool,
     cache: Mutex<Ranked>,
+    /// The walk whose paths the picker last looked at, plus one (0: it was not open then).
+    /// A walk that ends after a frame looked, but before the loop asks whether to wake for
+    /// it, still gets its frame.
+    looked: AtomicU64,
 }
 
 /// What the picker shows.
@@ -76,11 +81,13 @@ impl FileMenu {
 
     /// [`FileMenu::view`] without starting a walk (for drawing).
     pub fn peek(&self, text: &str) -> Option<FileMenuView> {
+        self.hidden();
         if self.dismissed {
             return None;
         }
         let (at, q) = query(text)?;
         let snapshot = self.index.as_ref()?.snapshot();
+        self.looked.store(snapshot.walk + 1, Ordering::Relaxed);
         let key = Arc::as_ptr(&snapshot.paths) as usize;
         let mut cache = self.cache.lock().ok()?;
         let items = match cache.as_ref() {
@@ -102,9 +109,20 @@ impl FileMenu {
         })
     }
 
-    /// Whether the index is being walked (and the picker may open when it ends).
+    /// Whether the picker waits for its index: a walk runs (the picker may open when it ends),
+    /// or one ended after the picker last looked.
     pub fn walking(&self) -> bool {
-        !self.dismissed && self.index.as_ref().is_some_and(FileIndex::walking)
+        let looked = self.looked.load(Ordering::Relaxed);
+        !self.dismissed
+            && self
+                .index
+                .as_ref()
+                .is_some_and(|i| i.walking() || (looked != 0 && looked != i.walks() + 1))
+    }
+
+    /// The picker is not shown (the text is not one line, or the history is being walked).
+    pub fn hidden(&self) {
+        self.looked.store(0, Ordering::Relaxed);
     }
 
     /// Up (`back`) or Down, wrapping around.
@@ -158,7 +176,9 @@ mod tests {
         assert!(menu.view("@ma").is_none(), "no root, no picker");
         menu.set_root(dir.path());
         menu.view("@ma");
+        // Each frame looks, as the drawing does, until the picker waits no more.
         for _ in 0..1000 {
+            menu.peek("see @ma");
             if !menu.walking() {
                 break;
             }
@@ -172,6 +192,40 @@ mod tests {
         assert!(menu.peek("see @ma").is_none());
         menu.edited();
         assert!(menu.peek("see @zzz").is_none(), "nothing matches");
+    }
+
+    /// The loop asks whether to wake for the index after drawing: a walk that ended after the
+    /// frame looked (empty) must still be waited for, or the picker never opens.
+    #[test]
+    fn a_walk_that_ends_after_the_picker_looked_is_waited_for_until_it_looks_again() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("main.rs"), "").unwrap();
+        let mut menu = FileMenu::default();
+        menu.set_root(dir.path());
+        assert!(menu.view("@ma").is_none(), "the walk has just started");
+        let index = menu.index.clone().expect("a root");
+        for _ in 0..1000 {
+            if !index.walking() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(!index.walking());
+        assert!(
+            menu.walking(),
+            "the walk ended after the last look: one more frame"
+        );
+        assert_eq!(menu.peek("@ma").expect("open").items[0], "main.rs");
+        assert!(
+            !menu.walking(),
+            "looked at the last walk: nothing to wait for"
+        );
+        // A walk that ends while the picker is not shown wakes nothing.
+        menu.peek("@ma");
+        menu.hidden();
+        assert!(!menu.walking());
+        menu.peek("no query here");
+        assert!(!menu.walking());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! help, drawn in a box just above the input box; the highlighted one is kept in view. Its keys
 //! are in the footer. Draws nothing while the popup is closed (`input::command_menu`).
 
-use ratatui::Frame;
+use crate::tui::screen::Canvas;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -12,7 +12,7 @@ use crate::tui::strings;
 use crate::tui::widgets::popup::{self, Rows};
 
 /// `input` is the input box's area; the popup sits on the rows above it, over the chat.
-pub fn draw(f: &mut Frame, input: Rect, app: &App) {
+pub fn draw(f: &mut Canvas, input: Rect, app: &App) {
     let Some(menu) = app.input().menu() else {
         return;
     };

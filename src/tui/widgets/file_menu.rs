@@ -2,7 +2,7 @@
 //! box, the highlighted one kept in view. Draws nothing while it is closed
 //! (`input::file_menu`).
 
-use ratatui::Frame;
+use crate::tui::screen::Canvas;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -12,7 +12,7 @@ use crate::tui::strings;
 use crate::tui::widgets::popup::{self, Rows};
 
 /// `input` is the input box's area; the picker sits on the rows above it, over the chat.
-pub fn draw(f: &mut Frame, input: Rect, app: &App) {
+pub fn draw(f: &mut Canvas, input: Rect, app: &App) {
     let Some(menu) = app.input().file_menu() else {
         return;
     };

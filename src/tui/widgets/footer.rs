@@ -7,7 +7,7 @@
 //! swallowed comes first and stays. Which hints fit is a pure function ([`fit`]), tested
 //! without a terminal.
 
-use ratatui::Frame;
+use crate::tui::screen::Canvas;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -127,7 +127,7 @@ pub fn fit(footer: Footer, lead: usize, width: usize) -> Vec<usize> {
     kept
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &App) {
+pub fn draw(f: &mut Canvas, area: Rect, app: &App) {
     let footer = Footer::of(app);
     let hints = footer.hints();
     let t = app.theme();

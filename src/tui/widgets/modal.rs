@@ -5,7 +5,7 @@
 //! choice never splits), and when rows are short the choices and their explanation keep their
 //! place first, then the prompt; the body (diff or arguments) scrolls in what is left.
 
-use ratatui::Frame;
+use crate::tui::screen::Canvas;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -38,7 +38,7 @@ pub fn sized(screen: Rect, content: u16) -> Rect {
     }
 }
 
-pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
+pub fn draw(f: &mut Canvas, screen: Rect, app: &App) {
     let Some(m) = app.modal() else { return };
     let t = &app.theme();
     let probe = area(screen);

@@ -1,14 +1,14 @@
 //! The `/sessions` picker, drawn like the approval modal: one line per session, the selected
 //! one highlighted and kept in view.
 
-use ratatui::Frame;
+use crate::tui::screen::Canvas;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::tui::app::App;
 
-pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
+pub fn draw(f: &mut Canvas, screen: Rect, app: &App) {
     let Some(p) = app.picker() else { return };
     let t = app.theme();
     let rect = super::modal::area(screen);

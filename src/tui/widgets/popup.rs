@@ -2,7 +2,7 @@
 //! chat, at most [`MAX_ROWS`] rows high, its title saying where the highlight is among the
 //! items. Each popup draws its own rows inside ([`super::command_menu`], [`super::file_menu`]).
 
-use ratatui::Frame;
+use crate::tui::screen::Canvas;
 use ratatui::layout::Rect;
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Clear};
@@ -25,7 +25,7 @@ pub struct Rows {
 /// and returns where its rows go; `None` when there is no room. The title is `title`, with
 /// `(N/M)` after it when not all items show or `always_count`.
 pub fn frame(
-    f: &mut Frame,
+    f: &mut Canvas,
     input: Rect,
     theme: &Theme,
     (count, selected): (usize, usize),

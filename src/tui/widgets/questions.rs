@@ -1,6 +1,6 @@
 //! The `ask_questions` form, drawn like the approval modal.
 
-use ratatui::Frame;
+use crate::tui::screen::Canvas;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use crate::tui::app::App;
 use crate::tui::wrap::wrap_line;
 
-pub fn draw(f: &mut Frame, screen: Rect, app: &App) {
+pub fn draw(f: &mut Canvas, screen: Rect, app: &App) {
     let Some(form) = app.form() else { return };
     let Some(q) = form.question() else { return };
     let t = &app.theme();

@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use ratatui::Frame;
+use crate::tui::screen::Canvas;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -230,7 +230,7 @@ fn sandbox(r: &SandboxReport, bar: Style, warn: Style) -> Segment {
     Segment::new(Part::Sandbox, forms, style)
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &App, now: Instant) {
+pub fn draw(f: &mut Canvas, area: Rect, app: &App, now: Instant) {
     let width = area.width as usize;
     let mut spans = fit(&segments(app, now), width, app.theme().status_bar);
     let used: usize = spans.iter().map(|s| s.width()).sum();

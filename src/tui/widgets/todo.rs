@@ -4,7 +4,7 @@
 //!
 //! It draws only; which list shows, and when, is the app's (`app/plan.rs`).
 
-use ratatui::Frame;
+use crate::tui::screen::Canvas;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -37,7 +37,7 @@ pub fn height(app: &App) -> u16 {
     (shown.len() + usize::from(more > 0)) as u16
 }
 
-pub fn draw(f: &mut Frame, area: Rect, app: &App) {
+pub fn draw(f: &mut Canvas, area: Rect, app: &App) {
     let t = app.theme();
     let (shown, more) = fold(app.pinned_todo(), MAX_ROWS);
     let width = usize::from(area.width).saturating_sub(6);

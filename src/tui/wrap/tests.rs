@@ -205,3 +205,30 @@ proptest! {
         }
     }
 }
+
+/// The general cluster walk, for comparison with the printable-ASCII shortcut.
+fn clusters_the_long_way(line: &Line<'static>) -> Vec<(usize, usize, usize, usize, bool)> {
+    let mut out = Vec::new();
+    for (i, span) in line.spans.iter().enumerate() {
+        for (start, end) in clusters(&span.content) {
+            let text = &span.content[start..end];
+            let space = text.chars().all(is_break_space);
+            out.push((i, start, end, str_width(text), space));
+        }
+    }
+    out
+}
+
+proptest! {
+    #[test]
+    fn printable_ascii_clusters_are_what_the_general_walk_finds(
+        parts in proptest::collection::vec("[ -~]{0,30}", 1..4)
+    ) {
+        let line = Line::from(parts.iter().map(|p| Span::raw(p.clone())).collect::<Vec<_>>());
+        let fast: Vec<_> = collect_clusters(&line)
+            .iter()
+            .map(|c| (c.span, c.start, c.end, c.width, c.kind == Kind::Space))
+            .collect();
+        prop_assert_eq!(fast, clusters_the_long_way(&line));
+    }
+}
