@@ -34,7 +34,7 @@
 #     harness that never resets it sees it) and the bytes sayso wrote to the terminal meanwhile
 #     (tmux pipe-pane -O: what the program wrote to the pty), per byte of reply text.
 #     REPEAT=N runs each case N times (default 1) and prints the median of each figure;
-#     TUI_STREAM=0 skips (d) and keeps (e).
+#     TUI_STREAM=0 skips (d) and keeps (e); HEADLESS=0 skips (e) and keeps (d).
 #     Goals: long1mb <= 0.5 s CPU and <= 40 MiB; paced100k <= 4 % of a core; slow20k <= 1.5 %
 #     and <= 3 bytes per byte. STREAM=0 skips (d) and (e); MESSAGES=0 skips (c).
 #     The older synthetic cases (~1 MiB of random words as fast as read, then SLOW_BYTES at
@@ -502,7 +502,9 @@ if [ "$SYNTH" = 1 ]; then
     stream_case "fast, 1 MiB of reply text as fast as read" --content 1048576
     stream_case "slow, $SLOW_BYTES bytes at $SLOW_RATE bytes/s" --content "$SLOW_BYTES" --rate "$SLOW_RATE"
 fi
-echo "(e) headless, stdout a pipe:"
-for sc in $SCENARIOS; do
-    headless_case "$sc" --scenario "$TMP/scen/$sc.json"
-done
+if [ "${HEADLESS:-1}" = 1 ]; then
+    echo "(e) headless, stdout a pipe:"
+    for sc in $SCENARIOS; do
+        headless_case "$sc" --scenario "$TMP/scen/$sc.json"
+    done
+fi
