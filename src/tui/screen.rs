@@ -259,6 +259,7 @@ impl Hasher for FxHasher {
 
 /// What the terminal does to `region` when its rows are scrolled up (`amount` > 0) or down:
 /// rows move by `amount`, blank rows come in.
+///
 /// Done as one removal and one insertion in the buffer's cells (two moves of the cells after
 /// them), not as a rotation of the region (a rotation by whole rows swaps blocks of cells: twice
 /// the memory traffic, and it ran every frame a streamed reply scrolled).
