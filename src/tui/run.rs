@@ -9,7 +9,7 @@
 //! Focus changes are tracked (they draw nothing); a long turn that ends unfocused is announced
 //! by the [`Notifier`].
 
-use std::io::{Write, stdout};
+use std::io::stdout;
 use std::time::{Duration, Instant};
 
 use crossterm::event::Event;
@@ -23,8 +23,7 @@ use super::notify::Notifier;
 use super::screen::Screen;
 use super::terminal::{self, Guard};
 use super::theme::Theme;
-use super::ui;
-use super::{editor, shell_escape};
+use super::{shell_escape, ui};
 use crate::agent::Agent;
 use crate::agent::saving::Saving;
 use crate::agent::task::{self, Command};
@@ -33,6 +32,10 @@ use crate::exit;
 use crate::signals::Signals;
 use crate::tools::context::QuestionRequest;
 use crate::tools::lifecycle::requests::ApprovalRequest;
+
+mod effects;
+
+use effects::{Out, edit_suspended, perform};
 
 /// The shortest time between frames after a key, a paste, the mouse or a resize.
 const FRAME: Duration = Duration::from_millis(16);
@@ -77,20 +80,6 @@ pub fn file_commands(
         .chain(["/exit"])
         .collect();
     crate::commands::load(&config.dirs.config, cwd, &builtins)
-}
-
-/// Copies text: the system clipboard, or OSC 52 (which works over SSH) when there is none.
-fn copy(text: &str) -> bool {
-    if let Ok(mut c) = arboard::Clipboard::new()
-        && c.set_text(text.to_owned()).is_ok()
-    {
-        return true;
-    }
-    crossterm::execute!(
-        stdout(),
-        crossterm::clipboard::CopyToClipboard::to_clipboard_from(text)
-    )
-    .is_ok()
 }
 
 /// Passes requests from the engine (approvals, questions) into the app's event stream.
@@ -270,18 +259,6 @@ fn open_terminal(mouse: bool) -> std::io::Result<Screen<std::io::Stdout>> {
     Screen::new(stdout())
 }
 
-/// Where effects go: the agent's commands, how notifications are said, what `!` commands
-/// run with and where they report back (on the agent's runtime, off the UI thread), and how the
-/// terminal is set up again after the editor.
-struct Out {
-    commands: mpsc::UnboundedSender<Command>,
-    notifier: Notifier,
-    app_tx: mpsc::UnboundedSender<AppEvent>,
-    runner: shell_escape::Runner,
-    mouse: bool,
-    agent_runtime: tokio::runtime::Handle,
-}
-
 /// What the event loop reads besides the terminal: the agent's events, straight from its sink
 /// (a task moving them into `app` would be one more wake-up per delta, and on the one worker
 /// thread it could fall behind a fast stream, which then queued up there), and everything else
@@ -404,35 +381,6 @@ async fn event_loop(
     }
 }
 
-/// Runs the user's editor on `text` with the terminal handed over (the caller stopped reading
-/// keys): raw mode and the alternate screen are left, and come back after, with the whole
-/// screen drawn again.
-async fn edit_suspended(
-    text: &str,
-    term: &mut Screen<std::io::Stdout>,
-    mouse: bool,
-) -> editor::Outcome {
-    let var = |k| std::env::var(k).ok();
-    let argv = match editor::command(var("VISUAL").as_deref(), var("EDITOR").as_deref()) {
-        Ok(argv) => argv,
-        Err(e) => return editor::Outcome::Unchanged(e),
-    };
-    terminal::restore();
-    let outcome = editor::edit(&argv, text).await;
-    if let Err(e) = terminal::enter(mouse) {
-        tracing::error!("cannot set up the terminal again after the editor: {e}");
-    }
-    let _ = crossterm::execute!(
-        stdout(),
-        crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
-    );
-    if let Ok((w, h)) = crossterm::terminal::size() {
-        term.resized(w, h);
-    }
-    term.forget_shown();
-    outcome
-}
-
 /// Sleeps until `at` (forever when `None`; the caller only polls it when `Some`).
 async fn sleep_until_some(at: Option<Instant>) {
     match at {
@@ -458,54 +406,6 @@ fn push_merged(pending: &mut Vec<AppEvent>, ev: AppEvent) {
         }
     }
     pending.push(ev);
-}
-
-/// Does what the app asked for.
-fn perform(effect: Effect, out: &Out, current: &mut Option<CancellationToken>, app: &mut App) {
-    let commands = &out.commands;
-    match effect {
-        Effect::Send(text) => {
-            let cancel = CancellationToken::new();
-            *current = Some(cancel.clone());
-            let _ = commands.send(Command::Send { text, cancel });
-        }
-        Effect::Compact(focus) => {
-            let cancel = CancellationToken::new();
-            *current = Some(cancel.clone());
-            let _ = commands.send(Command::Compact { focus, cancel });
-        }
-        Effect::Stop => {
-            if let Some(c) = current {
-                c.cancel();
-            }
-        }
-        Effect::Agent(c) => {
-            let _ = commands.send(c);
-        }
-        Effect::Bell => {
-            let _ = stdout().write_all(b"\x07");
-            let _ = stdout().flush();
-        }
-        Effect::Notify(text) => {
-            let _ = stdout().write_all(&out.notifier.bytes(&text));
-            let _ = stdout().flush();
-        }
-        Effect::Copy(text) => {
-            if !copy(&text) {
-                app.set_flash("could not copy: no clipboard and OSC 52 failed");
-            }
-        }
-        Effect::Shell(escape) => {
-            let (runner, tx) = (out.runner.clone(), out.app_tx.clone());
-            out.agent_runtime.spawn(async move {
-                let done = runner.run(escape, &CancellationToken::new()).await;
-                let _ = tx.send(AppEvent::Returned(Returned::Shell(done)));
-            });
-        }
-        // Handled by the event loop, which owns the terminal.
-        Effect::Editor(_) => {}
-        Effect::Quit => {}
-    }
 }
 
 #[cfg(test)]
