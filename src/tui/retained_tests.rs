@@ -6,9 +6,6 @@
 //! frame the picture kept from the last one must be, cell for cell, the frame drawn afresh on a
 //! blank buffer, and the terminal (a vt100 emulator fed the bytes) must show it.
 
-use std::cell::RefCell;
-use std::io::Write;
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
@@ -18,23 +15,12 @@ use ratatui::layout::Rect;
 use super::app::{App, AppEvent};
 use super::screen::{Canvas, Screen};
 use super::stream_render_tests::long_reply;
-use super::tests_support::{agent, app, ctrl, deliberate, finished_tool, key, request, send};
+use super::tests_support::{
+    Shared, agent, app, ctrl, deliberate, finished_tool, key, request, send,
+};
 use super::ui;
 use crate::events::{Event, TurnEnd};
 use crate::provider::{AssistantMessage, StreamDelta};
-
-#[derive(Clone, Default)]
-struct Shared(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 struct Rig {
     screen: Screen<Shared>,

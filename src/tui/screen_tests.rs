@@ -1,10 +1,6 @@
 //! [`Screen`] checked through a terminal emulator (vt100): after every frame, the picture its
 //! bytes make is exactly the frame; a streaming chat costs a few bytes per byte of text.
 
-use std::cell::RefCell;
-use std::io::Write;
-use std::rc::Rc;
-
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -12,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::screen::{Canvas, Screen, scroll};
+use super::tests_support::Shared;
 
 /// A status row, the chat pane (lines from `top`), an input box, and optionally a modal over
 /// the chat.
@@ -34,19 +31,6 @@ fn paint(f: &mut Canvas, status: &str, lines: &[Line<'static>], top: usize, moda
             Paragraph::new("Run this command?").block(Block::default().borders(Borders::ALL)),
             m,
         );
-    }
-}
-
-#[derive(Clone, Default)]
-struct Shared(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

@@ -5,9 +5,6 @@
 //! piece (highlighted, no cache) shows — so an incremental or lazy renderer cannot drift, at
 //! the bottom (following) nor at the top (scrolled back at the end).
 
-use std::cell::RefCell;
-use std::io::Write;
-use std::rc::Rc;
 use std::time::Instant;
 
 use ratatui::buffer::Buffer;
@@ -19,25 +16,12 @@ use super::app::{App, AppEvent};
 use super::entry_lines::{Facts, entry_lines};
 use super::markdown::render_markdown;
 use super::screen::Screen;
-use super::tests_support::{agent, app, key};
+use super::tests_support::{Shared, agent, app, key};
 use super::theme::Theme;
 use super::transcript::Entry;
 use super::ui;
 use crate::events::Event;
 use crate::provider::{AssistantMessage, StreamDelta};
-
-#[derive(Clone, Default)]
-struct Shared(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 const W: u16 = 100;
 const H: u16 = 30;

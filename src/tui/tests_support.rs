@@ -172,3 +172,17 @@ pub fn render(app: &App, now: std::time::Instant) -> String {
     .expect("draw");
     format!("{:?}", term.backend().buffer())
 }
+
+/// A terminal's output kept for the test to read (clones share it).
+#[derive(Clone, Default)]
+pub struct Shared(pub std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

@@ -55,16 +55,7 @@ fn rows(screen: Rect, fixed: [u16; 4]) -> [Rect; 7] {
     let [todo, queued, input, flash] = fixed;
     let taken = 2 + u32::from(todo) + u32::from(queued) + u32::from(input) + u32::from(flash);
     if u32::from(screen.height) < taken + 1 {
-        return Layout::vertical([
-            Constraint::Length(1),
-            Constraint::Min(1),
-            Constraint::Length(todo),
-            Constraint::Length(queued),
-            Constraint::Length(input),
-            Constraint::Length(flash),
-            Constraint::Length(1),
-        ])
-        .areas(screen);
+        return solved_rows(screen, fixed);
     }
     let chat = screen.height - taken as u16;
     let mut y = screen.y;
@@ -73,6 +64,20 @@ fn rows(screen: Rect, fixed: [u16; 4]) -> [Rect; 7] {
         y += h;
         r
     })
+}
+
+/// [`rows`] as ratatui's constraint solver lays them out.
+fn solved_rows(screen: Rect, [todo, queued, input, flash]: [u16; 4]) -> [Rect; 7] {
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(todo),
+        Constraint::Length(queued),
+        Constraint::Length(input),
+        Constraint::Length(flash),
+        Constraint::Length(1),
+    ])
+    .areas(screen)
 }
 
 /// The chat area's parts: a new chat's welcome at the top, a retry's notice at the bottom (at
@@ -179,17 +184,7 @@ mod tests {
         for (w, h) in [(80, 24), (120, 40), (20, 9), (200, 70), (40, 12)] {
             for fixed in [[0, 0, 3, 0], [2, 1, 8, 1], [5, 0, 3, 2], [0, 3, 4, 0]] {
                 let screen = Rect::new(0, 0, w, h);
-                let [todo, queued, input, flash] = fixed;
-                let solver: [Rect; 7] = Layout::vertical([
-                    Constraint::Length(1),
-                    Constraint::Min(1),
-                    Constraint::Length(todo),
-                    Constraint::Length(queued),
-                    Constraint::Length(input),
-                    Constraint::Length(flash),
-                    Constraint::Length(1),
-                ])
-                .areas(screen);
+                let solver = solved_rows(screen, fixed);
                 assert_eq!(rows(screen, fixed), solver, "{w}x{h} with {fixed:?}");
             }
         }

@@ -133,6 +133,19 @@ fn moved(r: &Range<usize>, by: isize) -> Range<usize> {
 mod tests {
     use super::*;
 
+    /// The module's invariant: each block rendered coloured, joined by one blank line.
+    fn coloured_whole(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let mut whole = Vec::new();
+        for r in split_blocks(text) {
+            if !whole.is_empty() {
+                whole.push(Line::default());
+            }
+            whole.extend(render_markdown(&text[r], width, theme));
+        }
+        whole.push(Line::default());
+        whole
+    }
+
     fn text_of(lines: &[Line]) -> Vec<String> {
         lines.iter().map(ToString::to_string).collect()
     }
@@ -144,14 +157,7 @@ mod tests {
         let text = "intro\n\n```rust\nfn main() { let x = 1; }\n```\n\nmiddle\n\n```python\ndef f():\n    return 2\n```\n\nend\n";
         let mut reply = Reply::default();
         let mut lines = render(text, Vec::new(), &mut reply, 60, &theme, false);
-        let mut whole = Vec::new();
-        for r in split_blocks(text) {
-            if !whole.is_empty() {
-                whole.push(Line::default());
-            }
-            whole.extend(render_markdown(&text[r], 60, &theme));
-        }
-        whole.push(Line::default());
+        let whole = coloured_whole(text, 60, &theme);
         assert_eq!(text_of(&lines), text_of(&whole), "same text plain");
         assert_ne!(lines, whole, "but not coloured");
         assert_eq!(reply.plain.len(), 2);
@@ -177,14 +183,7 @@ mod tests {
         crate::tui::highlight::warm_up();
         let theme = Theme::dark();
         let text = "a\n\n```rust\nfn f() {}\n```\n\nb\n\n```python\ndef g():\n    return 1\n";
-        let mut whole = Vec::new();
-        for r in split_blocks(text) {
-            if !whole.is_empty() {
-                whole.push(Line::default());
-            }
-            whole.extend(render_markdown(&text[r], 40, &theme));
-        }
-        whole.push(Line::default());
+        let whole = coloured_whole(text, 40, &theme);
         let mut reply = Reply::default();
         let mut lines = Vec::new();
         for end in 1..=text.len() {

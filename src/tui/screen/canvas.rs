@@ -87,16 +87,12 @@ impl<'a> Canvas<'a> {
         marks.scroll = None;
         last.covered.resize(rows, false);
         Self {
-            area: buf.area,
-            buf,
-            pane: Rect::default(),
-            started: false,
-            pane_drawn: false,
             retain: Some(Retain {
                 last,
                 marks,
                 covered: vec![false; rows],
             }),
+            ..Self::new(buf)
         }
     }
 
