@@ -19,7 +19,7 @@ fn paint(f: &mut Canvas, status: &str, lines: &[Line<'static>], top: usize, moda
     f.start(chat);
     f.render_widget(Paragraph::new(status.to_owned()), status_row);
     let shown: Vec<Line<'static>> = lines.iter().skip(top).cloned().collect();
-    f.draw_pane(&shown);
+    f.draw_pane(shown);
     f.render_widget(
         Block::default().borders(Borders::TOP | Borders::BOTTOM),
         input,

@@ -141,7 +141,7 @@ fn draw_chat(f: &mut Canvas, parts: ChatParts, app: &App, now: Instant) {
         .for_each_visible(app.entries(), area.height as usize, &ctx, |line| {
             lines.push(line.clone());
         });
-    f.draw_pane(&lines);
+    f.draw_pane(lines);
     let t = &app.theme();
     f.render_widget(Paragraph::new(parts.retry), parts.retry_area);
     if !app.chat().following() && app.chat().new_output && area.height > 0 {

@@ -161,15 +161,16 @@ impl<'a> Canvas<'a> {
 
     /// Draws the pane declared by [`Self::start`]: `lines` from its top row (as many as fit;
     /// rows past them are blank). A row that shows the same line as in the last frame is kept;
-    /// when the last frame's lines reappear higher or lower, the pane scrolls first.
-    pub fn draw_pane(&mut self, lines: &[Line<'static>]) {
+    /// when the last frame's lines reappear higher or lower, the pane scrolls first. The lines
+    /// are taken (a retained frame keeps them for the next one: no copy).
+    pub fn draw_pane(&mut self, mut lines: Vec<Line<'static>>) {
         if self.pane_drawn {
             return;
         }
         self.pane_drawn = true;
         let area = self.pane;
         let h = usize::from(area.height);
-        let lines = &lines[..lines.len().min(h)];
+        lines.truncate(h);
         let Some(r) = self.retain.as_mut() else {
             for (k, line) in lines.iter().enumerate() {
                 self.buf
@@ -204,8 +205,7 @@ impl<'a> Canvas<'a> {
             }
             r.marks.dirty[row(y)] = true;
         }
-        r.last.lines.clear();
-        r.last.lines.extend_from_slice(lines);
+        r.last.lines = lines;
         r.last.hashes = hashes;
     }
 
@@ -213,7 +213,7 @@ impl<'a> Canvas<'a> {
     pub(super) fn finish(mut self) {
         self.start(Rect::default());
         if !self.pane_drawn {
-            self.draw_pane(&[]);
+            self.draw_pane(Vec::new());
         }
         if let Some(r) = self.retain {
             r.last.covered = r.covered;
