@@ -278,7 +278,9 @@ async fn event_loop(
     out: &Out,
     current: &mut Option<CancellationToken>,
 ) -> u8 {
-    let mut keys = Keys::default();
+    // The key reader (and the keyboard enhancement, which asks the terminal and waits for its
+    // answer) starts once the first frame is out: the frame does not wait for either.
+    let mut keys: Option<Keys> = None;
     let mut signals = Signals::new();
     let mut last_draw: Option<Instant> = None;
     let mut dirty = true;
@@ -316,6 +318,10 @@ async fn event_loop(
         if pending.is_empty() {
             // A hint on screen expires: one wake-up at that moment, none while nothing is due.
             let expiry = app.next_expiry();
+            let keys = keys.get_or_insert_with(|| {
+                terminal::enhance_keyboard();
+                Keys::default()
+            });
             let event = tokio::select! {
                 ev = keys.next() => match ev {
                     Some(Ok(e)) => to_app_event(e),
@@ -364,9 +370,8 @@ async fn event_loop(
         if let Some(text) = editing.take() {
             // The key reader stops first (its thread holds the terminal's reader while it
             // waits): the editor gets every key. A new one starts after.
-            drop(keys);
+            keys = None;
             let outcome = edit_suspended(&text, term, out.mouse).await;
-            keys = Keys::default();
             pending.push(AppEvent::Returned(Returned::Editor(outcome)));
             (dirty, input) = (true, true);
         }

@@ -1,11 +1,11 @@
 //! Terminal setup and restore (SPEC §6.5).
 //!
 //! Entering switches to raw mode and the alternate screen, turns on bracketed paste, focus
-//! reporting (a long turn that ends unfocused is announced), mouse capture (unless
-//! `ui.mouse = false`, which leaves native selection alone) and the keyboard enhancement that
-//! reports Shift+Enter where the terminal supports it. [`restore`] undoes all
-//! of it, is idempotent, and runs on normal exit, from the panic hook, and on SIGTERM / SIGHUP /
-//! SIGINT — so the shell gets its echo and line editing back whatever happens.
+//! reporting (a long turn that ends unfocused is announced) and mouse capture (unless
+//! `ui.mouse = false`, which leaves native selection alone); [`enhance_keyboard`] adds the
+//! keyboard enhancement that reports Shift+Enter where the terminal supports it. [`restore`]
+//! undoes all of it, is idempotent, and runs on normal exit, from the panic hook, and on
+//! SIGTERM / SIGHUP / SIGINT — so the shell gets its echo and line editing back whatever happens.
 
 use std::io::{Write, stdout};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -40,16 +40,29 @@ pub fn enter(mouse: bool) -> std::io::Result<()> {
         execute!(out, EnableMouseCapture)?;
         features |= 1;
     }
-    if crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false) {
-        execute!(
-            out,
-            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-        )?;
-        features |= 2;
-    }
     FEATURES.store(features, Ordering::SeqCst);
     install_panic_hook();
     Ok(())
+}
+
+/// Turns on the keyboard enhancement that reports Shift+Enter, where the terminal supports it.
+/// Asking is a round trip to the terminal (a query and its answer; up to 2 s when none comes),
+/// so the TUI asks once its first frame is out, before it reads the first key: the frame does
+/// not wait for the answer (over SSH, a network round trip). Call after [`enter`], while no
+/// key reader (`EventStream`) is waiting: it reads the answer from the same reader.
+pub fn enhance_keyboard() {
+    if !ACTIVE.load(Ordering::SeqCst)
+        || !crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false)
+    {
+        return;
+    }
+    let pushed = execute!(
+        stdout(),
+        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+    );
+    if pushed.is_ok() {
+        FEATURES.fetch_or(2, Ordering::SeqCst);
+    }
 }
 
 /// Puts the terminal back as it was. Safe to call more than once, and from a panic.

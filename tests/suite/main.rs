@@ -69,6 +69,7 @@ mod trust_review;
 mod trust_rules;
 mod trust_secrets;
 mod tui_e2e;
+mod tui_first_frame;
 mod tui_footprint;
 mod undo_store;
 mod undo_tui;
