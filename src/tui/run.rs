@@ -4,7 +4,8 @@
 //! on screen changes ([`App::next_tick`]: each second of a running turn, a retry's
 //! countdown), one wake-up comes when a hint on the flash line expires, and one a frame's time
 //! after a frame of the agent's output (its next output is looked at then, not as it
-//! arrives). The loop runs on a thread of its own, `sayso-ui`; the agent on the runtime's
+//! arrives); whichever is due first is one kernel timer ([`alarm`]), so each is one wake-up.
+//! The loop runs on a thread of its own, `sayso-ui`; the agent on the runtime's
 //! worker. Each frame is one write inside synchronized-update markers ([`Screen::draw`]).
 //! Focus changes are tracked (they draw nothing); a long turn that ends unfocused is announced
 //! by the [`Notifier`].
@@ -33,7 +34,10 @@ use crate::signals::Signals;
 use crate::tools::context::QuestionRequest;
 use crate::tools::lifecycle::requests::ApprovalRequest;
 
+mod alarm;
 mod effects;
+
+use alarm::Alarm;
 
 use effects::{Out, edit_suspended, perform};
 
@@ -282,6 +286,7 @@ async fn event_loop(
     // answer) starts once the first frame is out: the frame does not wait for either.
     let mut keys: Option<Keys> = None;
     let mut signals = Signals::new();
+    let mut alarm = Alarm::new();
     let mut last_draw: Option<Instant> = None;
     let mut dirty = true;
     // Whether the change waiting to be drawn came from the user (drawn sooner).
@@ -322,6 +327,13 @@ async fn event_loop(
                 terminal::enhance_keyboard();
                 Keys::default()
             });
+            // One timer for whatever is due first (the frame, the agent's next look, a clock on
+            // screen, a hint's expiry): one wake-up at that moment.
+            let agent_due = agent_at.filter(|_| !dirty);
+            let wake_at = [agent_due, next_tick, expiry, dirty.then_some(next_frame)]
+                .into_iter()
+                .flatten()
+                .min();
             let event = tokio::select! {
                 ev = keys.next() => match ev {
                     Some(Ok(e)) => to_app_event(e),
@@ -333,12 +345,13 @@ async fn event_loop(
                 Some(ev) = inputs.agent.recv(), if !dirty && agent_at.is_none() => {
                     Some(AppEvent::Agent(ev))
                 }
-                () = sleep_until_some(agent_at), if !dirty && agent_at.is_some() => None,
-                () = sleep_until_some(next_tick), if next_tick.is_some() => Some(AppEvent::Tick),
-                () = tokio::time::sleep_until(expiry.unwrap_or(now).into()), if expiry.is_some() => {
-                    Some(AppEvent::Tick)
+                () = alarm.at(wake_at.unwrap_or(now)), if wake_at.is_some() => {
+                    // A clock on screen or a hint is due: a tick; a frame or the agent's
+                    // output: what the loop does next anyway.
+                    let now = Instant::now();
+                    let due = |t: Option<Instant>| t.is_some_and(|t| t <= now);
+                    (due(next_tick) || due(expiry)).then_some(AppEvent::Tick)
                 }
-                () = tokio::time::sleep_until(next_frame.into()), if dirty => None,
                 () = signals.recv() => return exit::INTERRUPTED,
             };
             pending.extend(event);
@@ -383,14 +396,6 @@ async fn event_loop(
         if pending.capacity() > 256 {
             pending.shrink_to(16);
         }
-    }
-}
-
-/// Sleeps until `at` (forever when `None`; the caller only polls it when `Some`).
-async fn sleep_until_some(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
-        None => std::future::pending().await,
     }
 }
 
