@@ -1,7 +1,8 @@
 //! The TUI's footprint, end to end in tmux: the syntax tables load only with the first code block
 //! (and still colour it), and a reply streamed into a full pane reaches the terminal as scrolls
 //! plus new text — bytes counted on the pty with `pipe-pane`, the picture checked with
-//! `capture-pane`. No clock: the byte bound holds even if every delta gets its own frame.
+//! `capture-pane`. No clock: the byte bound holds even if every delta gets its own frame, and
+//! the UI thread's wake-ups (from /proc) are counted against the frames it drew.
 
 use std::time::Duration;
 
@@ -219,4 +220,71 @@ async fn resizing_while_a_reply_scrolls_in_leaves_a_whole_picture() {
         })
         .await;
     assert_eq!(assert_whole_and_in_order(&wide).last(), Some(&159));
+}
+
+/// Wake-ups of the threads named `sayso-ui` (the UI loop, and the key reader it starts, which
+/// sleeps while no key comes): their voluntary context switches.
+fn ui_wakeups(pid: u32) -> u64 {
+    let mut sum = 0;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let dir = task.unwrap().path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if comm.trim() != "sayso-ui" {
+            continue;
+        }
+        let status = std::fs::read_to_string(dir.join("status")).unwrap_or_default();
+        sum += status
+            .lines()
+            .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    sum
+}
+
+/// While a reply streams, the UI thread wakes once a frame (and for the keys typed and the
+/// turn's clock) — not also between frames for its own timers (tokio's timer wheel woke it at
+/// each 64 ms boundary to move a frame's deadline down a level: ~1.6 wake-ups a frame). Frames
+/// are counted on the pty (one synchronized update each), wake-ups in /proc: no clock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn while_a_reply_streams_the_ui_wakes_once_a_frame() {
+    let fx = Fixture::start().await;
+    let mut steps = vec![Step::Bytes(sse::data(&sse::chunk(
+        serde_json::json!({"role": "assistant", "content": ""}),
+        None,
+    )))];
+    // ~4 s of reply at a slow model's pace: a delta every 20 ms.
+    for i in 0..200 {
+        steps.push(Step::Bytes(sse::text(&format!("word{i:03} "))));
+        steps.push(Step::Sleep(Duration::from_millis(20)));
+    }
+    steps.push(Step::Bytes(sse::text("the end.")));
+    steps.push(Step::Bytes(sse::finish("stop")));
+    steps.push(Step::Bytes(sse::done()));
+    fx.push(Reply::Stream(steps));
+    let tui = Tui::start(&fx.base_url(), &[]);
+    tui.ready().await;
+    let pid = tui.sayso_pid();
+    let log = tui.root_path().join("pane.out");
+    let pipe = format!("cat >> '{}'", log.display());
+    assert!(
+        tui.tmux(&["pipe-pane", "-O", "-t", "e2e", &pipe])
+            .status
+            .success()
+    );
+    let before = ui_wakeups(pid);
+    assert!(before > 0, "no sayso-ui thread in /proc/{pid}/task");
+    tui.send("go").await;
+    tui.wait_for("word199 the end.").await;
+    tui.wait_for("Ctrl+D quit").await;
+    let wakeups = ui_wakeups(pid) - before;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let written = std::fs::read(&log).unwrap();
+    let frames = written.windows(8).filter(|w| w == b"\x1b[?2026h").count() as u64;
+    assert!(frames >= 40, "{frames} frames for a 4 s reply");
+    // Slack for the keys typed, the turn's clock (once a second) and its start and end.
+    assert!(
+        wakeups <= frames + frames / 5 + 15,
+        "{wakeups} wake-ups of the UI for {frames} frames"
+    );
 }
