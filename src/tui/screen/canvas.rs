@@ -16,9 +16,9 @@
 use std::hash::{Hash, Hasher};
 
 use ratatui::buffer::{Buffer, Cell};
-use ratatui::layout::Rect;
+use ratatui::layout::{Alignment, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::Widget;
+use ratatui::widgets::{Paragraph, Widget};
 
 use super::FxHasher;
 
@@ -147,6 +147,28 @@ impl<'a> Canvas<'a> {
 
     /// Draws `widget` over `area`.
     pub fn render_widget(&mut self, widget: impl Widget, area: Rect) {
+        let area = self.drawing(area);
+        widget.render(area, self.buf);
+    }
+
+    /// Draws `line` over `area` as `Paragraph::new(line)` does. A left-aligned line of
+    /// [`simple`] characters (the status bar, the footer) goes a character a cell
+    /// ([`set_line`]), without the paragraph's grapheme and width machinery: the same cells.
+    pub fn render_line(&mut self, line: Line<'_>, area: Rect) {
+        let plain = matches!(line.alignment, None | Some(Alignment::Left))
+            && line.spans.iter().all(|s| s.content.chars().all(simple));
+        if !plain {
+            return self.render_widget(Paragraph::new(line), area);
+        }
+        let area = self.drawing(area);
+        if !area.is_empty() {
+            set_line(self.buf, area.x, area.y, &line, area.width);
+        }
+    }
+
+    /// The part of `area` on the screen, its rows marked as drawn over (by a widget: drawn
+    /// afresh next frame) in a retained frame.
+    fn drawing(&mut self, area: Rect) -> Rect {
         self.start(Rect::default());
         let area = area.intersection(self.area);
         if let Some(r) = self.retain.as_mut() {
@@ -156,7 +178,7 @@ impl<'a> Canvas<'a> {
                 r.marks.dirty[row] = true;
             }
         }
-        widget.render(area, self.buf);
+        area
     }
 
     /// Draws the pane declared by [`Self::start`]: `lines` from its top row (as many as fit;
@@ -173,8 +195,7 @@ impl<'a> Canvas<'a> {
         lines.truncate(h);
         let Some(r) = self.retain.as_mut() else {
             for (k, line) in lines.iter().enumerate() {
-                self.buf
-                    .set_line(area.x, area.y + k as u16, line, area.width);
+                set_line(self.buf, area.x, area.y + k as u16, line, area.width);
             }
             return;
         };
@@ -201,7 +222,7 @@ impl<'a> Canvas<'a> {
             }
             blank(self.buf, Rect::new(area.x, y, area.width, 1));
             if let Some(line) = new {
-                self.buf.set_line(area.x, y, line, area.width);
+                set_line(self.buf, area.x, y, line, area.width);
             }
             r.marks.dirty[row(y)] = true;
         }
@@ -218,6 +239,61 @@ impl<'a> Canvas<'a> {
         if let Some(r) = self.retain {
             r.last.covered = r.covered;
         }
+    }
+}
+
+/// [`Buffer::set_line`], the same cells, with the spans of [`simple`] characters written a
+/// character a cell: each is one grapheme one column wide, which `set_line` finds only by
+/// segmenting the text into graphemes and measuring each (most of what drawing a row cost).
+pub fn set_line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max_width: u16) -> (u16, u16) {
+    let (mut x, mut room) = (x, max_width);
+    for span in line {
+        if room == 0 {
+            break;
+        }
+        let style = line.style.patch(span.style);
+        let text = span.content.as_ref();
+        if !text.chars().all(simple) {
+            let (to, _) = buf.set_stringn(x, y, text, usize::from(room), style);
+            room = room.saturating_sub(to.saturating_sub(x));
+            x = to;
+            continue;
+        }
+        let n = buf.area.right().saturating_sub(x).min(room);
+        if n == 0 {
+            continue;
+        }
+        let at = buf.index_of(x, y);
+        let mut written = 0;
+        for (cell, c) in buf.content[at..at + usize::from(n)]
+            .iter_mut()
+            .zip(text.chars())
+        {
+            cell.set_char(c).set_style(style);
+            written += 1;
+        }
+        x += written;
+        room -= written;
+    }
+    (x, y)
+}
+
+/// A character that is a grapheme of its own whatever its neighbours are in a text of such
+/// characters, one column wide: printable ASCII, and the Latin-1 letters and signs, general
+/// punctuation (`…`, `·` is Latin-1), arrows, box drawing, blocks, geometric shapes and
+/// Braille that a status bar, a border or a spinner is made of (none of them joins a
+/// neighbour: no control, extending, prepended or spacing-mark character is among them).
+pub fn simple(c: char) -> bool {
+    match c {
+        ' '..='~' => true,
+        '\u{a1}'..='\u{ac}'
+        | '\u{ae}'..='\u{ff}'
+        | '\u{2010}'..='\u{2027}'
+        | '\u{2030}'..='\u{205e}'
+        | '\u{2190}'..='\u{21ff}'
+        | '\u{2500}'..='\u{25ff}'
+        | '\u{2800}'..='\u{28ff}' => unicode_width::UnicodeWidthChar::width(c) == Some(1),
+        _ => false,
     }
 }
 
@@ -281,6 +357,101 @@ fn scroll_amount(old: &[u64], new: &[u64], height: usize) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use ratatui::style::{Color, Modifier, Style};
+    use ratatui::text::Span;
+
+    /// Texts of every kind a line holds: printable ASCII (the fast path), and what is not —
+    /// wide and combining characters, emoji, controls, a line end.
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                6 => "[ -~]{0,12}",
+                3 => "[ -~\u{a1}-\u{ff}\u{2010}-\u{205e}\u{2190}-\u{21ff}\u{2500}-\u{25ff}\u{2800}-\u{28ff}]{0,12}",
+                1 => "[\u{a0}-\u{ff}\u{2000}-\u{2070}\u{2190}-\u{21ff}\u{2500}-\u{25ff}\u{2800}-\u{28ff}\u{300}\u{301}\u{200d}\u{fe0f}\u{1f600}]{0,8}",
+                1 => Just("漢字".to_owned()),
+                1 => Just("e\u{301}".to_owned()),
+                1 => Just("🦀x".to_owned()),
+                1 => Just("a\tb\x1b[31m".to_owned()),
+                1 => Just("\r\n".to_owned()),
+            ],
+            0..3,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    fn style() -> impl Strategy<Value = Style> {
+        (0u8..4, 0u8..3).prop_map(|(fg, m)| {
+            let s = Style::default();
+            let s = match fg {
+                0 => s,
+                1 => s.fg(Color::Red),
+                2 => s.fg(Color::Indexed(33)).bg(Color::Blue),
+                _ => s.bg(Color::Reset),
+            };
+            match m {
+                0 => s,
+                1 => s.add_modifier(Modifier::BOLD),
+                _ => s.remove_modifier(Modifier::ITALIC),
+            }
+        })
+    }
+
+    fn line() -> impl Strategy<Value = Line<'static>> {
+        let spans = prop::collection::vec((text(), style()), 0..5);
+        (spans, style(), 0u8..4).prop_map(|(spans, s, align)| {
+            let line = Line::from(
+                spans
+                    .into_iter()
+                    .map(|(t, st)| Span::styled(t, st))
+                    .collect::<Vec<_>>(),
+            )
+            .style(s);
+            match align {
+                0 => line,
+                1 => line.left_aligned(),
+                2 => line.centered(),
+                _ => line.right_aligned(),
+            }
+        })
+    }
+
+    /// A buffer whose cells are not blank: what a write leaves alone shows.
+    fn scribbled(area: Rect) -> Buffer {
+        let mut buf = Buffer::empty(area);
+        for (i, cell) in buf.content.iter_mut().enumerate() {
+            cell.set_char(char::from(b'a' + (i % 26) as u8)).set_style(
+                Style::default()
+                    .fg(Color::Green)
+                    .add_modifier(Modifier::ITALIC),
+            );
+        }
+        buf
+    }
+
+    proptest! {
+        /// The fast path writes the cells `Buffer::set_line` writes, for any line, width and
+        /// start (the right edge included).
+        #[test]
+        fn set_line_is_buffers_set_line(line in line(), x in 0u16..12, width in 0u16..40) {
+            let area = Rect::new(0, 0, 24, 2);
+            let (mut ours, mut theirs) = (scribbled(area), scribbled(area));
+            let end = set_line(&mut ours, x, 1, &line, width);
+            prop_assert_eq!(end, theirs.set_line(x, 1, &line, width));
+            prop_assert_eq!(ours, theirs);
+        }
+
+        /// `render_line` draws the cells `Paragraph::new(line)` draws.
+        #[test]
+        fn render_line_is_a_paragraph(line in line(), x in 0u16..8, width in 0u16..30) {
+            let screen = Rect::new(0, 0, 24, 3);
+            let area = Rect::new(x, 1, width, 1);
+            let (mut ours, mut theirs) = (scribbled(screen), scribbled(screen));
+            Canvas::new(&mut ours).render_line(line.clone(), area);
+            Canvas::new(&mut theirs).render_widget(Paragraph::new(line), area);
+            prop_assert_eq!(ours, theirs);
+        }
+    }
 
     #[test]
     fn the_scroll_is_the_shift_that_finds_most_rows_again() {

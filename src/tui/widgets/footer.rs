@@ -10,7 +10,6 @@
 use crate::tui::screen::Canvas;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 use crate::tui::app::App;
@@ -145,7 +144,7 @@ pub fn draw(f: &mut Canvas, area: Rect, app: &App) {
         spans.push(Span::styled(key, t.footer_key));
         spans.push(Span::styled(format!(" {what}"), t.footer));
     }
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    f.render_line(Line::from(spans), area);
 }
 
 #[cfg(test)]

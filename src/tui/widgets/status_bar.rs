@@ -15,7 +15,6 @@ use crate::tui::screen::Canvas;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
 use crate::events::{Mode, SandboxReport};
 use crate::tui::app::App;
@@ -238,7 +237,7 @@ pub fn draw(f: &mut Canvas, area: Rect, app: &App, now: Instant) {
         " ".repeat(width.saturating_sub(used)),
         app.theme().status_bar,
     ));
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    f.render_line(Line::from(spans), area);
 }
 
 #[cfg(test)]
