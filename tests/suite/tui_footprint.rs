@@ -88,35 +88,24 @@ async fn the_syntax_tables_load_with_the_first_code_block_and_colour_it() {
 async fn a_reply_streamed_into_a_full_pane_is_written_as_scrolls_and_new_text() {
     let fx = Fixture::start().await;
     // 300 numbered lines in 1,200 deltas, paced a little so that frames see partial lines.
-    let mut steps = vec![Step::Bytes(sse::data(&sse::chunk(
-        serde_json::json!({"role": "assistant", "content": ""}),
-        None,
-    )))];
-    let mut text_bytes = 0;
-    for i in 0..300 {
-        for part in [
-            format!("Line {i:03} "),
-            "of the ".into(),
-            "long ".into(),
-            "reply.\n\n".into(),
-        ] {
-            text_bytes += part.len();
-            steps.push(Step::Bytes(sse::text(&part)));
-            steps.push(Step::Sleep(Duration::from_millis(2)));
-        }
-    }
-    steps.push(Step::Bytes(sse::finish("stop")));
-    steps.push(Step::Bytes(sse::done()));
-    fx.push(Reply::Stream(steps));
+    let parts: Vec<String> = (0..300)
+        .flat_map(|i| {
+            [
+                format!("Line {i:03} "),
+                "of the ".into(),
+                "long ".into(),
+                "reply.\n\n".into(),
+            ]
+        })
+        .collect();
+    let text_bytes: usize = parts.iter().map(String::len).sum();
+    fx.push(Reply::Stream(sse::paced_text_reply(
+        parts,
+        Duration::from_millis(2),
+    )));
     let tui = Tui::start(&fx.base_url(), &[]);
     tui.ready().await;
-    let log = tui.root_path().join("pane.out");
-    let pipe = format!("cat >> '{}'", log.display());
-    assert!(
-        tui.tmux(&["pipe-pane", "-O", "-t", "e2e", &pipe])
-            .status
-            .success()
-    );
+    let log = log_output(&tui);
     tui.send("go").await;
     let screen = tui.wait_for("Line 299 of the long reply.").await;
     tui.wait_for("Ctrl+D quit").await;
@@ -153,6 +142,18 @@ async fn a_reply_streamed_into_a_full_pane_is_written_as_scrolls_and_new_text() 
         "{} bytes to the terminal for {text_bytes} bytes of reply ({per_byte:.1} per byte)",
         written.len()
     );
+}
+
+/// Where what sayso writes to its pty from now on is copied (tmux `pipe-pane -O`).
+fn log_output(tui: &Tui) -> std::path::PathBuf {
+    let log = tui.root_path().join("pane.out");
+    let pipe = format!("cat >> '{}'", log.display());
+    assert!(
+        tui.tmux(&["pipe-pane", "-O", "-t", "e2e", &pipe])
+            .status
+            .success()
+    );
+    log
 }
 
 /// The numbered lines on screen are whole and consecutive.
@@ -249,29 +250,16 @@ fn ui_wakeups(pid: u32) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn while_a_reply_streams_the_ui_wakes_once_a_frame() {
     let fx = Fixture::start().await;
-    let mut steps = vec![Step::Bytes(sse::data(&sse::chunk(
-        serde_json::json!({"role": "assistant", "content": ""}),
-        None,
-    )))];
     // ~4 s of reply at a slow model's pace: a delta every 20 ms.
-    for i in 0..200 {
-        steps.push(Step::Bytes(sse::text(&format!("word{i:03} "))));
-        steps.push(Step::Sleep(Duration::from_millis(20)));
-    }
-    steps.push(Step::Bytes(sse::text("the end.")));
-    steps.push(Step::Bytes(sse::finish("stop")));
-    steps.push(Step::Bytes(sse::done()));
-    fx.push(Reply::Stream(steps));
+    let words = (0..200).map(|i| format!("word{i:03} "));
+    fx.push(Reply::Stream(sse::paced_text_reply(
+        words.chain(["the end.".to_owned()]),
+        Duration::from_millis(20),
+    )));
     let tui = Tui::start(&fx.base_url(), &[]);
     tui.ready().await;
     let pid = tui.sayso_pid();
-    let log = tui.root_path().join("pane.out");
-    let pipe = format!("cat >> '{}'", log.display());
-    assert!(
-        tui.tmux(&["pipe-pane", "-O", "-t", "e2e", &pipe])
-            .status
-            .success()
-    );
+    let log = log_output(&tui);
     let before = ui_wakeups(pid);
     assert!(before > 0, "no sayso-ui thread in /proc/{pid}/task");
     tui.send("go").await;

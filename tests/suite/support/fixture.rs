@@ -469,6 +469,25 @@ pub mod sse {
         steps
     }
 
+    /// A text reply at a model's pace: role chunk, each piece followed by `pause`, finish,
+    /// `[DONE]`.
+    pub fn paced_text_reply(
+        pieces: impl IntoIterator<Item = String>,
+        pause: Duration,
+    ) -> Vec<Step> {
+        let mut steps = vec![Step::Bytes(data(&chunk(
+            json!({"role": "assistant", "content": ""}),
+            None,
+        )))];
+        for piece in pieces {
+            steps.push(Step::Bytes(text(&piece)));
+            steps.push(Step::Sleep(pause));
+        }
+        steps.push(Step::Bytes(finish("stop")));
+        steps.push(Step::Bytes(done()));
+        steps
+    }
+
     /// A streamed reply that calls tools: a role chunk, one chunk per call (id, name and the
     /// whole arguments at once), `finish_reason: tool_calls`, `[DONE]`.
     pub fn tool_call_reply<A: std::fmt::Display>(calls: &[(&str, &str, A)]) -> Reply {
