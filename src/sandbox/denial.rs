@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::policy::RunPolicy;
+use super::{Backend, Confinement, Sandbox};
 
 mod host;
 mod network;
@@ -164,6 +165,25 @@ pub fn attribute(output: &str, run: &Run, host: &dyn Host) -> Option<Attribution
         )));
     }
     unsure.then(|| Attribution::Unsure(unsure_line(run.policy)))
+}
+
+/// [`attribute`] for a command that ran in `cwd` inside `sandbox` as `confine` says, looked up
+/// on this machine (`None` as well when that run was not confined).
+pub fn attribute_run(
+    sandbox: &Sandbox,
+    cwd: &Path,
+    confine: Confinement,
+    command: &str,
+    output: &str,
+) -> Option<Attribution> {
+    let policy = RunPolicy::for_run(sandbox, cwd, confine)?;
+    let run = Run {
+        policy: &policy,
+        inner_paths: !matches!(sandbox.backend, Backend::Landlock(_)),
+        cwd,
+        command,
+    };
+    attribute(output, &run, &RealHost)
 }
 
 /// The line for a failure the sandbox may have caused.

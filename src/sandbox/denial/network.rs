@@ -89,16 +89,22 @@ pub fn denial(line: &str, sockets_named: bool, output: &str, command: &str) -> O
         return None;
     }
     let lookup = LOOKUP.iter().any(|p| line.contains(p));
-    let address = address_in_line(line)
-        .or_else(|| url_in(output))
-        .or_else(|| url_in(command));
+    let address = address_in_line(line).or_else(|| address_elsewhere(output, command));
     Some(made(address, lookup))
 }
 
-/// The denial of a refused socket whose line names nothing: the address from the output's or
-/// the command's URL.
+/// The denial of a refused socket whose line names nothing: the address from another line of
+/// the output, or the command's URL.
 pub fn denial_without_phrase(output: &str, command: &str) -> Option<Denial> {
-    Some(made(url_in(output).or_else(|| url_in(command)), false))
+    Some(made(address_elsewhere(output, command), false))
+}
+
+/// The first address another line of the output names, else a URL in the command.
+fn address_elsewhere(output: &str, command: &str) -> Option<String> {
+    output
+        .lines()
+        .find_map(address_in_line)
+        .or_else(|| url_in(command))
 }
 
 fn made(address: Option<String>, lookup: bool) -> Denial {
@@ -177,6 +183,14 @@ fn address_in_line(line: &str) -> Option<String> {
             if let Some(a) = words.next() {
                 return Some(clean(a).to_owned());
             }
+        }
+    }
+    // bash: "/dev/tcp/HOST/PORT: Operation not permitted"
+    for key in ["/dev/tcp/", "/dev/udp/"] {
+        if let Some(rest) = after(line, key)
+            && let Some((host, port)) = rest.split_once('/')
+        {
+            return Some(join(host, digits(port)));
         }
     }
     // curl, git: "Could not resolve host: HOST"; ssh: "Could not resolve hostname HOST: …"

@@ -263,6 +263,15 @@ fn the_table() {
             Net(Some("localhost:8000"), "a connection to localhost:8000"),
         ),
         (
+            "bash: connect: Operation not permitted\nbash: line 1: /dev/tcp/127.0.0.1/9/: Operation not permitted",
+            LANDLOCK,
+            "bash -c 'exec 3<>/dev/tcp/127.0.0.1/9'",
+            Net(
+                Some("127.0.0.1:9"),
+                "a connection to 127.0.0.1:9 (the sandbox has no network, not even",
+            ),
+        ),
+        (
             "nc: socket: Operation not permitted",
             WORKSPACE,
             "nc -z 10.0.0.1 80",

@@ -23,9 +23,8 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::sandbox::denial::{RealHost, Run, attribute, setup_claimed, setup_denial};
-use crate::sandbox::policy::RunPolicy;
-use crate::sandbox::{Attribution, Backend, Confinement};
+use crate::sandbox::denial::{attribute_run, setup_claimed, setup_denial};
+use crate::sandbox::{Attribution, Confinement};
 use crate::tools::exec::function::{FnArgs, OutputCb};
 use crate::tools::exec::shell::{ChildEnv, Jobs, ShellOutcome, ShellProgram, ShellSpec, run_shell};
 use crate::tools::tool::{CmdResult, Command, Invocation, ToolOutput};
@@ -197,15 +196,7 @@ async fn attributed(
     {
         return Some(Attribution::Denied(setup_denial(&line)));
     }
-    let sandbox = &inv.ctx.sandbox;
-    let policy = RunPolicy::for_run(sandbox, &inv.cwd, confine)?;
-    let run = Run {
-        policy: &policy,
-        inner_paths: !matches!(sandbox.backend, Backend::Landlock(_)),
-        cwd: &inv.cwd,
-        command,
-    };
-    attribute(&output, &run, &RealHost)
+    attribute_run(&inv.ctx.sandbox, &inv.cwd, confine, command, &output)
 }
 
 /// Sets the same sandbox up again, for `true`: the line saying why it cannot, when it cannot
