@@ -162,7 +162,7 @@ struct Progress {
     outside: bool,
     /// What the sandbox denied the first run of a command the user then let run outside: said
     /// after the call's result.
-    denied_first: Option<Denial>,
+    denied_first: Option<Box<Denial>>,
 }
 
 impl Progress {
@@ -211,7 +211,7 @@ enum Phase {
         progress: Progress,
         /// The denied command's error, the call's result unless it is rerun.
         failure: Output,
-        denial: Denial,
+        denial: Box<Denial>,
     },
     Finished,
 }

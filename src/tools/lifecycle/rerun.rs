@@ -69,7 +69,7 @@ impl Batch {
         self.phase = Phase::AwaitRerun {
             progress,
             failure: error,
-            denial,
+            denial: Box::new(denial),
         };
     }
 
@@ -98,7 +98,7 @@ impl Batch {
         &mut self,
         mut progress: Progress,
         failure: Output,
-        denial: Denial,
+        denial: Box<Denial>,
         choice: UserChoice,
         fx: &mut Vec<Effect>,
     ) {
