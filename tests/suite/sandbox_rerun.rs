@@ -302,7 +302,14 @@ async fn the_rerun_modal_saves_the_rule_that_would_have_run_the_command() {
     );
     assert!(!target.exists(), "the sandbox let it write");
     tui.keys(&["s"]);
-    let screen = tui.wait_for_modal("sandbox = false").await;
+    // The list of rules (the hint above already says `sandbox = false`).
+    let screen = tui
+        .wait_for_modal("Save a rule to your config, then run it again")
+        .await;
+    assert!(
+        screen.contains("    sandbox = false"),
+        "the TOML preview lifts the sandbox:\n{screen}"
+    );
     assert!(
         screen.contains(&format!("match = \"{touch}\"")),
         "the TOML preview names the exact command:\n{screen}"

@@ -271,6 +271,19 @@ fn the_table() {
                 "a connection to 127.0.0.1:9 (the sandbox has no network, not even",
             ),
         ),
+        // Landlock's TCP rule refuses connect with EACCES; an empty namespace refuses it.
+        (
+            "  File \"/usr/lib/python3.11/socket.py\", line 850, in create_connection\n    sock.connect(sa)\nPermissionError: [Errno 13] Permission denied",
+            LANDLOCK,
+            "python3 -c \"import urllib.request as u; u.urlopen('http://127.0.0.1:5000/')\"",
+            Net(Some("127.0.0.1:5000"), "a connection to 127.0.0.1:5000"),
+        ),
+        (
+            "ConnectionRefusedError: [Errno 111] Connection refused",
+            WORKSPACE,
+            "python3 manage.py check --url http://localhost:8000",
+            Net(Some("localhost:8000"), "a connection to localhost:8000"),
+        ),
         (
             "nc: socket: Operation not permitted",
             WORKSPACE,
