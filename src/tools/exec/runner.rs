@@ -386,6 +386,93 @@ mod tests {
         assert!(dir.path().join("plain").exists());
     }
 
+    /// A "sandbox" whose helper is `helper` (a script standing in for `sayso __sandbox-exec`).
+    #[cfg(unix)]
+    fn fake_helper_inv(dir: &std::path::Path, helper: &str) -> Arc<Invocation> {
+        use crate::sandbox::{Backend, Places, Sandbox};
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("helper.sh");
+        std::fs::write(&path, format!("#!/bin/sh\n{helper}\n")).expect("a helper");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let sandbox = Sandbox {
+            settings: Default::default(),
+            places: Places {
+                project: dir.to_path_buf(),
+                temp: dir.to_path_buf(),
+                helper: path,
+                ..Places::default()
+            },
+            backend: Backend::Landlock(4),
+            limits: Vec::new(),
+        };
+        let mut inv = inv(dir);
+        inv.ctx = Arc::new(crate::tools::context::ToolContext {
+            sandbox: Arc::new(sandbox),
+            ..Default::default()
+        });
+        Arc::new(inv)
+    }
+
+    /// A setup failure counts only when sayso, setting the same sandbox up again for `true`,
+    /// fails too: a command that prints the helper's line itself is not one.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_setup_failure_is_confirmed_by_setting_the_sandbox_up_again() {
+        use crate::sandbox::DenialKind;
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let cancel = CancellationToken::new();
+        let jobs = Jobs::default();
+        let command = Command::Script {
+            script: "true".into(),
+            env: ChildEnv::default(),
+        };
+        let timeout = Duration::from_secs(30);
+        // The helper itself cannot set the sandbox up, for this command and for `true`.
+        let broken = fake_helper_inv(
+            dir.path(),
+            "echo 'sayso sandbox: Landlock: broken' >&2; exit 125",
+        );
+        let ran = run_command(
+            &command,
+            &broken,
+            None,
+            timeout,
+            Confinement::Policy,
+            &cancel,
+            &jobs,
+        )
+        .await
+        .expect("not stopped");
+        let Some(Attribution::Denied(d)) = ran.sandbox else {
+            panic!("not attributed: {ran:?}")
+        };
+        assert_eq!(d.kind, DenialKind::Setup);
+        assert!(
+            d.what.contains("sayso sandbox: Landlock: broken"),
+            "{}",
+            d.what
+        );
+        // The helper works (it runs what it is given); the command prints the same line.
+        let working = fake_helper_inv(dir.path(), "shift 3; exec \"$@\"");
+        let forged = Command::Script {
+            script: "echo 'sayso sandbox: Landlock: broken' >&2; exit 125".into(),
+            env: ChildEnv::default(),
+        };
+        let ran = run_command(
+            &forged,
+            &working,
+            None,
+            timeout,
+            Confinement::Policy,
+            &cancel,
+            &jobs,
+        )
+        .await
+        .expect("not stopped");
+        assert!(matches!(ran.result, CmdResult::Error(_)), "{ran:?}");
+        assert_eq!(ran.sandbox, None, "a printed claim is not a setup failure");
+    }
+
     #[test]
     fn a_script_is_wrapped_as_run_shell_runs_it() {
         let script = ShellProgram::Script("echo hi | wc -c".into());
