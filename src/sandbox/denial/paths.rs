@@ -29,10 +29,17 @@ const VERBS: [&str; 4] = ["cannot ", "could not ", "can't ", "unable to "];
 /// Trees no write of a command is attributed in (devices, kernel interfaces).
 const SYSTEM: [&str; 3] = ["/dev", "/proc", "/sys"];
 
-/// The line shows a denied access.
+/// Logins refused, which say "Permission denied" too (ssh's `(publickey,password)`).
+const LOGINS: [&str; 3] = [
+    "permission denied (publickey",
+    "permission denied (password",
+    "permission denied, please try again",
+];
+
+/// The line shows a denied access (not a refused login).
 pub fn denial_phrase(line: &str) -> bool {
     let lower = line.to_lowercase();
-    PHRASES.iter().any(|p| lower.contains(p))
+    PHRASES.iter().any(|p| lower.contains(p)) && !LOGINS.iter().any(|l| lower.contains(l))
 }
 
 /// What one line's paths say.

@@ -350,6 +350,12 @@ fn the_table() {
             Nothing,
         ),
         ("3 passed; 1 failed", WORKSPACE, "", Nothing),
+        (
+            "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
+            NETWORK,
+            "git push",
+            Nothing,
+        ),
         ("", WORKSPACE, "", Nothing),
         // The sandbox's own setup line is the runner's to confirm, not a denial here.
         ("sayso sandbox: Landlock: bad", WORKSPACE, "", Nothing),
