@@ -108,6 +108,10 @@ fn address_elsewhere(output: &str, command: &str) -> Option<String> {
 }
 
 fn made(address: Option<String>, lookup: bool) -> Denial {
+    // Shown in the modal and sent to programs: nothing a terminal would act on, nothing long.
+    let address = address.filter(|a| {
+        !a.is_empty() && a.len() <= 260 && !a.chars().any(|c| c.is_control() || c.is_whitespace())
+    });
     let what = match &address {
         Some(a) if lookup && !loopback(a) => {
             format!("a name lookup of {a} (the sandbox has no network)")

@@ -296,6 +296,13 @@ fn the_table() {
             "pip install requests",
             Net(None, "a network connection"),
         ),
+        // An address with a control character is not repeated.
+        (
+            "curl: (6) Could not resolve host: evil\u{7}\u{9b}31m.example",
+            WORKSPACE,
+            "",
+            Net(None, "a network connection (the sandbox has no network)"),
+        ),
         // With the network, a failed connection is not the sandbox's.
         (
             "curl: (7) Failed to connect to 127.0.0.1 port 18777 after 0 ms: Couldn't connect to server",
