@@ -11,15 +11,15 @@
 //! - [`Confinement`]: what one run may do beyond the settings, decided per call by the engine
 //!   (the safe list in auto runs read-only; an allow rule may lift the sandbox or allow the
 //!   network; a rerun the user approved runs unconfined);
-//! - [`Denial`]: a failure the sandbox caused, recognised in a command's output, so the
-//!   engine can offer a rerun outside.
+//! - [`Denial`]: a failure sayso can attribute to its sandbox (a path or a connection it
+//!   denied), so the engine can offer a rerun outside ([`denial::attribute`]).
 //!
 //! The parts: [`policy`] (one run's effective policy and the helper's encoding), [`detect`]
 //! (the backend this machine has and what it cannot enforce), [`bwrap`] (bubblewrap's argv),
 //! [`bwrap_cache`] (a successful bubblewrap probe remembered between runs),
 //! [`landlock_plan`] ("everything but" as Landlock rules), [`exec`] (`sayso __sandbox-exec`,
 //! which applies Landlock and the seccomp filter and becomes the command), [`seatbelt`] (the
-//! macOS profile, as text), [`mod@denial`] (recognising a denial in a command's output).
+//! macOS profile, as text), [`mod@denial`] (attributing a failure to the sandbox).
 
 use std::path::{Path, PathBuf};
 
@@ -38,7 +38,7 @@ pub mod seatbelt;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
 
-pub use denial::denial;
+pub use denial::{Attribution, Denial, DenialKind};
 use policy::{HelperPolicy, RunPolicy, utf8};
 
 use serde::{Deserialize, Serialize};
@@ -264,14 +264,6 @@ impl Sandbox {
             )),
         }
     }
-}
-
-/// A failure the sandbox caused, as recognised in a confined command's output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Denial {
-    /// What was denied, for the user and the model: e.g. "a write to /etc/hosts (read-only
-    /// file system)", "a network connection".
-    pub what: String,
 }
 
 #[cfg(test)]

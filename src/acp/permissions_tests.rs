@@ -22,6 +22,9 @@ fn ask(remember: Remember, rerun: bool) -> Ask {
         remember,
         rerun: rerun.then(|| Denial {
             what: "a network connection".into(),
+            kind: crate::sandbox::DenialKind::Network,
+            path: None,
+            address: None,
         }),
     }
 }

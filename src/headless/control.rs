@@ -8,14 +8,17 @@
 //! - An answer may come before its request, for a call of the reply being handled (its
 //!   `request_id` is `apr-` and the call id the `tool_use_end` event showed). Call ids are
 //!   unique for the whole chat (`agent::call_ids`), so a request id names one request: should
-//!   a call id ever come twice, its second request gets `apr-ID.2`.
+//!   a call id ever come twice, its second request gets `apr2-ID` (no `apr-` id, so no call's).
 //! - An answer is used once: an answer for a request already decided, rejected or timed out
 //!   is refused with a message on stderr and applied to nothing — a late `allow` never
 //!   approves a later call.
-//! - A command the sandbox denied may be rerun outside it, once: that is a second request for
-//!   the same call (`apr-ID.2`), with `"rerun": {"what": …}` saying what was denied; only an
-//!   answer to that request id decides it (`allow` reruns it unconfined, `remember` changes
-//!   nothing; `deny` sends the failure to the model).
+//! - A command the sandbox denied may be rerun outside it, once: that is another request for
+//!   the same call, `rerun-N-ID` (the call's Nth rerun), with `"rerun": {"what": …, "kind": …}`
+//!   saying what was denied. No call id can produce such an id (a call's start with `apr`), and
+//!   it is decided only by an answer given after it was printed: an answer that came before
+//!   (early, or for a request not yet printed) is never used for it. `allow` reruns it
+//!   unconfined (`remember` changes nothing); `deny` sends the failure to the model. Programs
+//!   should key on `request.call_id` and `request.rerun`, not parse request ids.
 //! - Never a hang, never a run: a line that is not a control response, an answer for no call
 //!   of this reply, a closed stdin, or no answer within the timeout each print a message on
 //!   stderr and reject the pending call (with the reason for the model).
@@ -41,9 +44,16 @@ use crate::tools::tool::Preview;
 /// How long a request waits for its answer by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// The request id of a call.
+/// The request id of a call's approval.
 pub fn request_id(call_id: &str) -> String {
     format!("apr-{call_id}")
+}
+
+/// The request id of a call's `n`th rerun outside the sandbox (from 1): `rerun-N-ID`. It never
+/// starts with `apr`, so no call's request id is one, and the number comes before the call id,
+/// so two calls' reruns never share one.
+pub fn rerun_request_id(call_id: &str, n: u32) -> String {
+    format!("rerun-{n}-{call_id}")
 }
 
 /// The `control_request` line for `ask`.
@@ -147,6 +157,8 @@ struct Pending {
     call_id: String,
     tool: String,
     reply: oneshot::Sender<UserChoice>,
+    /// A rerun outside the sandbox: only an answer to the printed request decides it.
+    rerun: bool,
     /// The request line, until the event stream has announced the call (so stdout reads in
     /// order: `approval_requested`, then the `control_request`).
     held: Option<Value>,
@@ -204,14 +216,19 @@ impl Control {
         }
     }
 
-    /// A request id for `call_id` that no earlier request of this run had.
-    fn new_id(&mut self, call_id: &str) -> String {
-        let base = request_id(call_id);
-        let mut id = base.clone();
+    /// A request id for `call_id` that no earlier request of this run had: `apr-ID` (should
+    /// the id come twice, `apr2-ID`…), or for a rerun `rerun-1-ID`, `rerun-2-ID`…
+    fn new_id(&mut self, call_id: &str, rerun: bool) -> String {
+        let nth = |n: u32| match (rerun, n) {
+            (true, n) => rerun_request_id(call_id, n),
+            (false, 1) => request_id(call_id),
+            (false, n) => format!("apr{n}-{call_id}"),
+        };
         let mut n = 1;
+        let mut id = nth(n);
         while self.issued.contains(&id) {
             n += 1;
-            id = format!("{base}.{n}");
+            id = nth(n);
         }
         self.issued.insert(id.clone());
         id
@@ -259,13 +276,15 @@ impl Control {
     /// The engine asks about a call.
     pub fn request(&mut self, req: ApprovalRequest, now: Instant) -> Out {
         let mut out = Out::default();
-        let id = self.new_id(&req.ask.call_id);
+        let rerun = req.ask.rerun.is_some();
+        let id = self.new_id(&req.ask.call_id, rerun);
         if let Some(p) = self.pending.take() {
             // One at a time: the engine waits for each answer; a second means the first is moot.
             self.over.insert(p.id, "superseded".into());
             let _ = p.reply.send(rejection("superseded"));
         }
-        if let Some(choice) = self.early.remove(&id) {
+        // An early answer may decide a call's own request, never a rerun's.
+        if let Some(choice) = self.early.remove(&id).filter(|_| !rerun) {
             self.over.insert(id, "answered".into());
             let _ = req.reply.send(choice);
             return out;
@@ -293,6 +312,7 @@ impl Control {
             call_id: req.ask.call_id,
             tool: req.ask.tool,
             reply: req.reply,
+            rerun,
             held,
             deadline,
         });
@@ -349,6 +369,12 @@ impl Control {
             return out;
         }
         match &self.pending {
+            Some(p) if p.id == answer.request_id && p.rerun && p.held.is_some() => {
+                out.notes.push(format!(
+                    "control: request `{}` has not been printed yet: a rerun outside the sandbox is decided only by an answer to its printed request, so this answer is refused",
+                    answer.request_id
+                ));
+            }
             Some(p) if p.id == answer.request_id => {
                 if let Some(p) = self.pending.take() {
                     self.over.insert(p.id, "answered".into());

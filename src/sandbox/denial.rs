@@ -1,189 +1,239 @@
-//! Recognising the sandbox's part in a confined command's failure from its output: a pure
-//! table of phrases, so the engine can offer a rerun outside the sandbox.
+//! Telling whether the sandbox caused a confined command's failure ([`attribute`]): a pure
+//! function of the failure's output, what sayso knows of the run (its [`RunPolicy`], the
+//! backend, the working directory, the command) and what it can look up outside the sandbox
+//! ([`Host`]: a path resolved, whether a write there would be allowed).
 //!
-//! Only a failed command (exit ≠ 0, or killed) is looked at, and only these phrases: the
-//! helper's own `sayso sandbox:` line and bubblewrap's `bwrap:` line (the sandbox could not
-//! be set up); network errors ("Network is unreachable", name
-//! resolution failures, "Operation not permitted" on a socket or connect); "Read-only file
-//! system"; "Permission denied" / "Operation not permitted" on a write or an open of a path.
-//! It does not decide that the sandbox was the cause beyond that: a command denied the same
-//! way outside the sandbox is recognised too, and the offer to rerun it is harmless.
+//! A printed phrase is never enough. A failure is the sandbox's ([`Attribution::Denied`], and
+//! the engine offers a rerun outside) only when sayso can name what its sandbox denied:
+//! - a **write** to a path the failure names (`cannot create /x: Read-only file system`,
+//!   `Permission denied: '/x'`…) that this run's policy does not let it write (outside the
+//!   writable places, a protected path, a read-only run) and that the user could write outside
+//!   ([`paths`]);
+//! - a **network** connection or name lookup (curl's `Failed to connect to H port P`, a
+//!   socket refused with `EPERM`/`EACCES`, `Could not resolve host`…) in a run without the
+//!   network: its namespace is empty (bubblewrap) and the seccomp filter refuses every socket
+//!   but `AF_UNIX` (both backends), so nothing it names is reachable — a loopback address
+//!   included ([`network`]);
+//! - the **sandbox setup** itself: claimed by a `sayso sandbox:` or `bwrap:` line, and
+//!   confirmed only by the runner, which sets the same sandbox up again for `true`
+//!   ([`setup_claimed`]).
+//!
+//! A write to sayso's own files (hidden inside the sandbox) is said ([`Attribution::OwnFiles`])
+//! but never offered for a rerun: that is the line the sandbox exists to hold. A failure that
+//! shows a denial's phrase sayso cannot tie to any of the above (`Read-only file system`
+//! printed with no path it can check) is [`Attribution::Unsure`]: the result says the sandbox
+//! may have caused it, and nothing is offered. Anything else is an ordinary failure (`None`).
 
-use super::Denial;
-use super::exec::FAILURE_PREFIX;
+use std::path::{Path, PathBuf};
 
-/// How long the quoted line may be, in characters.
+use serde::{Deserialize, Serialize};
+
+use super::policy::RunPolicy;
+use super::{Backend, Confinement, Sandbox};
+
+mod host;
+mod network;
+mod paths;
+
+pub use host::RealHost;
+
+/// How long a quoted setup line may be, in characters.
 const QUOTE_MAX: usize = 160;
 
-/// The phrases of each kind of denial, strongest first.
-const NETWORK: [&str; 6] = [
-    "Network is unreachable",
-    "Could not resolve host",
-    "Temporary failure in name resolution",
-    "Could not resolve hostname",
-    "getaddrinfo",
-    "Name or service not known",
-];
-const PERMISSION: [&str; 2] = ["Permission denied", "Operation not permitted"];
-const SOCKET_WORDS: [&str; 3] = ["socket", "connect", "network"];
-const FILE_WORDS: [&str; 14] = [
-    "create", "open", "write", "touch", "remove", "mkdir", "rename", "move", "unlink", "delete",
-    "save", "read", "copy", "/",
-];
-
-/// The sandbox's part in a confined command's failure (`exit` `None`: killed by a signal),
-/// if its output shows one.
-pub fn denial(stdout: &str, stderr: &str, exit: Option<i32>) -> Option<Denial> {
-    if exit == Some(0) {
-        return None;
-    }
-    let lines = || stderr.lines().chain(stdout.lines()).map(str::trim);
-    let found = |kind: &str, line: &str| {
-        let kept = crate::text_cut::head_chars(line, QUOTE_MAX);
-        Some(Denial {
-            what: format!("{kind}: {}", crate::text_cut::ellipsized(line, kept)),
-        })
-    };
-    let setup = |l: &str| l.starts_with(FAILURE_PREFIX.trim_end()) || l.starts_with("bwrap: ");
-    if let Some(line) = lines().find(|l| setup(l)) {
-        return found("the sandbox could not be set up", line);
-    }
-    let about_sockets = |text: &str| {
-        let text = text.to_lowercase();
-        SOCKET_WORDS.iter().any(|w| text.contains(w))
-    };
-    // A socket refused (seccomp's EPERM) shows as "Operation not permitted", with the socket
-    // named on that line or elsewhere in the output (a traceback's frames).
-    let sockets_named = about_sockets(stderr) || about_sockets(stdout);
-    let network = |l: &str| {
-        NETWORK.iter().any(|p| l.contains(p))
-            || (l.contains(PERMISSION[1]) && (about_sockets(l) || sockets_named))
-    };
-    if let Some(line) = lines().find(|l| network(l)) {
-        return found("a network connection", line);
-    }
-    if let Some(line) = lines().find(|l| l.contains("Read-only file system")) {
-        return found("a write outside what the sandbox allows", line);
-    }
-    let file = |l: &str| {
-        PERMISSION.iter().any(|p| l.contains(p))
-            && FILE_WORDS.iter().any(|w| l.to_lowercase().contains(w))
-    };
-    if let Some(line) = lines().find(|l| file(l)) {
-        return found("an access the sandbox denied", line);
-    }
-    None
+/// What the sandbox denied, as sayso attributed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DenialKind {
+    /// A write to a path the run may not write.
+    #[default]
+    Write,
+    /// A connection or name lookup in a run without the network.
+    Network,
+    /// The sandbox could not be set up: the command did not run.
+    Setup,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// A failure the sandbox caused, as sayso attributed it: what the rerun offer names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Denial {
+    /// What was denied, for the user and the model: "a write to /home/u/x (outside the places
+    /// this command may write)", "a connection to 127.0.0.1:8000 (the sandbox has no network)".
+    pub what: String,
+    #[serde(default)]
+    pub kind: DenialKind,
+    /// The path whose write was denied (resolved).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The address the command could not reach (`host:port`, or a host), when it names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+}
 
-    #[test]
-    fn the_table() {
-        // (stdout, stderr, exit, the start of `what`, or None)
-        let rows: &[(&str, &str, Option<i32>, Option<&str>)] = &[
-            (
-                "",
-                "sh: 1: cannot create /etc/x: Read-only file system",
-                Some(2),
-                Some("a write outside what the sandbox allows: sh: 1: cannot create /etc/x"),
-            ),
-            (
-                "",
-                "touch: cannot touch '/home/u/f': Permission denied",
-                Some(1),
-                Some("an access the sandbox denied: touch: cannot touch"),
-            ),
-            (
-                "",
-                "cat: /home/u/.config/sayso/config.toml: Permission denied",
-                Some(1),
-                Some("an access the sandbox denied: cat: /home"),
-            ),
-            (
-                "",
-                "curl: (6) Could not resolve host: example.com",
-                Some(6),
-                Some("a network connection: curl: (6)"),
-            ),
-            (
-                "",
-                "ping: connect: Network is unreachable",
-                Some(2),
-                Some("a network connection"),
-            ),
-            (
-                "",
-                "  File \"/usr/lib/python3/socket.py\", line 232, in __init__\n\
-                 PermissionError: [Errno 1] Operation not permitted",
-                Some(1),
-                Some("a network connection: PermissionError"),
-            ),
-            (
-                "",
-                "PermissionError: [Errno 1] Operation not permitted: '/etc/x'",
-                Some(1),
-                Some("an access the sandbox denied: PermissionError"),
-            ),
-            (
-                "",
-                "nc: socket: Operation not permitted",
-                Some(1),
-                Some("a network connection"),
-            ),
-            (
-                "",
-                "sayso sandbox: Landlock: bad",
-                Some(125),
-                Some("the sandbox could not be set up: sayso sandbox: Landlock"),
-            ),
-            (
-                "",
-                "fatal: could not open '.git/config': Read-only file system",
-                None,
-                Some("a write outside"),
-            ),
-            // A success is never a denial, whatever it printed.
-            (
-                "",
-                "sh: cannot create /x: Read-only file system",
-                Some(0),
-                None,
-            ),
-            // Ordinary failures are not denials.
-            (
-                "",
-                "error[E0425]: cannot find value `x` in this scope",
-                Some(101),
-                None,
-            ),
-            (
-                "",
-                "ls: cannot access 'nope': No such file or directory",
-                Some(2),
-                None,
-            ),
-            ("3 passed; 1 failed", "", Some(1), None),
-            ("", "Permission denied", Some(1), None),
-        ];
-        for (out, err, exit, want) in rows {
-            let got = denial(out, err, *exit).map(|d| d.what);
-            match (want, &got) {
-                (None, None) => {}
-                (Some(w), Some(g)) if g.starts_with(w) => {}
-                _ => panic!("{out:?} {err:?} {exit:?}: want {want:?}, got {got:?}"),
+impl Denial {
+    /// The address is this machine's loopback (`127.0.0.1`, `::1`, `localhost`…).
+    pub fn loopback(&self) -> bool {
+        self.kind == DenialKind::Network && self.address.as_deref().is_some_and(network::loopback)
+    }
+
+    /// What the model should know beyond [`Denial::what`]: for a loopback address, that the
+    /// failure says nothing about the server, and how to keep it reachable.
+    pub fn explanation(&self) -> Option<String> {
+        let address = self.address.as_deref().filter(|_| self.loopback())?;
+        Some(format!(
+            "The sandbox has no network: {address} is not reachable from inside, so this failure does not mean nothing is listening there. To keep servers on this machine's loopback reachable from sandboxed commands, set `[sandbox] allow_loopback = true` in your config."
+        ))
+    }
+}
+
+/// What sayso knows of the confined run that failed.
+#[derive(Debug, Clone, Copy)]
+pub struct Run<'a> {
+    pub policy: &'a RunPolicy,
+    /// The backend keeps protected and hidden paths inside a writable place from the command
+    /// (bubblewrap, Seatbelt); Landlock cannot, so there only the writable places count.
+    pub inner_paths: bool,
+    /// Where the command started (relative paths in its output are read from here).
+    pub cwd: &'a Path,
+    /// The command as it ran (an address it names, when its output names none).
+    pub command: &'a str,
+}
+
+/// What sayso looks up outside the sandbox (IO; a fake in the unit table).
+pub trait Host {
+    /// `path` (absolute) with the symlinks of its existing part resolved and `..` applied.
+    fn resolve(&self, path: &Path) -> PathBuf;
+    /// A write to `path` (absolute, resolved) would be allowed outside the sandbox: the file
+    /// is writable, or its nearest existing directory lets a file be created.
+    fn writable(&self, path: &Path) -> bool;
+}
+
+/// The sandbox's part in a confined command's failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attribution {
+    /// The sandbox denied it, and a run outside would not be denied that: a rerun is offered.
+    Denied(Denial),
+    /// It touched sayso's own files, which the sandbox hides: said (this line), never offered.
+    OwnFiles(String),
+    /// The output shows a denial sayso cannot tie to its sandbox: this line says it may be.
+    Unsure(String),
+}
+
+/// The sandbox's part in the failure of a confined command that printed `output`, if any (see
+/// the module doc). Pure: every lookup goes through `host`.
+pub fn attribute(output: &str, run: &Run, host: &dyn Host) -> Option<Attribution> {
+    let lines: Vec<&str> = output.lines().map(str::trim).collect();
+    let sockets_named = network::sockets_named(output);
+    let mut network_hit: Option<Denial> = None;
+    let mut own: Option<PathBuf> = None;
+    let mut unsure = false;
+    for line in &lines {
+        if !run.policy.network
+            && network_hit.is_none()
+            && let Some(d) = network::denial(line, sockets_named, output, run.command)
+        {
+            network_hit = Some(d);
+            continue;
+        }
+        if !paths::denial_phrase(line) {
+            continue;
+        }
+        match paths::verdict(line, run, host) {
+            paths::Verdict::Denied(d) => return Some(Attribution::Denied(d)),
+            paths::Verdict::Own(p) => {
+                own.get_or_insert(p);
+            }
+            paths::Verdict::NotSandbox => {}
+            paths::Verdict::NoPath => {
+                // A refused socket without a path, in a run without the network.
+                if !run.policy.network && network::socket_refusal(line, sockets_named) {
+                    if network_hit.is_none() {
+                        network_hit = network::denial_without_phrase(output, run.command);
+                    }
+                } else {
+                    unsure = true;
+                }
             }
         }
     }
+    if let Some(d) = network_hit {
+        return Some(Attribution::Denied(d));
+    }
+    if let Some(p) = own {
+        return Some(Attribution::OwnFiles(format!(
+            "The sandbox hides sayso's own files from the commands it runs ({}); a rerun outside the sandbox is not offered for them.",
+            p.display()
+        )));
+    }
+    unsure.then(|| Attribution::Unsure(unsure_line(run.policy)))
+}
 
-    #[test]
-    fn the_quoted_line_is_cut() {
-        let long = format!(
-            "sh: cannot create /{}: Read-only file system",
-            "a".repeat(400)
-        );
-        let what = denial("", &long, Some(1)).unwrap().what;
-        assert!(what.chars().count() < 220 && what.ends_with('…'), "{what}");
+/// [`attribute`] for a command that ran in `cwd` inside `sandbox` as `confine` says, looked up
+/// on this machine (`None` as well when that run was not confined).
+pub fn attribute_run(
+    sandbox: &Sandbox,
+    cwd: &Path,
+    confine: Confinement,
+    command: &str,
+    output: &str,
+) -> Option<Attribution> {
+    let policy = RunPolicy::for_run(sandbox, cwd, confine)?;
+    let run = Run {
+        policy: &policy,
+        inner_paths: !matches!(sandbox.backend, Backend::Landlock(_)),
+        cwd,
+        command,
+    };
+    attribute(output, &run, &RealHost)
+}
+
+/// The line for a failure the sandbox may have caused.
+fn unsure_line(policy: &RunPolicy) -> String {
+    let writes = if policy.writes() {
+        "it may write only the project, the temp directory and the configured writable roots"
+    } else {
+        "it may write nothing"
+    };
+    let network = if policy.network {
+        "with the network"
+    } else {
+        "without the network"
+    };
+    format!(
+        "This command ran inside the sandbox ({writes}, {network}), which may have caused this failure; sayso cannot tell what it denied, so no rerun outside the sandbox is offered."
+    )
+}
+
+/// The output claims the sandbox could not be set up (the helper's `sayso sandbox:` line or
+/// bubblewrap's `bwrap:` line): the claim, cut, for the runner to confirm by setting the same
+/// sandbox up again. A command can print such a line itself, so this alone decides nothing.
+pub fn setup_claimed(output: &str) -> Option<String> {
+    let prefix = super::exec::FAILURE_PREFIX.trim_end();
+    output
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with(prefix) || l.starts_with("bwrap: "))
+        .map(quoted)
+}
+
+/// The denial of a run whose sandbox could not be set up, `line` saying why (the runner's own
+/// second attempt, not the command's output).
+pub fn setup_denial(line: &str) -> Denial {
+    Denial {
+        what: format!(
+            "running the command at all (the sandbox could not be set up: {})",
+            quoted(line)
+        ),
+        kind: DenialKind::Setup,
+        path: None,
+        address: None,
     }
 }
+
+/// `line`, cut to [`QUOTE_MAX`] characters.
+fn quoted(line: &str) -> String {
+    let kept = crate::text_cut::head_chars(line, QUOTE_MAX);
+    crate::text_cut::ellipsized(line, kept)
+}
+
+#[cfg(test)]
+mod tests;

@@ -19,7 +19,7 @@ pub const ARG: &str = "__sandbox-exec";
 /// The helper's exit code when it cannot set the sandbox up (the command did not run).
 pub const SETUP_FAILED: u8 = 125;
 
-/// The prefix of the helper's own failure line (recognised by [`super::denial()`]).
+/// The prefix of the helper's own failure line ([`super::denial::setup_claimed`] reads it).
 pub const FAILURE_PREFIX: &str = "sayso sandbox: ";
 
 /// The helper: `std::env::args_os()` is `[sayso, __sandbox-exec, POLICY, --, program…]`.

@@ -98,9 +98,13 @@ pub enum Input {
     Choice(UserChoice),
     /// The running command's result (a timeout or a crash is an error result).
     Command(CmdResult),
-    /// The running command failed inside the sandbox, and the runner recognised the
-    /// sandbox's part in it (`crate::sandbox::denial`).
+    /// The running command failed inside the sandbox, and the runner attributed the failure
+    /// to it (`crate::sandbox::denial::attribute`).
     Denied { error: Output, denial: Denial },
+    /// The running command failed inside the sandbox, which sayso cannot tie to the failure
+    /// (it may have caused it) or which kept it from sayso's own files: `note` says so after
+    /// the failure, and no rerun is offered.
+    Failed { error: Output, note: String },
     /// The user stopped the turn.
     Stop,
 }
@@ -156,6 +160,9 @@ struct Progress {
     confine: Confinement,
     /// The command at `next` is the rerun outside the sandbox the user accepted.
     outside: bool,
+    /// What the sandbox denied the first run of a command the user then let run outside: said
+    /// after the call's result.
+    denied_first: Option<Box<Denial>>,
 }
 
 impl Progress {
@@ -204,7 +211,7 @@ enum Phase {
         progress: Progress,
         /// The denied command's error, the call's result unless it is rerun.
         failure: Output,
-        denial: Denial,
+        denial: Box<Denial>,
     },
     Finished,
 }
@@ -353,6 +360,9 @@ impl Batch {
             (Phase::Running(progress), Input::Denied { error, denial }) => {
                 self.command_denied(progress, error, denial, &mut fx)
             }
+            (Phase::Running(progress), Input::Failed { error, note }) => {
+                self.command_failed(progress, error, Some(note), &mut fx)
+            }
             (
                 Phase::AwaitRerun {
                     progress,
@@ -437,6 +447,7 @@ mod finishing;
 pub mod orchestrator;
 pub mod requests;
 mod rerun;
+pub mod rerun_offer;
 mod running;
 
 #[cfg(test)]

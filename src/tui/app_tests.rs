@@ -8,8 +8,9 @@ use super::tests_support::*;
 use crate::agent::task::Command;
 use crate::agent::{Event, TurnEnd};
 use crate::provider::StreamDelta;
-use crate::tools::lifecycle::requests::UserChoice;
+use crate::tools::lifecycle::requests::{Remember, UserChoice};
 use crate::tools::policy::approval::Mode;
+use std::time::Instant;
 
 /// Opens a modal, presses `keys`, returns what the engine was told (if anything).
 fn decide(keys: &[AppEvent]) -> Result<UserChoice, TryRecvError> {
@@ -401,6 +402,43 @@ fn s_offers_rules_and_saving_one_accepts_and_asks_the_agent_to_write_it() {
         spec.describe(),
         "`run_command match \"cargo test *\" → allow`"
     );
+}
+
+/// The rerun outside the sandbox offers `s` too: the rules lift what was denied (the sandbox
+/// for a write, the network for a connection), the exact command first; saving one accepts
+/// the rerun (which remembers nothing itself).
+#[test]
+fn s_on_a_rerun_offers_the_rule_that_would_have_run_the_command() {
+    use crate::sandbox::{Denial, DenialKind};
+    for (kind, words) in [
+        (DenialKind::Write, ", sandbox = false"),
+        (DenialKind::Network, ", network = true"),
+    ] {
+        let mut a = app();
+        let (mut req, mut answer) = request(1, 1, None, None);
+        req.ask.remember = Remember::Nothing;
+        req.ask.rerun = Some(Denial {
+            what: "a write to /elsewhere/x".into(),
+            kind,
+            path: None,
+            address: None,
+        });
+        a.update(AppEvent::Approval(req));
+        let text = render(&a, Instant::now());
+        assert!(text.contains("[s] save a rule"), "{text}");
+        deliberate(&mut a, key(KeyCode::Char('s')));
+        let text = render(&a, Instant::now());
+        assert!(text.contains("then run it again outside the"), "{text}");
+        let effects = deliberate(&mut a, key(KeyCode::Enter));
+        assert_eq!(answer.try_recv(), Ok(UserChoice::AlwaysAccept));
+        let [Effect::Agent(Command::SaveRule(spec))] = effects.as_slice() else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(
+            spec.describe(),
+            format!("`run_command match \"cargo test --workspace\" → allow{words}`")
+        );
+    }
 }
 
 #[test]

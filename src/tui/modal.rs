@@ -6,7 +6,9 @@
 //! move the highlight and Enter takes it; Up/Down/PageUp/PageDown scroll the body. `s` offers
 //! to save an `allow` rule to the user's config (the exact command, its prefix, or the tool),
 //! showing the rule before it is written: a number or Enter saves it and accepts the call,
-//! Esc returns to the choices.
+//! Esc returns to the choices. On a rerun outside the sandbox, `s` offers the narrowest rule
+//! that would have run the command as it needed (`sandbox = false`, or `network = true` when
+//! the network was denied: [`rerun_offer::rules`]); saving it accepts the rerun.
 //!
 //! Keys typed ahead do not answer it: until the [`KeyGate`] admits a key (the modal on screen
 //! for 0.5 s, the keyboard quiet for 0.3 s), every key but scrolling and moving the highlight
@@ -24,8 +26,9 @@ use super::input::LineInput;
 use super::key_gate::KeyGate;
 use super::theme::Theme;
 use crate::config::approvals::{RuleSpec, toml_block};
-use crate::sandbox::Denial;
+use crate::sandbox::{Denial, DenialKind};
 use crate::tools::lifecycle::requests::{ApprovalRequest, Remember, UserChoice};
+use crate::tools::lifecycle::rerun_offer;
 use crate::tools::tool::Preview;
 
 pub const CHOICES: [&str; 4] = ["Always accept", "Accept", "Reject", "Cancel"];
@@ -76,7 +79,10 @@ impl ApprovalModal {
                 .map(|l| Line::from(l.to_owned()))
                 .collect(),
         };
-        let rules = crate::tools::policy::rules::candidates(&req.ask.tool, &req.ask.remember);
+        let rules = match &req.ask.rerun {
+            Some(denial) => rerun_offer::rules(&req.ask.tool, &req.ask.cmd_string, denial),
+            None => crate::tools::policy::rules::candidates(&req.ask.tool, &req.ask.remember),
+        };
         Self {
             rules,
             saving: None,
@@ -151,6 +157,28 @@ impl ApprovalModal {
                 "[a] remembers this call of `{}` with exactly these arguments: it will not ask again for the same call",
                 self.tool
             ),
+        }
+    }
+
+    /// The line under the choices that offers `s`.
+    pub fn save_hint(&self) -> &'static str {
+        match self.rerun.as_ref().map(|d| d.kind) {
+            None => "[s] save a rule to your config so it never asks again",
+            Some(DenialKind::Network) => {
+                "[s] save a rule to your config (`network = true`) so this command gets the network without asking"
+            }
+            Some(_) => {
+                "[s] save a rule to your config (`sandbox = false`) so this command runs outside the sandbox without asking"
+            }
+        }
+    }
+
+    /// The line above the rules `s` offers.
+    pub fn save_prompt(&self) -> &'static str {
+        if self.rerun.is_some() {
+            "Save a rule to your config, then run it again outside the sandbox (number or Enter saves, Esc goes back):"
+        } else {
+            "Save a rule to your config, then accept this call (number or Enter saves, Esc goes back):"
         }
     }
 

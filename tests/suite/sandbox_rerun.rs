@@ -108,12 +108,12 @@ async fn a_denied_command_is_offered_a_rerun_outside_and_accept_runs_it_there() 
         .wait_for_modal("Run it again outside the sandbox, once?")
         .await;
     assert!(
-        screen.contains("The sandbox denied a write outside what the sandbox allows"),
+        screen.contains("The sandbox denied a write to"),
         "the modal names the denial:\n{screen}"
     );
     assert!(
-        screen.contains("Read-only file system"),
-        "the modal shows what was denied:\n{screen}"
+        screen.contains("outside/target.txt (outside"),
+        "the modal shows what was denied, and why:\n{screen}"
     );
     assert!(
         screen.contains("outside the sandbox this once"),
@@ -205,7 +205,7 @@ async fn an_allow_rule_with_sandbox_false_runs_the_command_unconfined() {
     }
 }
 
-/// `--approvals stdio`: the rerun is a second request for the call (`apr-c1.2`) naming the
+/// `--approvals stdio`: the rerun is a second request for the call (`rerun-1-c1`) naming the
 /// denial, printed after its own `approval_requested`; `allow` reruns the command outside.
 /// (The controller runs sayso with the test's own temp directory, so the target lies in the
 /// cargo target's temp directory: outside that and the project.)
@@ -244,11 +244,14 @@ async fn the_control_protocol_asks_for_the_rerun_with_its_denial() {
     assert_eq!(requests.len(), 2, "{:?}", run.events);
     assert_eq!(requests[0]["request_id"], "apr-c1");
     assert_eq!(requests[0]["request"]["rerun"], serde_json::Value::Null);
-    assert_eq!(requests[1]["request_id"], "apr-c1.2");
-    let what = requests[1]["request"]["rerun"]["what"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(what.contains("Read-only file system"), "{what}");
+    assert_eq!(requests[1]["request_id"], "rerun-1-c1");
+    assert_eq!(requests[1]["request"]["call_id"], "c1");
+    let rerun = &requests[1]["request"]["rerun"];
+    let what = rerun["what"].as_str().unwrap_or_default();
+    assert!(what.starts_with("a write to "), "{what}");
+    assert_eq!(rerun["kind"], "write");
+    let path = rerun["path"].as_str().unwrap_or_default();
+    assert!(path.ends_with("/target.txt"), "{path}");
     // Each request after its own announcement.
     let kinds: Vec<&str> = run
         .events
@@ -269,4 +272,71 @@ async fn the_control_protocol_asks_for_the_rerun_with_its_denial() {
     assert!(target.exists(), "the rerun outside did not write");
     let result = result_of(&fx, "c1");
     assert!(wrote(&result), "{result}");
+}
+
+/// Issue 37 item 3: the rerun modal offers `[s]`: the narrowest rule that would have run the
+/// command (`sandbox = false`), shown as TOML; saving it reruns the command outside, says
+/// where it was written (file:line), writes it to the config, and the same command next runs
+/// outside the sandbox without asking (it would fail inside: the file is outside).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rerun_modal_saves_the_rule_that_would_have_run_the_command() {
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let target = outside.path().join("target.txt");
+    // A plain path, so the rule's pattern is the command as written.
+    let touch = format!("touch {}", target.display());
+    let fx = Fixture::start().await;
+    fx.push(run_command("c1", &touch));
+    fx.push(run_command("c2", &touch));
+    fx.push(Reply::Stream(sse::text_reply(&["All done."])));
+    let tui = Tui::start(&fx.base_url(), &["--sandbox", "workspace-write"]);
+    tui.ready().await;
+    tui.send("touch it twice").await;
+    tui.wait_for_modal("Approval needed").await;
+    tui.keys(&["Enter"]);
+    let screen = tui
+        .wait_for_modal("Run it again outside the sandbox, once?")
+        .await;
+    assert!(
+        screen.contains("[s] save a rule to your config (`sandbox = false`)"),
+        "{screen}"
+    );
+    assert!(!target.exists(), "the sandbox let it write");
+    tui.keys(&["s"]);
+    // The list of rules (the hint above already says `sandbox = false`).
+    let screen = tui
+        .wait_for_modal("Save a rule to your config, then run it again")
+        .await;
+    assert!(
+        screen.contains("    sandbox = false"),
+        "the TOML preview lifts the sandbox:\n{screen}"
+    );
+    assert!(
+        screen.contains(&format!("match = \"{touch}\"")),
+        "the TOML preview names the exact command:\n{screen}"
+    );
+    tui.keys(&["Enter"]);
+    let screen = tui.wait_for("All done.").await;
+    assert!(target.exists(), "the rerun outside did not write");
+    let config_file = tui.root_path().join("config/sayso/config.toml");
+    let config = std::fs::read_to_string(&config_file).unwrap();
+    let block = format!(
+        "[[approvals.rules]]\ntool = \"run_command\"\nmatch = \"{touch}\"\ndecision = \"allow\"\nsandbox = false\n"
+    );
+    assert!(config.ends_with(&block), "{config}");
+    let line = config
+        .lines()
+        .position(|l| l == "[[approvals.rules]]")
+        .map(|i| i + 1)
+        .unwrap();
+    assert!(screen.contains("saved the rule"), "{screen}");
+    assert!(
+        screen.contains(&format!("config.toml:{line}")),
+        "the file:line is said:\n{screen}"
+    );
+    // The second call ran outside, unasked: inside, touching the file outside fails.
+    let second = result_of(&fx, "c2");
+    assert!(second.contains("succeeded"), "{second}");
+    assert_eq!(fx.requests().len(), 3);
+    tui.keys(&["C-d"]);
+    assert_eq!(tui.exit_code().await, 0);
 }

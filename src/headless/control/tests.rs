@@ -257,9 +257,7 @@ async fn a_rerun_outside_the_sandbox_is_a_second_request_with_its_denial() {
     // The command was denied: the rerun is asked about anew, once announced again.
     let (tx, mut rx) = oneshot::channel();
     let mut rerun = ask("c1", "run_command");
-    rerun.rerun = Some(crate::sandbox::Denial {
-        what: "a write to /x".into(),
-    });
+    rerun.rerun = Some(write_denial());
     rerun.caution = Some("the sandbox denied a write to /x".into());
     let out = c.request(
         ApprovalRequest {
@@ -270,8 +268,12 @@ async fn a_rerun_outside_the_sandbox_is_a_second_request_with_its_denial() {
     );
     assert!(out.request.is_none(), "held until its own announcement");
     let req = c.announced("c1", Instant::now()).request.unwrap();
-    assert_eq!(req["request_id"], "apr-c1.2");
-    assert_eq!(req["request"]["rerun"], json!({"what": "a write to /x"}));
+    assert_eq!(req["request_id"], "rerun-1-c1");
+    assert_eq!(
+        req["request"]["rerun"],
+        json!({"what": "a write to /x", "kind": "write", "path": "/x"})
+    );
+    assert_eq!(req["request"]["call_id"], "c1");
     // The first request's id does not answer the rerun.
     let out = c.line(&answer("apr-c1", "allow", json!({})));
     assert!(
@@ -280,11 +282,118 @@ async fn a_rerun_outside_the_sandbox_is_a_second_request_with_its_denial() {
         out.notes
     );
     assert!(rx.try_recv().is_err());
-    c.line(&answer("apr-c1.2", "deny", json!({"message": "no"})));
+    c.line(&answer("rerun-1-c1", "deny", json!({"message": "no"})));
     assert_eq!(
         rx.try_recv().unwrap(),
         UserChoice::Reject(Some("no".into()))
     );
+}
+
+fn write_denial() -> crate::sandbox::Denial {
+    crate::sandbox::Denial {
+        what: "a write to /x".into(),
+        kind: crate::sandbox::DenialKind::Write,
+        path: Some("/x".into()),
+        address: None,
+    }
+}
+
+/// A rerun request for `call`, sent to the controller (not yet announced).
+fn rerun_request(c: &mut Control, call: &str) -> (Out, oneshot::Receiver<UserChoice>) {
+    let (tx, rx) = oneshot::channel();
+    let mut rerun = ask(call, "run_command");
+    rerun.rerun = Some(write_denial());
+    let out = c.request(
+        ApprovalRequest {
+            ask: rerun,
+            reply: tx,
+        },
+        Instant::now(),
+    );
+    (out, rx)
+}
+
+/// Issue 36 item 4: calls `c1` and `c1.2`; the program answers `apr-c1.2` early (for the
+/// `ls` call, as the protocol allows); `c1` is denied by the sandbox. Its rerun request used
+/// to be `apr-c1.2`, took that early answer and ran outside. Now it is `rerun-1-c1`, printed
+/// and waiting: the early answer is still `c1.2`'s.
+#[tokio::test]
+async fn an_early_answer_for_another_call_never_decides_a_rerun() {
+    let mut c = Control::new(DEFAULT_TIMEOUT);
+    c.new_batch([("c1", "run_command"), ("c1.2", "run_command")]);
+    assert!(
+        c.line(&answer("apr-c1.2", "allow", json!({})))
+            .notes
+            .is_empty()
+    );
+    let (_, mut rx) = request(&mut c, "c1", "run_command");
+    c.line(&answer("apr-c1", "allow", json!({})));
+    assert_eq!(rx.try_recv().unwrap(), UserChoice::Accept);
+    let (out, mut rerun) = rerun_request(&mut c, "c1");
+    assert!(out.request.is_none());
+    assert!(rerun.try_recv().is_err(), "decided by an early answer");
+    let printed = c.announced("c1", Instant::now()).request.unwrap();
+    assert_eq!(printed["request_id"], "rerun-1-c1");
+    assert!(rerun.try_recv().is_err(), "decided without an answer");
+    c.line(&answer("rerun-1-c1", "deny", json!({})));
+    assert_eq!(rerun.try_recv().unwrap(), UserChoice::Reject(None));
+    // The early answer is still there for `c1.2` itself.
+    let (out, mut rx) = request(&mut c, "c1.2", "run_command");
+    assert!(out.request.is_none());
+    assert_eq!(rx.try_recv().unwrap(), UserChoice::Accept);
+}
+
+/// A rerun's id can be guessed, but an answer sent before the request is printed is refused;
+/// only the answer to the printed request decides it. A second rerun of the same call gets
+/// the next number.
+#[tokio::test]
+async fn a_rerun_is_decided_only_after_it_is_printed() {
+    let mut c = Control::new(DEFAULT_TIMEOUT);
+    c.new_batch([("c1", "run_command")]);
+    let (_, mut rx) = request(&mut c, "c1", "run_command");
+    c.line(&answer("apr-c1", "allow", json!({})));
+    assert_eq!(rx.try_recv().unwrap(), UserChoice::Accept);
+    // Answered before it exists: an answer for no request (the usual refusal).
+    let out = c.line(&answer("rerun-1-c1", "allow", json!({})));
+    assert!(
+        out.notes[0].contains("no call is waiting"),
+        "{:?}",
+        out.notes
+    );
+    let (_, mut rerun) = rerun_request(&mut c, "c1");
+    // Asked, not yet printed: refused, and the request still waits.
+    let out = c.line(&answer("rerun-1-c1", "allow", json!({})));
+    assert!(
+        out.notes[0].contains("has not been printed yet"),
+        "{:?}",
+        out.notes
+    );
+    assert!(rerun.try_recv().is_err());
+    let printed = c.announced("c1", Instant::now()).request.unwrap();
+    assert_eq!(printed["request_id"], "rerun-1-c1");
+    assert!(
+        c.line(&answer("rerun-1-c1", "allow", json!({})))
+            .notes
+            .is_empty()
+    );
+    assert_eq!(rerun.try_recv().unwrap(), UserChoice::Accept);
+    // The call's next command denied too: its own, second rerun id.
+    c.announced("c1", Instant::now());
+    let (out, _rx) = rerun_request(&mut c, "c1");
+    assert_eq!(out.request.unwrap()["request_id"], "rerun-2-c1");
+}
+
+#[test]
+fn no_call_id_makes_a_rerun_id_and_reruns_of_two_calls_differ() {
+    for call in ["c1", "c1.2", "rerun-1-c1", "1-c1", "", "apr-x"] {
+        let id = request_id(call);
+        assert!(id.starts_with("apr-"), "{id}");
+        assert!(!id.starts_with("rerun-"), "{id}");
+    }
+    // Two calls whose reruns would be `rerun-1-c1` if the number came after the id.
+    assert_ne!(rerun_request_id("c1", 1), rerun_request_id("1-c1", 1));
+    assert_ne!(rerun_request_id("c1", 2), rerun_request_id("c1.2", 1));
+    assert_ne!(rerun_request_id("1-c1", 1), rerun_request_id("c1", 11));
 }
 
 #[tokio::test]

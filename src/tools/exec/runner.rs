@@ -6,8 +6,10 @@
 //! program's argv (a script is `sh -c SCRIPT`, as [`run_shell`] runs it) goes through
 //! [`Sandbox::wrap`](crate::sandbox::Sandbox::wrap) — `None` runs it as it is, a wrapped argv
 //! runs instead (same environment, directory, process group, timeout and output), an error
-//! runs nothing and is the result. A confined command that fails has its output read for the
-//! sandbox's part ([`crate::sandbox::denial()`]), so the lifecycle can offer a rerun outside.
+//! runs nothing and is the result. A confined command that fails is checked for the sandbox's
+//! part ([`crate::sandbox::denial::attribute`], against the run's own policy), so the lifecycle
+//! can offer a rerun outside; a failure that claims the sandbox could not be set up counts only
+//! when setting the same sandbox up again for `true` fails too ([`setup_fails`]).
 //! Functions ignore the confinement: they may answer through their return value or (once)
 //! through `output_cb`, are stopped by a watchdog after the same timeout, and a panic inside
 //! one is an error result. [`guarded`] runs a tool's output functions: one that panics
@@ -21,7 +23,8 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::sandbox::{Confinement, Denial, denial};
+use crate::sandbox::denial::{attribute_run, setup_claimed, setup_denial};
+use crate::sandbox::{Attribution, Confinement};
 use crate::tools::exec::function::{FnArgs, OutputCb};
 use crate::tools::exec::shell::{ChildEnv, Jobs, ShellOutcome, ShellProgram, ShellSpec, run_shell};
 use crate::tools::tool::{CmdResult, Command, Invocation, ToolOutput};
@@ -89,19 +92,22 @@ pub fn substitute(text: &str, env: &HashMap<String, String>) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ran {
     pub result: CmdResult,
-    /// The sandbox's part in the failure of a command that ran confined, if its output shows
-    /// one.
-    pub denial: Option<Denial>,
+    /// The sandbox's part in the failure of a command that ran confined, as sayso attributed
+    /// it.
+    pub sandbox: Option<Attribution>,
 }
 
 impl From<CmdResult> for Ran {
     fn from(result: CmdResult) -> Self {
         Self {
             result,
-            denial: None,
+            sandbox: None,
         }
     }
 }
+
+/// How long setting the sandbox up again for `true` may take (it checks a setup failure).
+const SETUP_CHECK: Duration = Duration::from_secs(10);
 
 /// The result of a command the sandbox could not be set up for (it did not run).
 pub fn sandbox_setup_error(e: &str) -> String {
@@ -131,7 +137,7 @@ pub async fn run_command(
         }
     };
     let wrapped = inv.ctx.sandbox.wrap(&program.argv(), &inv.cwd, confine);
-    run_process(program, wrapped, env, inv, timeout, cancel).await
+    run_process(program, wrapped, env, inv, timeout, confine, cancel).await
 }
 
 /// Runs `program`, or the argv the sandbox `wrapped` it in; nothing when the sandbox could not
@@ -142,8 +148,13 @@ async fn run_process(
     child: &ChildEnv,
     inv: &Invocation,
     timeout: Duration,
+    confine: Confinement,
     cancel: &CancellationToken,
 ) -> Option<Ran> {
+    let command = match &program {
+        ShellProgram::Script(script) => script.clone(),
+        ShellProgram::Argv(argv) => shell_words::join(argv),
+    };
     let (program, confined) = match wrapped {
         Ok(None) => (program, false),
         Ok(Some(argv)) => (ShellProgram::Argv(argv), true),
@@ -162,14 +173,55 @@ async fn run_process(
     if outcome.cancelled {
         return None;
     }
-    let found = (confined && !outcome.success() && !outcome.timed_out)
-        .then(|| denial(&outcome.stdout, &outcome.stderr, outcome.exit_code))
-        .flatten();
+    let sandbox = if confined && !outcome.success() && !outcome.timed_out {
+        attributed(&command, &outcome, inv, confine, cancel).await
+    } else {
+        None
+    };
     let result = process_result(&outcome, timeout);
-    Some(Ran {
-        result,
-        denial: found,
-    })
+    Some(Ran { result, sandbox })
+}
+
+/// The sandbox's part in the failure of `command`, which ran confined as `confine` says.
+async fn attributed(
+    command: &str,
+    outcome: &ShellOutcome,
+    inv: &Invocation,
+    confine: Confinement,
+    cancel: &CancellationToken,
+) -> Option<Attribution> {
+    let output = format!("{}\n{}", outcome.stderr, outcome.stdout);
+    if setup_claimed(&output).is_some()
+        && let Some(line) = setup_fails(inv, confine, cancel).await
+    {
+        return Some(Attribution::Denied(setup_denial(&line)));
+    }
+    attribute_run(&inv.ctx.sandbox, &inv.cwd, confine, command, &output)
+}
+
+/// Sets the same sandbox up again, for `true`: the line saying why it cannot, when it cannot
+/// (a command's own output may claim anything; this run is sayso's).
+async fn setup_fails(
+    inv: &Invocation,
+    confine: Confinement,
+    cancel: &CancellationToken,
+) -> Option<String> {
+    let argv = inv
+        .ctx
+        .sandbox
+        .wrap(&["true".to_owned()], &inv.cwd, confine)
+        .ok()??;
+    let spec = ShellSpec {
+        program: ShellProgram::Argv(argv),
+        cwd: inv.cwd.clone(),
+        env: inv.ctx.child_env(),
+        timeout: Some(SETUP_CHECK),
+    };
+    let o = run_shell(&spec, cancel).await.ok()?;
+    if o.success() || o.cancelled || o.timed_out {
+        return None;
+    }
+    setup_claimed(&format!("{}\n{}", o.stderr, o.stdout))
 }
 
 /// A finished process's result: its stdout on success, else its output and how it ended.
@@ -302,6 +354,7 @@ mod tests {
             &ChildEnv::default(),
             &inv(dir),
             timeout,
+            Confinement::Policy,
             &cancel,
         )
         .await
@@ -316,7 +369,7 @@ mod tests {
             ran.result,
             CmdResult::err("the sandbox could not be set up: bwrap is missing")
         );
-        assert_eq!(ran.denial, None);
+        assert_eq!(ran.sandbox, None);
         assert!(!dir.path().join("marker").exists(), "the command ran");
     }
 
@@ -331,6 +384,93 @@ mod tests {
         let ran = run(dir.path(), "touch plain", Ok(None)).await;
         assert_eq!(ran.result, CmdResult::ok(""));
         assert!(dir.path().join("plain").exists());
+    }
+
+    /// A "sandbox" whose helper is `helper` (a script standing in for `sayso __sandbox-exec`).
+    #[cfg(unix)]
+    fn fake_helper_inv(dir: &std::path::Path, helper: &str) -> Arc<Invocation> {
+        use crate::sandbox::{Backend, Places, Sandbox};
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("helper.sh");
+        std::fs::write(&path, format!("#!/bin/sh\n{helper}\n")).expect("a helper");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let sandbox = Sandbox {
+            settings: Default::default(),
+            places: Places {
+                project: dir.to_path_buf(),
+                temp: dir.to_path_buf(),
+                helper: path,
+                ..Places::default()
+            },
+            backend: Backend::Landlock(4),
+            limits: Vec::new(),
+        };
+        let mut inv = inv(dir);
+        inv.ctx = Arc::new(crate::tools::context::ToolContext {
+            sandbox: Arc::new(sandbox),
+            ..Default::default()
+        });
+        Arc::new(inv)
+    }
+
+    /// A setup failure counts only when sayso, setting the same sandbox up again for `true`,
+    /// fails too: a command that prints the helper's line itself is not one.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_setup_failure_is_confirmed_by_setting_the_sandbox_up_again() {
+        use crate::sandbox::DenialKind;
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let cancel = CancellationToken::new();
+        let jobs = Jobs::default();
+        let command = Command::Script {
+            script: "true".into(),
+            env: ChildEnv::default(),
+        };
+        let timeout = Duration::from_secs(30);
+        // The helper itself cannot set the sandbox up, for this command and for `true`.
+        let broken = fake_helper_inv(
+            dir.path(),
+            "echo 'sayso sandbox: Landlock: broken' >&2; exit 125",
+        );
+        let ran = run_command(
+            &command,
+            &broken,
+            None,
+            timeout,
+            Confinement::Policy,
+            &cancel,
+            &jobs,
+        )
+        .await
+        .expect("not stopped");
+        let Some(Attribution::Denied(d)) = ran.sandbox else {
+            panic!("not attributed: {ran:?}")
+        };
+        assert_eq!(d.kind, DenialKind::Setup);
+        assert!(
+            d.what.contains("sayso sandbox: Landlock: broken"),
+            "{}",
+            d.what
+        );
+        // The helper works (it runs what it is given); the command prints the same line.
+        let working = fake_helper_inv(dir.path(), "shift 3; exec \"$@\"");
+        let forged = Command::Script {
+            script: "echo 'sayso sandbox: Landlock: broken' >&2; exit 125".into(),
+            env: ChildEnv::default(),
+        };
+        let ran = run_command(
+            &forged,
+            &working,
+            None,
+            timeout,
+            Confinement::Policy,
+            &cancel,
+            &jobs,
+        )
+        .await
+        .expect("not stopped");
+        assert!(matches!(ran.result, CmdResult::Error(_)), "{ran:?}");
+        assert_eq!(ran.sandbox, None, "a printed claim is not a setup failure");
     }
 
     #[test]

@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::checkpoint::{Pending, Recorder};
 use crate::events::{Event, EventSink};
 use crate::provider::ToolCall;
+use crate::sandbox::Attribution;
 use crate::tools::context::ToolContext;
 use crate::tools::exec::runner::{Ran, run_command};
 use crate::tools::exec::shell::Jobs;
@@ -69,13 +70,19 @@ pub struct Engine {
 }
 
 /// What the machine is told of a command that ran: a failure the sandbox caused is
-/// [`Input::Denied`], anything else its result.
+/// [`Input::Denied`], one it may have caused or that touched sayso's own files
+/// [`Input::Failed`] with its note, anything else its result.
 fn ran_input(ran: Ran) -> Input {
     match ran {
         Ran {
             result: CmdResult::Error(error),
-            denial: Some(denial),
-        } => Input::Denied { error, denial },
+            sandbox: Some(attribution),
+        } => match attribution {
+            Attribution::Denied(denial) => Input::Denied { error, denial },
+            Attribution::OwnFiles(note) | Attribution::Unsure(note) => {
+                Input::Failed { error, note }
+            }
+        },
         Ran { result, .. } => Input::Command(result),
     }
 }

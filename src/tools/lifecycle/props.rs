@@ -333,7 +333,7 @@ proptest! {
                             Some(Answer::Fail) => Input::Command(CmdResult::err("x")),
                             Some(Answer::Denied) => {
                                 denied = Some((id.clone(), *confine));
-                                Input::Denied { error: Output::text("denied"), denial: Denial { what: "a write".into() } }
+                                Input::Denied { error: Output::text("denied"), denial: Denial { what: "a write".into(), kind: crate::sandbox::DenialKind::Write, path: None, address: None } }
                             }
                             Some(Answer::Stop) => { over = true; Input::Stop }
                             _ => Input::Command(CmdResult::ok("ok")),

@@ -1,28 +1,34 @@
 //! A command the sandbox denied, and the rerun outside it (README "Sandbox"): the failure of a
-//! confined command whose output shows the sandbox's part ([`Input::Denied`](super::Input))
-//! does not end the call at once. The user is asked, through the normal approval flow, whether
-//! to run that same command once more outside the sandbox:
+//! confined command that sayso attributes to its sandbox ([`Input::Denied`](super::Input): a
+//! path or a connection it denied, `crate::sandbox::denial`) does not end the call at once.
+//! The user is asked, through the normal approval flow, whether to run that same command once
+//! more outside the sandbox:
 //!
 //! - Accept (and Always accept, which remembers nothing) → the command runs once unconfined,
-//!   and what it does is the call's result;
+//!   and what it does is the call's result, with a line saying the first run was denied;
+//! - `s` in the modal saves the narrowest rule that would have run it
+//!   ([`rerun_offer::rules`](super::rerun_offer::rules)) and accepts, as the approval modal's
+//!   `s` does;
 //! - Reject → the original failure, with a line saying the sandbox denied it and the user
 //!   declined a rerun outside (and their reason);
 //! - Cancel, or a stop → as a Cancel of the call itself.
 //!
 //! Headless without an approver, nobody is asked: the failure goes back with a line saying no
-//! one can approve a rerun outside. What it refuses to do: rerun anything on its own — not in
-//! auto or trust, not on the judge's word, not from memory or a rule (a rule that wants a
-//! command unconfined says `sandbox = false`, and the command then runs unconfined the first
-//! time); a run that was already unconfined is never offered again.
+//! one can approve a rerun outside, and the rule the user can add. Every outcome is one
+//! result (one `tool_output`): the lines join the failure's or the rerun's output. What it
+//! refuses to do: rerun anything on its own — not in auto or trust, not on the judge's word,
+//! not from memory or a rule (a rule that wants a command unconfined says `sandbox = false`,
+//! and the command then runs unconfined the first time); a run that was already unconfined is
+//! never offered again.
 
 use super::{Batch, Effect, Phase, Progress, caught};
 use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
 use crate::sandbox::{Confinement, Denial};
 use crate::tools::lifecycle::requests::{Ask, Remember};
-use crate::tools::policy::approval::Interaction;
-use crate::tools::policy::confinement::{
-    RERUN_PROMPT, rerun_caution, rerun_declined, rerun_unavailable,
+use crate::tools::lifecycle::rerun_offer::{
+    RERUN_PROMPT, rerun_caution, rerun_declined, rerun_unavailable, rules,
 };
+use crate::tools::policy::approval::Interaction;
 use crate::tools::tool::{CmdResult, Invocation, Output, Preview, Tool};
 
 impl Batch {
@@ -40,7 +46,11 @@ impl Batch {
             return self.command_done(progress, CmdResult::Error(error), fx);
         }
         if self.interaction == Interaction::Headless {
-            let line = rerun_unavailable(&denial);
+            let name = &self.calls[self.cursor].name;
+            let rule = rules(name, &progress.cmd_string, &denial)
+                .into_iter()
+                .next();
+            let line = rerun_unavailable(&denial, rule.as_ref());
             return self.command_failed(progress, error, Some(line), fx);
         }
         let Some(ready) = self.ready() else {
@@ -59,7 +69,7 @@ impl Batch {
         self.phase = Phase::AwaitRerun {
             progress,
             failure: error,
-            denial,
+            denial: Box::new(denial),
         };
     }
 
@@ -88,7 +98,7 @@ impl Batch {
         &mut self,
         mut progress: Progress,
         failure: Output,
-        denial: Denial,
+        denial: Box<Denial>,
         choice: UserChoice,
         fx: &mut Vec<Effect>,
     ) {
@@ -112,6 +122,7 @@ impl Batch {
                     args: inv.args.clone(),
                 }));
                 progress.outside = true;
+                progress.denied_first = Some(denial);
                 self.phase = Phase::Running(progress);
                 self.run_next(fx);
             }

@@ -5,13 +5,18 @@
 use super::tests::{Fake, World, accept, call, cmd, finished, ok, plain, shell_like, words};
 use super::*;
 use crate::config::approvals::{RuleDecision, RuleSpec, RuleTarget};
-use crate::tools::policy::confinement::{rerun_declined, rerun_unavailable};
+use crate::tools::lifecycle::rerun_offer::{
+    rerun_accepted, rerun_declined, rerun_unavailable, rules,
+};
 use crate::tools::policy::rules::Rules;
 use crate::tools::tool::Kind;
 
 fn denial() -> Denial {
     Denial {
-        what: "a write to /elsewhere/x (read-only file system)".into(),
+        what: "a write to /elsewhere/x (outside the places this command may write)".into(),
+        kind: crate::sandbox::DenialKind::Write,
+        path: Some("/elsewhere/x".into()),
+        address: None,
     }
 }
 
@@ -245,7 +250,7 @@ fn a_denial_offers_a_rerun_outside_and_each_answer_does_what_it_says() {
                 (accept(), vec!["decided c1 accept", "run c1 unconfined"]),
                 (ok("made"), vec!["end c1 success", "done"]),
             ],
-            content: Some("made".into()),
+            content: Some(format!("made\n\n{}", rerun_accepted(&denial()))),
         },
         Row {
             name: "always accept is accept: nothing is remembered",
@@ -267,7 +272,7 @@ fn a_denial_offers_a_rerun_outside_and_each_answer_does_what_it_says() {
                 (accept(), vec!["decided c2 accept", "run c2"]),
                 (ok("j"), vec!["end c2 success", "done"]),
             ],
-            content: Some("i".into()),
+            content: Some(format!("i\n\n{}", rerun_accepted(&denial()))),
         },
         Row {
             name: "reject with a reason: the failure and a line saying so go to the model",
@@ -342,7 +347,13 @@ fn a_denial_offers_a_rerun_outside_and_each_answer_does_what_it_says() {
                 (Input::Start, vec!["run c1"]),
                 (denied("EROFS"), vec!["end c1 error", "done"]),
             ],
-            content: Some(format!("failed: EROFS\n\n{}", rerun_unavailable(&denial()))),
+            content: Some(format!(
+                "failed: EROFS\n\n{}",
+                rerun_unavailable(
+                    &denial(),
+                    rules("sh", "touch /elsewhere/x", &denial()).first()
+                )
+            )),
         },
         Row {
             name: "trust: the rerun still asks",
@@ -354,7 +365,7 @@ fn a_denial_offers_a_rerun_outside_and_each_answer_does_what_it_says() {
                 (accept(), vec!["decided c1 accept", "run c1 unconfined"]),
                 (ok("t"), vec!["end c1 success", "done"]),
             ],
-            content: Some("t".into()),
+            content: Some(format!("t\n\n{}", rerun_accepted(&denial()))),
         },
         Row {
             name: "auto: after the judge's safe verdict, the rerun still asks",
@@ -402,7 +413,7 @@ fn a_denial_offers_a_rerun_outside_and_each_answer_does_what_it_says() {
                 (accept(), vec!["decided c1 accept", "run c1 unconfined"]),
                 (denied("second"), vec!["end c1 error", "done"]),
             ],
-            content: Some("failed: second".into()),
+            content: Some(format!("failed: second\n\n{}", rerun_accepted(&denial()))),
         },
         Row {
             name: "the rerun is for the denied command only; the next runs confined again",
@@ -437,7 +448,7 @@ fn a_denial_offers_a_rerun_outside_and_each_answer_does_what_it_says() {
                 (accept(), vec!["decided c1 accept", "run c1 unconfined"]),
                 (ok("s"), vec!["end c1 success", "done"]),
             ],
-            content: Some("s".into()),
+            content: Some(format!("s\n\n{}", rerun_accepted(&denial()))),
         },
     ];
     for row in rows {
@@ -484,4 +495,68 @@ fn the_rerun_ask_names_the_denial_and_the_hooks_run_once() {
     b.step(accept());
     b.step(ok("done"));
     assert_eq!(*log.lock().unwrap(), ["c1 setup", "c1 success", "c1 exit"]);
+}
+
+/// Every outcome of a denial is one result with one output (one `tool_output` event in
+/// `--json`): the line about the sandbox joins the failure's or the rerun's output.
+#[test]
+fn every_outcome_of_a_denial_is_one_output() {
+    let headless = with(World::new(vec![shell()]), |w| {
+        w.interaction = Interaction::Headless;
+        w.rules = allow("touch *", false, false);
+    });
+    let trust = || with(World::new(vec![shell()]), |w| w.mode = Mode::Trust);
+    let failed = Input::Failed {
+        error: Output::text("Read-only file system"),
+        note: "This command ran inside the sandbox (…), which may have caused this failure".into(),
+    };
+    // (name, world, inputs after Start, what the one output holds)
+    let rows: Vec<(&str, World, Vec<Input>, &str)> = vec![
+        (
+            "headless",
+            headless,
+            vec![denied("EROFS")],
+            "no one can approve",
+        ),
+        (
+            "declined",
+            trust(),
+            vec![denied("EROFS"), Input::Choice(UserChoice::Reject(None))],
+            "declined to rerun",
+        ),
+        (
+            "accepted",
+            trust(),
+            vec![denied("EROFS"), accept(), ok("made")],
+            "The first run, inside the sandbox, failed",
+        ),
+        (
+            "unsure",
+            trust(),
+            vec![failed],
+            "may have caused this failure",
+        ),
+    ];
+    for (name, world, inputs, holds) in rows {
+        let mut b = world.batch(
+            &[call("c1", "sh", &cmd("touch /elsewhere/x"))],
+            Approvals::default(),
+        );
+        let mut outputs = Vec::new();
+        for input in std::iter::once(Input::Start).chain(inputs) {
+            for e in b.step(input) {
+                if let Effect::Emit(Event::ToolOutput {
+                    content, display, ..
+                }) = e
+                {
+                    outputs.push((content, display));
+                }
+            }
+        }
+        assert_eq!(outputs.len(), 1, "{name}: {outputs:?}");
+        let (content, display) = &outputs[0];
+        assert!(content.contains(holds), "{name}: {content}");
+        let shown = display.as_deref().unwrap_or(content);
+        assert!(shown.contains(holds), "{name}: shown {shown}");
+    }
 }

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::rerun_offer::rerun_accepted;
 use super::{Batch, Effect, Phase, Progress, caught};
 use crate::events::{CallEnd, Event, TurnEnd};
 use crate::sandbox::Confinement;
@@ -54,6 +55,7 @@ impl Batch {
             cmd_string: cmd_string.to_owned(),
             confine,
             outside: false,
+            denied_first: None,
         });
         self.run_next(fx);
     }
@@ -114,6 +116,9 @@ impl Batch {
                     self.run_next(fx);
                     return;
                 }
+                if let Some(d) = progress.denied_first.take() {
+                    self.out.note(rerun_accepted(&d));
+                }
                 self.exit_after_run(tool.as_ref(), &inv, true);
                 self.finish_call(CallEnd::Success, fx);
             }
@@ -138,8 +143,11 @@ impl Batch {
         guarded(&inv.name, &mut self.out, |o| {
             tool.on_error(&inv, o, &progress.errors)
         });
+        if let Some(d) = progress.denied_first.take() {
+            self.out.note(rerun_accepted(&d));
+        }
         if let Some(line) = line {
-            self.out.add(line, None);
+            self.out.note(line);
         }
         self.exit_after_run(tool.as_ref(), &inv, false);
         self.finish_call(CallEnd::Error, fx);

@@ -1,5 +1,6 @@
 //! What one run of a call may do inside the sandbox (README "Sandbox"), decided purely from the
-//! call's facts and how it came to run, and the words of a rerun outside the sandbox.
+//! call's facts and how it came to run (a rerun outside the sandbox, and its words, are the
+//! lifecycle's: `tools::lifecycle::rerun_offer`).
 //!
 //! The approval decision ([`crate::tools::policy::approval`]) says *whether* a call runs; this
 //! says *how confined*: an allow rule the user wrote with `sandbox = false` lifts the sandbox,
@@ -13,7 +14,7 @@
 //! allow rule's `sandbox = false`. No IO: the sandbox itself is [`crate::sandbox`].
 
 use crate::config::approvals::RuleDecision;
-use crate::sandbox::{Confinement, Denial};
+use crate::sandbox::Confinement;
 use crate::tools::policy::approval::{CallFacts, Grounds};
 use crate::tools::tool::Kind;
 
@@ -51,38 +52,6 @@ pub fn confinement(facts: &CallFacts, grant: Grant) -> Confinement {
         Grant::Decided(Grounds::SafeList) if facts.kind == Kind::Shell => Confinement::ReadOnly,
         _ => Confinement::Policy,
     }
-}
-
-/// Why the user is asked about a rerun, shown in the modal and sent with the request.
-pub fn rerun_caution(denial: &Denial) -> String {
-    format!(
-        "the sandbox denied {}, so the command failed; accepting runs this same command once more, outside the sandbox",
-        denial.what
-    )
-}
-
-/// The question the rerun ask puts.
-pub const RERUN_PROMPT: &str = "Run it again outside the sandbox, once?";
-
-/// The line after the failure when the user declined the rerun (with their reason).
-pub fn rerun_declined(denial: &Denial, reason: Option<&str>) -> String {
-    let mut line = format!(
-        "The sandbox denied {}; the user declined to rerun the command outside the sandbox",
-        denial.what
-    );
-    match reason.map(str::trim).filter(|r| !r.is_empty()) {
-        Some(r) => line.push_str(&format!(", with the reason: \"{r}\"")),
-        None => line.push('.'),
-    }
-    line
-}
-
-/// The line after the failure when no one can approve a rerun (headless, no approver).
-pub fn rerun_unavailable(denial: &Denial) -> String {
-    format!(
-        "The sandbox denied {}; sayso is running non-interactively, so no one can approve a rerun outside the sandbox.",
-        denial.what
-    )
 }
 
 #[cfg(test)]
@@ -312,20 +281,5 @@ mod tests {
                 assert_ne!(confinement(&facts, grant), Confinement::Unconfined);
             }
         }
-    }
-
-    #[test]
-    fn the_rerun_texts_say_what_was_denied_and_the_reason() {
-        let d = Denial {
-            what: "a write to /etc/x (read-only file system)".into(),
-        };
-        assert!(rerun_caution(&d).contains("denied a write to /etc/x"));
-        assert!(rerun_caution(&d).contains("once more, outside the sandbox"));
-        assert_eq!(
-            rerun_declined(&d, Some(" not outside ")),
-            "The sandbox denied a write to /etc/x (read-only file system); the user declined to rerun the command outside the sandbox, with the reason: \"not outside\""
-        );
-        assert!(rerun_declined(&d, None).ends_with("outside the sandbox."));
-        assert!(rerun_unavailable(&d).contains("no one can approve a rerun outside"));
     }
 }

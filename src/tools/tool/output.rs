@@ -100,6 +100,25 @@ impl ToolOutput {
         self.parts.push((content.into(), display));
     }
 
+    /// Adds `line` to the last part, its content and its shown text alike, so the call still
+    /// reports one output (one `tool_output` event); a part of its own when there is none.
+    pub fn note(&mut self, line: impl Into<String>) {
+        let line = line.into();
+        match self.parts.last_mut() {
+            Some((content, display)) => {
+                content.push_str("\n\n");
+                content.push_str(&line);
+                if let Some(shown) = display {
+                    if !shown.is_empty() {
+                        shown.push_str("\n\n");
+                    }
+                    shown.push_str(&line);
+                }
+            }
+            None => self.parts.push((line, None)),
+        }
+    }
+
     /// Adds an output whole: its texts, and the file it changed.
     pub fn push(&mut self, out: Output) {
         self.parts.push((out.content, out.display));

@@ -203,11 +203,7 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
 
     let wrapped = |text: String, style| wrap_line(&Line::from(Span::styled(text, style)), width);
     if let Some(chosen) = m.saving {
-        let mut foot = wrapped(
-            "Save a rule to your config, then accept this call (number or Enter saves, Esc goes back):"
-                .into(),
-            t.dim,
-        );
+        let mut foot = wrapped(m.save_prompt().into(), t.dim);
         for i in 0..m.rules.len() {
             let style = if i == chosen {
                 t.choice_selected
@@ -255,10 +251,7 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
             let mut lines = flow(buttons, width);
             lines.extend(wrapped(m.always_label(), t.dim));
             if !m.rules.is_empty() {
-                lines.extend(wrapped(
-                    "[s] save a rule to your config so it never asks again".into(),
-                    t.dim,
-                ));
+                lines.extend(wrapped(m.save_hint().into(), t.dim));
             }
             lines
         }
