@@ -149,6 +149,9 @@ impl Rules {
             (Some(u), Some(p)) => Some(if p.decision > u.decision { p } else { u }),
             (u, p) => u.or(p),
         }?;
+        if chosen.decision == RuleDecision::Allow {
+            return Some(allowed_by(&chosen.parts));
+        }
         let mut rule = format!(
             "{} ({})",
             chosen.rule.spec.describe(),
@@ -157,12 +160,11 @@ impl Rules {
         if let Some(note) = chosen.note {
             rule.push_str(&format!(", {note},"));
         }
-        let allows = chosen.decision == RuleDecision::Allow;
         Some(RuleMatch {
             decision: chosen.decision,
             rule,
-            unsandboxed: allows && chosen.rule.spec.unsandboxed,
-            network: allows && chosen.rule.spec.network,
+            unsandboxed: false,
+            network: false,
         })
     }
 
@@ -231,6 +233,9 @@ struct Found<'a> {
     rule: &'a Compiled,
     decision: RuleDecision,
     note: Option<String>,
+    /// An `allow`: the rule that covers each part of the command (one for a call that is not
+    /// a command of several parts), each once, in the order of the parts.
+    parts: Vec<&'a Compiled>,
 }
 
 impl<'a> Found<'a> {
@@ -239,6 +244,7 @@ impl<'a> Found<'a> {
             rule,
             decision: rule.spec.decision,
             note: None,
+            parts: vec![rule],
         }
     }
 
@@ -247,7 +253,25 @@ impl<'a> Found<'a> {
             rule,
             decision: RuleDecision::Ask,
             note: Some(note),
+            parts: vec![rule],
         }
+    }
+
+    /// The `allow` of a command each part of which `parts` covers (one rule a part, in order).
+    fn allows(parts: &[&'a Compiled]) -> Option<Self> {
+        let first = *parts.first()?;
+        let mut distinct: Vec<&'a Compiled> = Vec::new();
+        for r in parts {
+            if !distinct.iter().any(|d| std::ptr::eq(*d, *r)) {
+                distinct.push(r);
+            }
+        }
+        Some(Found {
+            rule: first,
+            decision: RuleDecision::Allow,
+            note: None,
+            parts: distinct,
+        })
     }
 
     /// The stricter of two (the first at a tie).
@@ -256,6 +280,41 @@ impl<'a> Found<'a> {
             (Some(a), Some(b)) => Some(if b.decision > a.decision { b } else { a }),
             (a, b) => a.or(b),
         }
+    }
+}
+
+/// The match of an `allow` whose `parts` (each a rule that covers a part of the command, at
+/// least one) together decide how far the sandbox is lifted: the most confined part wins. The
+/// sandbox is lifted only when every part's rule says `sandbox = false`, and the network
+/// allowed only when every part's rule allows it (`network = true`, or `sandbox = false`,
+/// which lifts the network with the rest) — so `make install && npm install x` under a
+/// `make install` rule with `sandbox = false` and an `npm install *` rule with
+/// `network = true` runs in the sandbox with the network, never outside it.
+fn allowed_by(parts: &[&Compiled]) -> RuleMatch {
+    let unsandboxed = parts.iter().all(|r| r.spec.unsandboxed);
+    let network = parts.iter().all(|r| r.spec.unsandboxed || r.spec.network);
+    let named: Vec<String> = parts
+        .iter()
+        .map(|r| format!("{} ({})", r.spec.describe(), r.spec.source))
+        .collect();
+    let mut rule = named.join(" and ");
+    let lifts_more = |f: fn(&RuleSpec) -> bool| parts.iter().any(|r| f(&r.spec));
+    if !unsandboxed && lifts_more(|s| s.unsandboxed) {
+        rule.push_str(if network {
+            "; not every part's rule says `sandbox = false`, so it runs in the sandbox, with the network"
+        } else {
+            "; not every part's rule says `sandbox = false`, so it runs in the sandbox"
+        });
+    } else if !network && lifts_more(|s| s.network) {
+        rule.push_str(
+            "; not every part's rule says `network = true`, so it runs without the network",
+        );
+    }
+    RuleMatch {
+        decision: RuleDecision::Allow,
+        rule,
+        unsandboxed,
+        network: network && !unsandboxed,
     }
 }
 
