@@ -110,6 +110,7 @@ impl Batch {
                     name: inv.name.clone(),
                     cmd_string: progress.cmd_string.clone(),
                     args: inv.args.clone(),
+                    unasked: None,
                 }));
                 progress.outside = true;
                 self.phase = Phase::Running(progress);
