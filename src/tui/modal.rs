@@ -4,9 +4,10 @@
 //! (Enter submits, empty is fine; Esc returns to the choices; it edits with the input box's
 //! keys, [`LineInput`]), `c` or Esc Cancel; Left/Right
 //! move the highlight and Enter takes it; Up/Down/PageUp/PageDown scroll the body. `s` offers
-//! to save an `allow` rule to the user's config (the exact command, its prefix, or the tool),
-//! showing the rule before it is written: a number or Enter saves it and accepts the call,
-//! Esc returns to the choices.
+//! to save an `allow` rule to the user's config (the exact command, its prefix, or the tool;
+//! for a command of several parts, one rule a part, saved together), showing the rules before
+//! they are written: a number or Enter saves them and accepts the call, Esc returns to the
+//! choices. When no rule can be saved for the command, the modal says why.
 //!
 //! Keys typed ahead do not answer it: until the [`KeyGate`] admits a key (the modal on screen
 //! for 0.5 s, the keyboard quiet for 0.3 s), every key but scrolling and moving the highlight
@@ -50,11 +51,14 @@ pub struct ApprovalModal {
     /// Typing a rejection reason.
     pub reason: Option<LineInput>,
     pub scroll: u16,
-    /// The rules `s` can save, and which one is highlighted while choosing.
-    pub rules: Vec<RuleSpec>,
+    /// The choices `s` offers (each the rules saved together: one a part of a command of
+    /// several parts), and which one is highlighted while choosing.
+    pub rules: Vec<Vec<RuleSpec>>,
+    /// What the choices mean for a command of several parts, or why `s` offers none.
+    pub rules_note: Option<String>,
     pub saving: Option<usize>,
-    /// The rule chosen to be saved (taken by the app when the modal answers).
-    saved: Option<RuleSpec>,
+    /// The rules chosen to be saved (taken by the app when the modal answers).
+    saved: Vec<RuleSpec>,
     reply: Option<oneshot::Sender<UserChoice>>,
     gate: KeyGate,
 }
@@ -76,11 +80,12 @@ impl ApprovalModal {
                 .map(|l| Line::from(l.to_owned()))
                 .collect(),
         };
-        let rules = crate::tools::policy::rules::candidates(&req.ask.tool, &req.ask.remember);
+        let offer = crate::tools::policy::rules::offer(&req.ask.tool, &req.ask.remember);
         Self {
-            rules,
+            rules: offer.choices,
+            rules_note: offer.note,
             saving: None,
-            saved: None,
+            saved: Vec::new(),
             call_id: req.ask.call_id,
             tool: req.ask.tool,
             cmd_string: req.ask.cmd_string,
@@ -154,14 +159,31 @@ impl ApprovalModal {
         }
     }
 
-    /// The rule chosen to be saved, once.
-    pub fn take_saved(&mut self) -> Option<RuleSpec> {
-        self.saved.take()
+    /// The rules chosen to be saved, once.
+    pub fn take_saved(&mut self) -> Vec<RuleSpec> {
+        std::mem::take(&mut self.saved)
     }
 
-    /// The TOML each offered rule would write.
+    /// The TOML each offered choice would write.
     pub fn rule_text(&self, i: usize) -> String {
-        self.rules.get(i).map(toml_block).unwrap_or_default()
+        self.rules
+            .get(i)
+            .map(|rules| rules.iter().map(toml_block).collect::<Vec<_>>().join("\n"))
+            .unwrap_or_default()
+    }
+
+    /// An offered choice in words: its rules, joined.
+    pub fn rule_words(&self, i: usize) -> String {
+        self.rules
+            .get(i)
+            .map(|rules| {
+                rules
+                    .iter()
+                    .map(RuleSpec::describe)
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            })
+            .unwrap_or_default()
     }
 
     fn save_key(&mut self, key: KeyEvent) -> Option<UserChoice> {
@@ -186,7 +208,7 @@ impl ApprovalModal {
     }
 
     fn save(&mut self, i: usize) -> Option<UserChoice> {
-        self.saved = self.rules.get(i).cloned();
+        self.saved = self.rules.get(i).cloned().unwrap_or_default();
         self.saving = None;
         Some(UserChoice::AlwaysAccept)
     }

@@ -17,7 +17,9 @@
 //!   reach out or follow symlinks — `git diff --output=F`, `find -exec`, `rg --pre`). No allow
 //!   rule (a tool-wide one neither) covers a command that names per-process data under `/proc`,
 //!   a device, `/`, sayso's own files, or a path a deny rule covers. So `git diff && rm -rf x`
-//!   is not allowed by `git diff *`, nor is `cat /proc/1/environ` by `cat *`. A pattern is
+//!   is not allowed by `git diff *`, nor is `cat /proc/1/environ` by `cat *`. What an allow
+//!   lifts of the sandbox (`sandbox = false`, `network = true`) reaches a command of several
+//!   parts only as far as every part's rule lifts it: the most confined part wins. A pattern is
 //!   words: `*` alone is any number of words (`git diff *` also matches `git diff`), inside a
 //!   word any characters (`--format=*`).
 //! - **Paths** ([`paths`]). `path` globs match a file tool's `filepath`, relative to the project
@@ -50,7 +52,7 @@ mod matching;
 pub mod paths;
 mod shell;
 
-pub use candidates::{candidates, candidates_in};
+pub use candidates::{RuleOffer, candidates, candidates_in, offer, offer_in};
 
 #[derive(Debug, Clone)]
 enum Target {
@@ -353,6 +355,9 @@ impl SharedRules {
     }
 }
 
+/// How far allow rules reach, as `/approvals` and `sayso approvals` say it.
+pub const ALLOW_REACH: &str = "allow rules: a command of several parts (`a && b`, `a; b`, `a | b`…) runs unasked only when a rule allows every part, and leaves the sandbox (or reaches the network) only when every part's rule says `sandbox = false` (or `network = true`): the most confined part wins; in strict mode allow rules do not apply";
+
 /// The policy in force, for `sayso approvals` and `/approvals`: the mode, the tools that never
 /// ask, and the rules, most specific first, each with the file and line it came from.
 pub fn describe_policy(
@@ -382,6 +387,9 @@ pub fn describe_policy(
                 .iter()
                 .map(|r| format!("  {}  {}", r.describe(), r.source)),
         );
+        if specs.iter().any(|r| r.decision == RuleDecision::Allow) {
+            lines.push(ALLOW_REACH.into());
+        }
     }
     lines.join("\n")
 }

@@ -208,6 +208,9 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
                 .into(),
             t.dim,
         );
+        if let Some(note) = &m.rules_note {
+            foot.extend(wrapped(note.clone(), t.dim));
+        }
         for i in 0..m.rules.len() {
             let style = if i == chosen {
                 t.choice_selected
@@ -216,7 +219,7 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
             };
             foot.extend(wrap_line(
                 &Line::from(Span::styled(
-                    format!(" [{}] {} ", i + 1, m.rules[i].describe()),
+                    format!(" [{}] {} ", i + 1, m.rule_words(i)),
                     style,
                 )),
                 width,
@@ -254,11 +257,19 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
                 .collect();
             let mut lines = flow(buttons, width);
             lines.extend(wrapped(m.always_label(), t.dim));
-            if !m.rules.is_empty() {
+            if m.rules.iter().any(|c| c.len() > 1) {
+                lines.extend(wrapped(
+                    "[s] save a rule for each part of the command to your config so it never asks again"
+                        .into(),
+                    t.dim,
+                ));
+            } else if !m.rules.is_empty() {
                 lines.extend(wrapped(
                     "[s] save a rule to your config so it never asks again".into(),
                     t.dim,
                 ));
+            } else if let Some(why) = &m.rules_note {
+                lines.extend(wrapped(format!("[s] {why}"), t.dim));
             }
             lines
         }

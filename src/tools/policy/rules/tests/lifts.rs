@@ -141,3 +141,86 @@ fn the_match_names_every_part_s_rule_and_what_stays_confined() {
         "`run_command match \"make install\" → allow, sandbox = false` (user:1)"
     );
 }
+
+/// `s` on a command of several parts (issue 37.11): a rule for every part, saved together, and
+/// what that means; or why no rule can be saved — and what it offers allows exactly that command.
+#[test]
+fn s_offers_a_rule_a_part_or_says_why_none() {
+    let offer = |c: &str| offer_in("run_command", &Remember::Command(c.into()), Path::new("/x"));
+    let described = |o: &RuleOffer| -> Vec<Vec<String>> {
+        o.choices
+            .iter()
+            .map(|c| c.iter().map(RuleSpec::describe).collect())
+            .collect()
+    };
+    let o = offer("git diff --stat && cargo test --workspace; git diff --stat");
+    assert_eq!(
+        described(&o),
+        [
+            vec![
+                "`run_command match \"git diff --stat\" → allow`",
+                "`run_command match \"cargo test --workspace\" → allow`"
+            ],
+            vec![
+                "`run_command match \"git diff *\" → allow`",
+                "`run_command match \"cargo test *\" → allow`"
+            ]
+        ],
+        "each part once, in order"
+    );
+    assert!(
+        o.note
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("this command has 3 parts"),
+        "{o:?}"
+    );
+    // Saved, the rules allow that command (and the sandbox stays: they lift nothing).
+    let rules = Rules::new(&o.choices[0]);
+    assert_eq!(
+        lift_of(
+            &rules,
+            "git diff --stat && cargo test --workspace; git diff --stat"
+        ),
+        Some((Allow, false, false))
+    );
+    for (command, why) in [
+        (
+            "git diff > out",
+            "the command redirects input or output, and no allow rule covers that",
+        ),
+        (
+            "make $(whoami)",
+            "the command uses command or process substitution, and no allow rule covers that",
+        ),
+        (
+            "make && env rm x",
+            "`env rm x` uses `env`, which runs other commands, and no allow rule covers that",
+        ),
+        (
+            "ls && grep 'a*' f",
+            "`grep 'a*' f` has a `*`, which a rule would read as a wildcard",
+        ),
+        ("ls && cat /proc/1/environ", "/proc/1/environ"),
+        ("make 'unterminated", "the command cannot be parsed"),
+    ] {
+        let o = offer(command);
+        assert!(o.choices.is_empty(), "{command}: {o:?}");
+        let note = o.note.unwrap_or_default();
+        assert!(
+            note.starts_with("no rule can be saved for this command: "),
+            "{command}: {note}"
+        );
+        assert!(note.contains(why), "{command}: {note}");
+    }
+    assert_eq!(offer("git diff").note, None, "one part: nothing to explain");
+    assert_eq!(
+        candidates_in(
+            "run_command",
+            &Remember::Command("git diff && ls".into()),
+            Path::new("/x")
+        ),
+        Vec::<RuleSpec>::new(),
+        "`candidates` stays about single commands"
+    );
+}
