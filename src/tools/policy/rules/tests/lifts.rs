@@ -15,8 +15,11 @@ fn lifting(pattern: Option<&str>, lift: &str, line: usize) -> RuleSpec {
     }
 }
 
+/// A decision, whether it lifts the sandbox, whether it allows the network.
+type Lift = (RuleDecision, bool, bool);
+
 /// What the rules decide about `command`: (decision, sandbox lifted, network allowed).
-fn lift_of(rules: &Rules, command: &str) -> Option<(RuleDecision, bool, bool)> {
+fn lift_of(rules: &Rules, command: &str) -> Option<Lift> {
     let tool = Fake("run_command", Kind::Shell);
     rules
         .check(
@@ -47,7 +50,7 @@ fn a_lift_covers_a_compound_command_only_when_every_part_lifts() {
     let network = Some((Allow, false, true));
     let confined = Some((Allow, false, false));
     #[rustfmt::skip]
-    let rows: &[(&str, &str, Option<(RuleDecision, bool, bool)>)] = &[
+    let rows: &[(&str, &str, Option<Lift>)] = &[
         ("one part: its own lift", "make install", unconfined),
         ("one part: its network", "npm install left-pad", network),
         ("sandbox = false then network = true: the network only", "make install && npm install x", network),
