@@ -47,11 +47,8 @@ fn unasked_of(fx: &[Effect]) -> Vec<Option<Unasked>> {
 fn sandboxed_batch(world: &World, calls: &[ToolCall]) -> Batch {
     let sandbox = Sandbox {
         backend: Backend::Landlock(4),
-        ..Sandbox::off()
-    };
-    let sandbox = Sandbox {
         settings: crate::sandbox::Settings::default(),
-        ..sandbox
+        ..Sandbox::off()
     };
     let ctx = Arc::new(ToolContext {
         sandbox: Arc::new(sandbox),
