@@ -193,6 +193,7 @@ fn add_entry(app: &mut App, i: usize) {
                     name: name.clone(),
                     cmd_string: "run_command cargo test config".into(),
                     args,
+                    unasked: None,
                 },
             );
             agent(

@@ -9,11 +9,12 @@
 # `tmux capture-pane -e` and rendered to PNG by scripts/ansi_to_png.py (which installs Pillow
 # into a venv under ~/.cache and the DejaVu fonts by itself when they are missing).
 #
-#   chat.png           the demo's tour (headings, list, table, Rust code), three approvals
-#                      answered Accept / Accept / Reject-with-a-reason, the final reply
+#   chat.png           the demo's tour (headings, list, table, Rust code): `ls -la` runs unasked
+#                      (the safe list, read-only in the sandbox), two approvals answered Accept /
+#                      Reject-with-a-reason, the final reply
 #   approval-diff.png  the approval modal for create_file, showing its coloured diff
 #   auto-judge.png     --auto: ls runs (safe list), create_file runs, `date` goes to the
-#                      scripted judge, which approves it ("judge: safe — …")
+#                      scripted judge, which approves it ("ran unasked: the judge found it safe — …")
 #   scrolled.png       a longer session, scrolled up while a reply streams in below
 #
 # Sizes: SCREENSHOT_COLS x SCREENSHOT_ROWS (110x34), except chat.png, which is
@@ -206,13 +207,10 @@ snap() {
 
 mkdir -p "$out_dir"
 
-# --- chat.png: the tour, three approvals, the final reply --------------------------------------
+# --- chat.png: the tour, `ls -la` unasked, two approvals, the final reply -----------------------
 say "chat.png"
 start chat "$chat_rows" --demo
 type_line chat "Show me what you can do"
-wait_for chat "Approval needed — 1 of 3" "ls -la"
-read_modal chat
-tm send-keys -t chat y
 wait_for chat "Approval needed — 2 of 3" "+++ b/hello.md"
 read_modal chat
 tm send-keys -t chat y
@@ -231,9 +229,6 @@ end_session chat
 say "approval-diff.png"
 start diff "$rows" --demo
 type_line diff "Write a hello.md for me"
-wait_for diff "Approval needed — 1 of 3"
-read_modal diff
-tm send-keys -t diff y
 wait_for diff "Approval needed — 2 of 3" "+++ b/hello.md" "+This file was written"
 settle diff
 snap diff approval-diff "$rows"
@@ -244,7 +239,7 @@ say "auto-judge.png"
 start auto "$rows" --demo --auto
 wait_for auto " AUTO "
 type_line auto "Look around and tell me the time"
-wait_for auto "That is the whole demo" "judge: safe"
+wait_for auto "That is the whole demo" "the judge found it safe"
 idle auto
 snap auto auto-judge "$rows"
 end_session auto
@@ -253,7 +248,7 @@ end_session auto
 say "scrolled.png"
 start long "$rows" --demo
 type_line long "Show me what you can do"
-for n in 1 2 3; do
+for n in 2 3; do
     wait_for long "Approval needed — $n of 3"
     read_modal long
     tm send-keys -t long y

@@ -25,6 +25,7 @@ pub mod notice_words;
 pub mod sandbox_report;
 mod saved_form;
 pub mod todo;
+pub mod unasked;
 
 pub use crate::config::mode::Mode;
 pub use answer::{Answer, ContextReport, Counted, ModelRow};
@@ -33,6 +34,7 @@ pub use file_change::{ChangeKind, FileChange, MAX_DIFF_BYTES};
 pub use notice::Notice;
 pub use sandbox_report::SandboxReport;
 pub use todo::{TodoItem, TodoStatus};
+pub use unasked::Unasked;
 
 /// A saved session, as a list shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,6 +235,9 @@ pub enum Event {
         /// Not saved (the reply the call came in has them): `null` in a replayed event.
         #[serde(skip)]
         args: Value,
+        /// Why it runs without anyone being asked; `None` when someone accepted it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unasked: Option<Unasked>,
     },
     ToolOutput {
         call_id: String,
@@ -268,10 +273,19 @@ pub enum Event {
         call_id: String,
         items: Vec<TodoItem>,
     },
-    /// "Always accept" (or the judge's "safe") remembered a tool, or one exact command of it.
+    /// "Always accept" (or the judge's "safe") remembered a tool, or one exact command of it,
+    /// for the mode it was given in: a change of mode forgets it, and a resumed chat takes it
+    /// back only in that mode.
     Remembered {
         tool: String,
         command: Option<String>,
+        /// Absent in sessions saved before memory was scoped to its mode: the mode in force
+        /// at that point of the session is taken.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<Mode>,
+        /// The judge's safe verdict, not the user's Always accept.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        judge: bool,
     },
     /// Every call of the reply has its result.
     #[serde(skip)]

@@ -224,6 +224,7 @@ impl Updates {
                 name,
                 cmd_string,
                 args,
+                ..
             } => {
                 let mut out = Vec::new();
                 if !self.calls.contains_key(call_id) {

@@ -201,6 +201,7 @@ fn a_command_goes_pending_in_progress_completed_with_its_output() {
             name: "run_command".into(),
             cmd_string: "ls".into(),
             args: json!({"cmd": "ls"}),
+            unasked: None,
         },
         Event::ToolOutput {
             call_id: "c1".into(),

@@ -242,9 +242,10 @@ impl Agent {
     }
 
     /// Continues a saved chat: its history (with the system prompts of the tools it added, at
-    /// the point they were added), its remembered approvals, mode and model. The saved mode
-    /// never loosens the one this run starts in ([`resume_mode`]); when it is not restored
-    /// for that reason, the returned notice says so and how to switch.
+    /// the point they were added), its mode and model, and its remembered approvals when it
+    /// goes on in the mode they were given in. The saved mode never loosens the one this run
+    /// starts in ([`resume_mode`]); when it is not restored for that reason, the returned
+    /// notice says so and how to switch.
     pub fn restore(&mut self, saved: &crate::session::resume::Resumed) -> Option<Notice> {
         use crate::session::resume::Step;
         self.reset();
@@ -282,7 +283,6 @@ impl Agent {
                 m.tool_calls.iter().for_each(|c| self.call_ids.seen(&c.id));
             }
         }
-        self.engine.restore_approvals(saved.remembered.clone());
         if let Some(r) = self.engine.checkpoints() {
             let sent = saved.events.iter();
             r.set_turn(
@@ -296,6 +296,8 @@ impl Agent {
         }
         let (mode, notice) = resume_mode::resumed_mode(saved.mode, self.start_mode);
         self.engine.mode().set(mode);
+        // What was remembered comes back only in the mode it was given in.
+        self.engine.restore_approvals(saved.remembered.clone());
         if let Some(model) = &saved.model {
             self.model.set(model.clone());
         }

@@ -314,7 +314,8 @@ impl Agent {
             &e.rules().get(),
             e.allowed(),
         );
-        let (tools, commands) = e.approvals().list();
+        let memory = e.approvals();
+        let (tools, commands) = memory.list();
         Answer::Approvals {
             policy,
             tools: tools.into_iter().map(str::to_owned).collect(),
@@ -333,6 +334,7 @@ impl Agent {
             mode: e.mode().get(),
             rules: &rules,
             judge_enabled: e.judge().is_some(),
+            sandboxed: e.sandbox().mode() != crate::sandbox::Mode::Off,
         };
         crate::tools::configured::describe_parts(
             e.registry(),

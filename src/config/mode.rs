@@ -12,13 +12,15 @@ pub enum Mode {
     Trust,
     /// Reads and edits run; shell and network calls pass the safe list or the judge, else ask.
     Auto,
-    /// Each tool's own setting: reads run, edits, shell and network ask.
+    /// Each tool's own setting: reads run, edits, shell and network ask — but a safe-list
+    /// command runs, read-only, inside a sandbox.
     #[default]
     #[serde(alias = "normal")]
     Balanced,
     /// Like balanced, but every edit asks, shown as a diff, and is accepted one at a time.
     Suggest,
-    /// Everything but reads inside the project asks, every time; nothing is remembered.
+    /// Everything but reads inside the project (and `--allowed-tools`) asks, every time: no
+    /// allow rule, memory or judge runs anything.
     Strict,
 }
 
@@ -62,14 +64,16 @@ impl Mode {
                 "tools run without asking (writes outside the project and protected paths still ask)"
             }
             Mode::Auto => {
-                "reads and edits run; commands and network calls run when safe-listed or the judge agrees, else ask"
+                "reads and edits run; commands (command tools too) and network calls run when safe-listed (read-only) or the judge agrees, else ask"
             }
-            Mode::Balanced => "reads run; edits, commands and network calls ask first",
+            Mode::Balanced => {
+                "reads run; safe-listed commands run read-only in the sandbox (without one they ask); edits, other commands and network calls ask first"
+            }
             Mode::Suggest => {
                 "like balanced, but every edit asks with its diff and is accepted one at a time"
             }
             Mode::Strict => {
-                "everything but reads inside the project asks, every time; nothing is remembered"
+                "everything but reads inside the project and --allowed-tools asks, every time; allow rules, Always accept and the judge do not apply (deny and ask rules do)"
             }
         }
     }

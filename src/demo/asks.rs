@@ -140,9 +140,9 @@ pub fn reply(ask: Ask, quoted: &str, cx: &Context<'_>) -> Reply {
         Ask::Tour => return super::script::tour(cx.offered),
         Ask::Run => (
             "run_command",
-            "Here is a command. In balanced mode (the default) sayso asks before it runs one: \
-             Always accept, Accept, Reject (with a reason, which I read), or Cancel. In auto \
-             mode a safe-listed command just runs and the judge vets the rest.\n",
+            "Here is a command. In balanced mode (the default) sayso asks before it runs one \
+             off the safe list: Always accept, Accept, Reject (with a reason, which I read), or \
+             Cancel. In auto mode a safe-listed command just runs and the judge vets the rest.\n",
             json!({"cmd": "ls -la && date"}),
         ),
         Ask::Create => {

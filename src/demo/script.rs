@@ -100,8 +100,9 @@ pub fn tour(offered: &[&str]) -> Reply {
     if !tool_calls.is_empty() {
         text.push_str(
             "\nNow some tools. In balanced mode (the default) sayso asks before each command or \
-             edit: Always accept, Accept, Reject with a reason, or Cancel. In auto mode safe calls \
-             run and the judge vets the rest; `/mode` lists all five modes.\n",
+             edit — Always accept, Accept, Reject with a reason, or Cancel — but a read-only command \
+             on the safe list (`ls -la`) runs unasked, in a read-only sandbox. In auto mode safe \
+             calls run and the judge vets the rest; `/mode` lists all five modes.\n",
         );
     }
     Reply {

@@ -177,8 +177,10 @@ impl<O: Write> JsonPrinter<O> {
                 name,
                 cmd_string,
                 args,
+                unasked,
             } => json!({
                 "type": "tool_started", "call_id": call_id, "name": name, "cmd_string": cmd_string, "args": args,
+                "unasked": unasked.as_ref().map(|u| json!({"why": u.as_str(), "text": u.describe()})),
             }),
             Event::ToolOutput {
                 call_id,

@@ -206,11 +206,15 @@ impl<O: Write, E: Write> Printer for TextPrinter<O, E> {
             Event::ToolStarted {
                 call_id,
                 cmd_string,
+                unasked,
                 ..
             } => {
                 self.cmd_strings.insert(call_id.clone(), cmd_string.clone());
                 self.end_line();
                 self.note(&format!("running {cmd_string}"));
+                if let Some(why) = unasked {
+                    self.note(&format!("  {}", why.line()));
+                }
             }
             Event::FileChanged { change, .. } => self.file_changed(change),
             Event::Todo { items, .. } => self.note(&format!(

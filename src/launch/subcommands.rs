@@ -170,10 +170,12 @@ pub async fn tools(o: &Overrides) -> u8 {
         setup.allowed.extend(allowed);
     }
     let rules = crate::tools::policy::rules::Rules::new(&config.tools.rules);
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
     let policy = crate::tools::configured::PolicyView {
         mode: config.tools.approval_mode,
         rules: &rules,
         judge_enabled: config.judge.enabled,
+        sandboxed: crate::agent::chat_sandbox(&config, &cwd).mode() != crate::sandbox::Mode::Off,
     };
     print!("{}", crate::tools::configured::describe(&setup, &policy));
     if let Some(s) = servers {

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use super::record::{Header, Record};
 use crate::events::{CallEnd, Event, Mode};
 use crate::provider::{ChatMessage, ToolCall};
-use crate::tools::policy::approval::Approvals;
+use crate::tools::policy::approval::{Approvals, By};
 
 /// One step of the history, before the agent turns it into messages.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +31,8 @@ pub struct Resumed {
     /// Replayed through the transcript, they draw the session as it was shown.
     pub events: Vec<Event>,
     pub tools_added: Vec<String>,
+    /// What was remembered in the mode the session ended in ([`Resumed::mode`]); a change of
+    /// mode along the way forgot what came before it.
     pub remembered: Approvals,
     pub mode: Option<Mode>,
     pub model: Option<String>,
@@ -178,11 +180,31 @@ impl Builder {
             Event::ToolFinished { call_id, end, .. } => {
                 self.ended.insert(call_id.clone(), *end);
             }
-            Event::Remembered { tool, command } => match command {
-                Some(c) => self.out.remembered.always(tool, c, true),
-                None => self.out.remembered.always(tool, "", false),
-            },
-            Event::ModeChanged { mode } => self.out.mode = Some(*mode),
+            Event::Remembered {
+                tool,
+                command,
+                mode,
+                judge,
+            } => {
+                // Kept for the mode in force at this point of the session; one given in another
+                // mode (a record written as the mode changed) is not kept.
+                let Some(now) = self.out.mode else { return };
+                if mode.is_some_and(|m| m != now) {
+                    return;
+                }
+                let by = if *judge { By::Judge } else { By::User };
+                let key = command.as_deref().unwrap_or_default();
+                self.out
+                    .remembered
+                    .remember(now, by, tool, key, command.is_some());
+            }
+            Event::ModeChanged { mode } => {
+                // Approvals belong to the mode that gave them: a change forgets them.
+                if self.out.mode != Some(*mode) {
+                    self.out.remembered.clear();
+                }
+                self.out.mode = Some(*mode);
+            }
             Event::ModelChanged { model } => self.out.model = Some(model.clone()),
             Event::TurnEnded(_) => self.close_calls(true),
             Event::Compacted { summary, tail, .. } => {
@@ -358,13 +380,77 @@ mod tests {
             r#"notes__write {{"content":"{}","path":"a"}}"#,
             "A".repeat(300)
         );
-        let r = resume(vec![Record::Event(Event::Remembered {
+        let mut saved = records(&[header("balanced")]);
+        saved.push(Record::Event(Event::Remembered {
             tool: "notes__write".into(),
             command: Some(long.clone()),
-        })]);
+            mode: None,
+            judge: false,
+        }));
+        let r = resume(saved);
         assert!(r.remembered.is_approved("notes__write", &long, true));
         let other = long.replace(r#""path":"a""#, r#""path":"b""#);
         assert!(!r.remembered.is_approved("notes__write", &other, true));
         assert!(!r.remembered.is_approved("notes__write", "", false));
+    }
+
+    fn header(mode: &str) -> serde_json::Value {
+        json!({"t": "session", "v": 2, "id": "s1", "cwd": "/p", "model": "m", "provider": "p",
+               "started": "2026-01-01T00:00:00Z", "mode": mode})
+    }
+
+    /// What a resumed session remembers: only what was given in the mode it ended in — a
+    /// change of mode along the way forgot what came before, and a record naming another mode
+    /// than the one in force is not kept (issue 36.7).
+    #[test]
+    fn remembered_approvals_come_back_only_for_the_mode_the_session_ended_in() {
+        let remembered = |command: &str, mode: Option<&str>, judge: bool| {
+            let mut r = json!({"t": "remembered", "tool": "run_command", "command": command});
+            if let Some(m) = mode {
+                r["mode"] = json!(m);
+            }
+            if judge {
+                r["judge"] = json!(true);
+            }
+            r
+        };
+        let mode = |m: &str| json!({"t": "mode", "mode": m});
+        let r = resume(records(&[
+            header("auto"),
+            remembered("make", Some("auto"), true),
+            remembered("ls", None, false),
+            mode("balanced"),
+            remembered("cargo test", Some("balanced"), false),
+            remembered("stale", Some("auto"), true),
+        ]));
+        assert_eq!(r.mode, Some(Mode::Balanced));
+        assert_eq!(r.remembered.given_in(), Some(Mode::Balanced));
+        assert_eq!(
+            r.remembered.list(),
+            (vec![], vec![("run_command", "cargo test")]),
+            "the auto verdicts were forgotten when the mode changed"
+        );
+        let r = resume(records(&[
+            header("auto"),
+            remembered("make", Some("auto"), true),
+            mode("balanced"),
+            mode("auto"),
+        ]));
+        assert_eq!(
+            r.remembered.list(),
+            (vec![], vec![]),
+            "switching away and back forgets too"
+        );
+        let r = resume(records(&[header("auto"), remembered("make", None, true)]));
+        assert_eq!(
+            r.remembered.recall(Mode::Auto, "run_command", "make", true),
+            Some(By::Judge),
+            "an older record without a mode takes the session's"
+        );
+        assert_eq!(
+            r.remembered
+                .recall(Mode::Balanced, "run_command", "make", true),
+            None
+        );
     }
 }

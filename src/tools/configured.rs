@@ -144,9 +144,14 @@ fn cmd_tool_from(
         additional_properties: schema.additional_properties.unwrap_or(false),
         build: BuildCmd::Template(build_cmd),
         system_prompt: entry.system_prompt.clone(),
-        // A command from config asks before it runs unless its opts say otherwise.
+        // A command from config asks before it runs unless its opts say otherwise; in auto
+        // mode its rendered command goes through the safe list, then the judge, as
+        // `run_command`'s does. "Always accept" remembers the whole tool
+        // (`require_cmd_approval = true` remembers each exact command instead).
         opts: Opts {
             require_approval_before: Some(ApprovalBefore::Always),
+            judge: Some(true),
+            safe_commands: Some(crate::tools::builtin::cmd_tool::default_safe_commands()),
             ..Opts::default()
         },
         options,
@@ -335,6 +340,8 @@ pub struct PolicyView<'a> {
     pub mode: crate::config::mode::Mode,
     pub rules: &'a crate::tools::policy::rules::Rules,
     pub judge_enabled: bool,
+    /// An OS sandbox confines commands: balanced runs safe-listed ones unasked, read-only.
+    pub sandboxed: bool,
 }
 
 /// The tools table of `sayso tools` and `/tools`: name, kind, source, whether offered, and
@@ -380,6 +387,7 @@ pub fn describe_parts(
             is_question: entry.tool.is_question(),
             allowed: allowed.contains(name),
             judge_enabled: policy.judge_enabled,
+            sandboxed: policy.sandboxed,
         };
         let on = if active.contains(name) { "yes" } else { "no" };
         let _ = writeln!(

@@ -229,6 +229,8 @@ pub struct Batch {
     allowed: BTreeSet<String>,
     judge: bool,
     rules: SharedRules,
+    /// The reason of the judge's safe verdict on the call at the cursor, for its tool block.
+    verdict_reason: Option<String>,
     /// The call at the cursor continues a run of shared handlers (`use_handlers_once`).
     continues_run: bool,
     /// The previous call ran successfully and shares its handlers with the next one.
@@ -301,6 +303,7 @@ impl Batch {
             allowed: ctx.allowed.clone(),
             judge: ctx.judge,
             rules: ctx.rules.clone(),
+            verdict_reason: None,
             continues_run: false,
             open_run: false,
             had_error: false,
@@ -313,9 +316,18 @@ impl Batch {
         self.memory
     }
 
-    /// The mode for the decisions still to come (a `/auto` toggle applies mid-batch).
+    /// The mode for the decisions still to come (a `/auto` toggle applies mid-batch). A
+    /// change of mode forgets what was remembered: approvals belong to the mode that gave them.
     pub fn set_mode(&mut self, mode: Mode) {
+        if mode != self.mode {
+            self.memory.clear();
+        }
         self.mode = mode;
+    }
+
+    /// The mode changed (and maybe back) since the last step: forget what was remembered.
+    pub fn forget(&mut self) {
+        self.memory.clear();
     }
 
     /// Plan mode for the decisions still to come (switched mid-batch, it applies at once).
@@ -340,8 +352,15 @@ impl Batch {
                     safe: v.safe,
                     reason: v.reason.clone(),
                 }));
-                let decision = approval::after_judge(&facts, &v, self.interaction);
-                self.apply((decision, None), &facts, cmd_string, None, &mut fx);
+                // A verdict applies in auto alone: when the mode changed while the judge
+                // looked, the call is decided afresh as the mode now in force says.
+                let ruling = if self.mode == Mode::Auto {
+                    self.verdict_reason = v.safe.then(|| v.reason.clone());
+                    (approval::after_judge(&facts, &v, self.interaction), None)
+                } else {
+                    approval::decide_on(&facts, self.mode, &self.memory, self.interaction)
+                };
+                self.apply(ruling, &facts, cmd_string, None, &mut fx);
             }
             (
                 Phase::AwaitUser {
@@ -455,6 +474,9 @@ mod tests;
 
 #[cfg(test)]
 mod props;
+
+#[cfg(test)]
+mod mode_tests;
 
 #[cfg(test)]
 mod rerun_tests;

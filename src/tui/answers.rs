@@ -39,7 +39,10 @@ fn text(a: &Answer) -> Result<String, String> {
             commands,
         } => {
             let mut lines =
-                vec!["remembered in this chat (/approvals clear forgets them):".to_owned()];
+                vec![
+                    "remembered in this chat, for this mode only (a change of mode or /approvals clear forgets them):"
+                        .to_owned(),
+                ];
             lines.extend(tools.iter().map(|t| format!("  tool {t}")));
             lines.extend(commands.iter().map(|(t, c)| format!("  {t}: {c}")));
             if lines.len() == 1 {

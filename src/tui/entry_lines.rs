@@ -135,10 +135,19 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
             content,
             display,
             judge,
+            unasked,
             changes,
             ..
         } => {
             let mut out = tool_header(name, cmd_string, *state, f, w);
+            // Why it ran without anyone being asked, in one dim line (the judge's verdict is
+            // in it when the judge let it run).
+            if let Some(why) = unasked {
+                out.extend(plain_wrapped(&why.line(), t.dim, "  ", w));
+            }
+            let judge = judge
+                .as_ref()
+                .filter(|_| !matches!(unasked, Some(crate::events::Unasked::Judge { .. })));
             if let Some((safe, reason)) = judge {
                 let verdict = if *safe {
                     "judge: safe"

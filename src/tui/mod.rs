@@ -58,6 +58,8 @@ pub mod wrap;
 #[cfg(test)]
 mod app_tests;
 #[cfg(test)]
+mod approval_words_tests;
+#[cfg(test)]
 mod modal_gate_tests;
 #[cfg(test)]
 mod retained_tests;

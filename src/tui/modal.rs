@@ -4,11 +4,13 @@
 //! (Enter submits, empty is fine; Esc returns to the choices; it edits with the input box's
 //! keys, [`LineInput`]), `c` or Esc Cancel; Left/Right
 //! move the highlight and Enter takes it; Up/Down/PageUp/PageDown scroll the body. `s` offers
-//! to save an `allow` rule to the user's config (the exact command, its prefix, or the tool),
-//! showing the rule before it is written: a number or Enter saves it and accepts the call,
-//! Esc returns to the choices. On a rerun outside the sandbox, `s` offers the narrowest rule
-//! that would have run the command as it needed (`sandbox = false`, or `network = true` when
-//! the network was denied: [`rerun_offer::rules`]); saving it accepts the rerun.
+//! to save an `allow` rule to the user's config (the exact command, its prefix, or the tool;
+//! for a command of several parts, one rule a part, saved together), showing the rules before
+//! they are written: a number or Enter saves them and accepts the call, Esc returns to the
+//! choices. When no rule can be saved for the command, the modal says why. On a rerun outside
+//! the sandbox, `s` offers the narrowest rules that would have run the command as it needed
+//! (`sandbox = false`, or `network = true` when the network was denied:
+//! [`rerun_offer::rules`]); saving them accepts the rerun.
 //!
 //! Keys typed ahead do not answer it: until the [`KeyGate`] admits a key (the modal on screen
 //! for 0.5 s, the keyboard quiet for 0.3 s), every key but scrolling and moving the highlight
@@ -53,11 +55,14 @@ pub struct ApprovalModal {
     /// Typing a rejection reason.
     pub reason: Option<LineInput>,
     pub scroll: u16,
-    /// The rules `s` can save, and which one is highlighted while choosing.
-    pub rules: Vec<RuleSpec>,
+    /// The choices `s` offers (each the rules saved together: one a part of a command of
+    /// several parts), and which one is highlighted while choosing.
+    pub rules: Vec<Vec<RuleSpec>>,
+    /// What the choices mean for a command of several parts, or why `s` offers none.
+    pub rules_note: Option<String>,
     pub saving: Option<usize>,
-    /// The rule chosen to be saved (taken by the app when the modal answers).
-    saved: Option<RuleSpec>,
+    /// The rules chosen to be saved (taken by the app when the modal answers).
+    saved: Vec<RuleSpec>,
     reply: Option<oneshot::Sender<UserChoice>>,
     gate: KeyGate,
 }
@@ -79,14 +84,15 @@ impl ApprovalModal {
                 .map(|l| Line::from(l.to_owned()))
                 .collect(),
         };
-        let rules = match &req.ask.rerun {
+        let offer = match &req.ask.rerun {
             Some(denial) => rerun_offer::rules(&req.ask.tool, &req.ask.cmd_string, denial),
-            None => crate::tools::policy::rules::candidates(&req.ask.tool, &req.ask.remember),
+            None => crate::tools::policy::rules::offer(&req.ask.tool, &req.ask.remember),
         };
         Self {
-            rules,
+            rules: offer.choices,
+            rules_note: offer.note,
             saving: None,
-            saved: None,
+            saved: Vec::new(),
             call_id: req.ask.call_id,
             tool: req.ask.tool,
             cmd_string: req.ask.cmd_string,
@@ -160,17 +166,25 @@ impl ApprovalModal {
         }
     }
 
-    /// The line under the choices that offers `s`.
-    pub fn save_hint(&self) -> &'static str {
-        match self.rerun.as_ref().map(|d| d.kind) {
-            None => "[s] save a rule to your config so it never asks again",
-            Some(DenialKind::Network) => {
-                "[s] save a rule to your config (`network = true`) so this command gets the network without asking"
-            }
-            Some(_) => {
-                "[s] save a rule to your config (`sandbox = false`) so this command runs outside the sandbox without asking"
-            }
+    /// The line under the choices about `s`: what it saves, or why nothing can be saved.
+    pub fn save_hint(&self) -> Option<String> {
+        if self.rules.is_empty() {
+            return self.rules_note.as_ref().map(|why| format!("[s] {why}"));
         }
+        let what = if self.rules.iter().any(|c| c.len() > 1) {
+            "a rule for each part of the command"
+        } else {
+            "a rule"
+        };
+        Some(match self.rerun.as_ref().map(|d| d.kind) {
+            None => format!("[s] save {what} to your config so it never asks again"),
+            Some(DenialKind::Network) => format!(
+                "[s] save {what} to your config (`network = true`) so this command gets the network without asking"
+            ),
+            Some(_) => format!(
+                "[s] save {what} to your config (`sandbox = false`) so this command runs outside the sandbox without asking"
+            ),
+        })
     }
 
     /// The line above the rules `s` offers.
@@ -182,14 +196,31 @@ impl ApprovalModal {
         }
     }
 
-    /// The rule chosen to be saved, once.
-    pub fn take_saved(&mut self) -> Option<RuleSpec> {
-        self.saved.take()
+    /// The rules chosen to be saved, once.
+    pub fn take_saved(&mut self) -> Vec<RuleSpec> {
+        std::mem::take(&mut self.saved)
     }
 
-    /// The TOML each offered rule would write.
+    /// The TOML each offered choice would write.
     pub fn rule_text(&self, i: usize) -> String {
-        self.rules.get(i).map(toml_block).unwrap_or_default()
+        self.rules
+            .get(i)
+            .map(|rules| rules.iter().map(toml_block).collect::<Vec<_>>().join("\n"))
+            .unwrap_or_default()
+    }
+
+    /// An offered choice in words: its rules, joined.
+    pub fn rule_words(&self, i: usize) -> String {
+        self.rules
+            .get(i)
+            .map(|rules| {
+                rules
+                    .iter()
+                    .map(RuleSpec::describe)
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            })
+            .unwrap_or_default()
     }
 
     fn save_key(&mut self, key: KeyEvent) -> Option<UserChoice> {
@@ -214,7 +245,7 @@ impl ApprovalModal {
     }
 
     fn save(&mut self, i: usize) -> Option<UserChoice> {
-        self.saved = self.rules.get(i).cloned();
+        self.saved = self.rules.get(i).cloned().unwrap_or_default();
         self.saving = None;
         Some(UserChoice::AlwaysAccept)
     }

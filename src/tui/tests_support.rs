@@ -140,6 +140,7 @@ pub fn finished_tool(app: &mut App, id: &str, lines: usize) {
             name: "run_command".into(),
             cmd_string: "ls -1 src".into(),
             args: json!({}),
+            unasked: None,
         },
     );
     let display: Vec<String> = (1..=lines).map(|i| format!("file_{i}.rs")).collect();

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::notices;
-use crate::events::{CallEnd, Event, FileChange};
+use crate::events::{CallEnd, Event, FileChange, Unasked};
 use crate::provider::StreamDelta;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -42,6 +42,9 @@ pub enum Entry {
         display: Option<String>,
         /// The judge's verdict, when it was asked.
         judge: Option<(bool, String)>,
+        /// Why it ran without anyone being asked (one dim line under the header).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        unasked: Option<Unasked>,
         /// The files the call changed, with their diffs.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         changes: Vec<FileChange>,
@@ -157,8 +160,14 @@ impl Transcript {
             Event::ToolStarted {
                 call_id,
                 cmd_string,
+                unasked: why,
                 ..
-            } => self.tool_state(call_id, ToolState::Running, Some(cmd_string)),
+            } => {
+                self.tool_state(call_id, ToolState::Running, Some(cmd_string));
+                if let Some(Entry::Tool { unasked, .. }) = self.tool_mut(call_id) {
+                    *unasked = why.clone();
+                }
+            }
             Event::ToolOutput {
                 call_id,
                 content,
@@ -296,6 +305,7 @@ impl Transcript {
                 content: String::new(),
                 display: None,
                 judge: None,
+                unasked: None,
                 changes: Vec::new(),
             });
         }
@@ -329,6 +339,7 @@ impl Transcript {
                 content: String::new(),
                 display: None,
                 judge: None,
+                unasked: None,
                 changes: Vec::new(),
             }),
             StreamDelta::ToolCallArguments { .. } | StreamDelta::Usage(_) => {}

@@ -217,7 +217,11 @@ async fn sayso_approvals_lists_the_policy_with_where_each_rule_was_written() {
              never ask (--allowed-tools, chat.allowed_tools): read_file\n\
              rules, most specific first:\n  \
              `run_command match \"touch /etc/*\" → deny`  {}:1\n  \
-             `run_command match \"touch *\" → allow`  {}:6\n",
+             `run_command match \"touch *\" → allow`  {}:6\n\
+             allow rules: a command of several parts (`a && b`, `a; b`, `a | b`…) runs unasked only \
+             when a rule allows every part, and leaves the sandbox (or reaches the network) only \
+             when every part's rule says `sandbox = false` (or `network = true`): the most \
+             confined part wins; in strict mode allow rules do not apply\n",
             project.display(),
             user.display()
         )
@@ -257,36 +261,40 @@ async fn a_bad_mode_or_rule_is_a_clear_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_the_tui_a_rule_saved_from_the_modal_is_written_and_asks_no_more() {
     let fx = Fixture::start().await;
-    let first = shell("c1", "ls -la");
+    let first = shell("c1", "touch one");
     fx.push(call_reply(&[(first.0.as_str(), first.1, &first.2)]));
-    let second = shell("c2", "ls -a");
+    let second = shell("c2", "touch two");
     fx.push(call_reply(&[(second.0.as_str(), second.1, &second.2)]));
-    fx.push(Reply::Stream(sse::text_reply(&["Listed twice."])));
+    fx.push(Reply::Stream(sse::text_reply(&["Touched twice."])));
     let tui = crate::support::tui::Tui::start(&fx.base_url(), &[]);
     tui.ready().await;
-    tui.send("list the files").await;
+    tui.send("touch the files").await;
     tui.wait_for_modal("[s] save a rule").await;
     tui.keys(&["s"]);
-    let screen = tui.wait_for_modal("match = \"ls -la\"").await;
+    let screen = tui.wait_for_modal("match = \"touch one\"").await;
     assert!(
-        screen.contains("[2] `run_command match \"ls *\" → allow`"),
+        screen.contains("[2] `run_command match \"touch *\" → allow`"),
         "{screen}"
     );
     tui.keys(&["2"]);
-    let screen = tui.wait_for("Listed twice.").await;
+    let screen = tui.wait_for("Touched twice.").await;
     assert!(screen.contains("saved the rule"), "{screen}");
     let config = std::fs::read_to_string(tui.root_path().join("config/sayso/config.toml")).unwrap();
     assert!(
         config.ends_with(
-            "\n# saved from an approval in sayso\n[[approvals.rules]]\ntool = \"run_command\"\nmatch = \"ls *\"\ndecision = \"allow\"\n"
+            "\n# saved from an approval in sayso\n[[approvals.rules]]\ntool = \"run_command\"\nmatch = \"touch *\"\ndecision = \"allow\"\n"
         ),
         "{config}"
     );
-    // The second call ran without a modal: two tool results, one approval asked.
+    // The second call ran without a modal, and says which rule ran it.
+    assert!(
+        screen.contains("ran unasked: the rule `run_command match \"touch *\" → allow`"),
+        "{screen}"
+    );
     let messages = tool_messages(&fx.requests()[2].body);
     assert_eq!(messages.len(), 2);
     assert!(
-        messages.iter().all(|(_, m)| m.starts_with("`ls")),
+        messages.iter().all(|(_, m)| m.starts_with("`touch")),
         "{messages:?}"
     );
     tui.keys(&["C-d"]);

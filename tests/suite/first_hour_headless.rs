@@ -588,9 +588,22 @@ async fn sayso_tools_shows_what_each_tool_does_in_the_mode_and_under_the_rules()
         "run inside the project; outside: ask, every time"
     );
     assert!(
-        auto["run_command"].starts_with("safe-listed commands run; others: go to the judge"),
+        auto["run_command"].starts_with(
+            "safe-listed commands run in a read-only sandbox; others: go to the judge"
+        ),
         "{}",
         auto["run_command"]
+    );
+    assert!(
+        balanced["run_command"]
+            .starts_with("safe-listed commands run in a read-only sandbox; others: ask"),
+        "{}",
+        balanced["run_command"]
+    );
+    assert!(
+        strict["run_command"].starts_with("ask, every time"),
+        "{}",
+        strict["run_command"]
     );
     // The rules: a tool-wide deny decides in every mode; a pattern is listed.
     for table in [&balanced, &strict, &trust, &auto] {

@@ -85,7 +85,8 @@ async fn allowed_tools_run_and_json_reports_every_step() {
     );
     assert_eq!(
         events[5],
-        json!({"type": "tool_started", "call_id": "c1", "name": "run_command", "cmd_string": "echo hi", "args": {"cmd": "echo hi", "flag": null}})
+        json!({"type": "tool_started", "call_id": "c1", "name": "run_command", "cmd_string": "echo hi", "args": {"cmd": "echo hi", "flag": null},
+               "unasked": {"why": "allowed_tools", "text": "`--allowed-tools` / `chat.allowed_tools` names the tool"}})
     );
     assert_eq!(
         events[8],

@@ -1,6 +1,6 @@
 //! `scripts/screenshots.sh` keeps working: it drives the real binary through the README's four
-//! screenshots in tmux (the demo's tour and its approvals, the diff modal, auto mode with the
-//! judge, a long chat scrolled up). Here it writes the captured screens instead of PNGs (no
+//! screenshots in tmux (the demo's tour, its safe-list command run unasked and its approvals, the
+//! diff modal, auto mode with the judge, a long chat scrolled up). Here it writes the captured screens instead of PNGs (no
 //! renderer to install, no network), and each screen must show what its picture is about.
 
 use std::path::Path;
@@ -31,6 +31,7 @@ async fn the_screenshot_script_drives_every_screen_it_promises() {
     for text in [
         " BALANCED ",
         "run_command ls -la · done",
+        "ran unasked: the safe list (balanced mode), in a read-only sandbox",
         "+# Hello from sayso",
         "rejected",
     ] {
@@ -41,7 +42,7 @@ async fn the_screenshot_script_drives_every_screen_it_promises() {
         assert!(diff.contains(text), "approval-diff: no {text:?}:\n{diff}");
     }
     let auto = screen("auto-judge");
-    for text in [" AUTO ", "judge: safe"] {
+    for text in [" AUTO ", "ran unasked: the judge found it safe"] {
         assert!(auto.contains(text), "auto-judge: no {text:?}:\n{auto}");
     }
     let scrolled = screen("scrolled");

@@ -54,6 +54,7 @@ fn saved_events() -> Vec<Event> {
             name: "run_command".into(),
             cmd_string: "ls".into(),
             args: serde_json::Value::Null,
+            unasked: None,
         },
         Event::ToolOutput {
             call_id: "c1".into(),
@@ -94,6 +95,8 @@ fn saved_events() -> Vec<Event> {
         Event::Remembered {
             tool: "run_command".into(),
             command: Some("ls".into()),
+            mode: Some(Mode::Balanced),
+            judge: true,
         },
         Event::ModelChanged { model: "m2".into() },
         Event::ModeChanged { mode: Mode::Auto },
@@ -231,6 +234,7 @@ fn format_1_lines_read_as_the_events_they_were() {
                 name: "run_command".into(),
                 cmd_string: "ls".into(),
                 args: serde_json::Value::Null,
+                unasked: None,
             },
         ),
     ];

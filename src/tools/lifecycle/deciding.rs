@@ -2,11 +2,11 @@
 //! effect (run, ask the judge, ask the user, reject), and the user's choice.
 
 use super::{Batch, Effect, Phase, caught};
-use crate::events::{CallEnd, Event, TurnEnd, UserChoice};
+use crate::events::{CallEnd, Event, TurnEnd, Unasked, UserChoice};
 use crate::sandbox::Confinement;
 use crate::tools::exec::runner::{guarded, panic_message};
 use crate::tools::lifecycle::requests::{Ask, Remember};
-use crate::tools::policy::approval::{CallFacts, Decision, Grounds, call_key};
+use crate::tools::policy::approval::{self, By, CallFacts, Decision, Grounds, Mode, call_key};
 use crate::tools::policy::confinement::{Grant, confinement};
 use crate::tools::policy::{Policy, requires_approval};
 use crate::tools::tool::{Invocation, Kind, Preview, Tool};
@@ -16,7 +16,7 @@ impl Batch {
     /// [`confinement`] says, and read-only whatever it says while plan mode is on
     /// ([`crate::tools::policy::plan::confined`]).
     fn confine(&self, facts: &CallFacts, grant: Grant) -> crate::sandbox::Confinement {
-        crate::tools::policy::plan::confined(self.plan, confinement(facts, grant))
+        crate::tools::policy::plan::confined(self.plan, confinement(facts, self.mode, grant))
     }
 
     /// The facts the decision reads, and what the judge would be told: the tool's
@@ -46,6 +46,7 @@ impl Batch {
             is_question: caught(|| tool.is_question()).unwrap_or(false),
             reads_outside: policy.reads_outside,
             rule: self.rules.check(inv, cmd_string, tool),
+            sandboxed: inv.ctx.sandbox.mode() != crate::sandbox::Mode::Off,
         };
         (facts, policy.judge_context)
     }
@@ -67,18 +68,25 @@ impl Batch {
         match decision {
             Decision::Run => {
                 // A run always has grounds; without them it runs as the policy says.
-                let grant = Grant::Decided(grounds.unwrap_or(Grounds::Mode));
-                let confine = self.confine(facts, grant);
-                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, fx)
+                let grounds = grounds.unwrap_or(Grounds::Mode);
+                let confine = self.confine(facts, Grant::Decided(grounds));
+                let unasked = approval::unasked(facts, grounds, self.mode);
+                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, unasked, fx)
             }
             Decision::RunAndRemember => {
-                self.memory.always(&name, &facts.call_key, true);
+                // Only the judge's verdict runs and remembers, and it applies in auto alone.
+                self.memory
+                    .remember(Mode::Auto, By::Judge, &name, &facts.call_key, true);
                 fx.push(Effect::Emit(Event::Remembered {
                     tool: name.clone(),
                     command: Some(facts.call_key.clone()),
+                    mode: Some(Mode::Auto),
+                    judge: true,
                 }));
                 let confine = self.confine(facts, Grant::Judge);
-                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, fx);
+                let reason = self.verdict_reason.take().unwrap_or_default();
+                let unasked = Some(Unasked::Judge { reason });
+                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, unasked, fx);
             }
             Decision::Judge => {
                 let context = judge_context.unwrap_or_default();
@@ -209,15 +217,18 @@ impl Batch {
             // other calls run unasked.
             UserChoice::AlwaysAccept if !forced => {
                 let by_command = inv.opts.require_cmd_approval();
-                self.memory.always(&inv.name, &call_key, by_command);
+                self.memory
+                    .remember(self.mode, By::User, &inv.name, &call_key, by_command);
                 fx.push(Effect::Emit(Event::Remembered {
                     tool: inv.name.clone(),
                     command: by_command.then_some(call_key),
+                    mode: Some(self.mode),
+                    judge: false,
                 }));
-                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, fx);
+                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, None, fx);
             }
             UserChoice::AlwaysAccept | UserChoice::Accept => {
-                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, fx)
+                self.start_running(tool.as_ref(), &inv, &cmd_string, confine, None, fx)
             }
             UserChoice::Reject(reason) => {
                 guarded(&inv.name, &mut self.out, |o| {

@@ -58,6 +58,9 @@ pub struct Engine {
     active: BTreeSet<String>,
     allowed: BTreeSet<String>,
     approvals: Approvals,
+    /// The [`SharedMode::epoch`] `approvals` were kept under: once the mode has changed since,
+    /// they are forgotten.
+    approvals_epoch: u64,
     mode: SharedMode,
     interaction: Interaction,
     judge: Option<Arc<Judge>>,
@@ -95,6 +98,7 @@ impl Engine {
             active: s.active,
             allowed: s.allowed,
             approvals: Approvals::default(),
+            approvals_epoch: s.mode.epoch(),
             mode: s.mode,
             interaction: s.interaction,
             judge: s.judge,
@@ -187,17 +191,26 @@ impl Engine {
         &self.allowed
     }
 
-    pub fn approvals(&self) -> &Approvals {
-        &self.approvals
+    /// What is remembered and applies now: nothing once the mode has changed since it was
+    /// remembered.
+    pub fn approvals(&self) -> Approvals {
+        if self.mode.epoch() == self.approvals_epoch {
+            self.approvals.clone().in_mode(self.mode.get())
+        } else {
+            Approvals::default()
+        }
     }
 
     pub fn clear_approvals(&mut self) {
         self.approvals.clear();
     }
 
-    /// Approvals remembered in an earlier run of this chat (a resumed session).
+    /// Approvals remembered in an earlier run of this chat (a resumed session), kept only
+    /// when they were given in the mode in force now.
     pub fn restore_approvals(&mut self, approvals: Approvals) {
-        self.approvals = approvals;
+        let (mode, epoch) = self.mode.snapshot();
+        self.approvals = approvals.in_mode(mode);
+        self.approvals_epoch = epoch;
     }
 
     /// The mode handle (shared with whoever toggles it).
@@ -270,6 +283,10 @@ impl Engine {
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> BatchResult {
+        let (mode, mut epoch) = self.mode.snapshot();
+        if epoch != self.approvals_epoch {
+            self.approvals.clear();
+        }
         let mut batch = {
             let make_inv = |call: &ToolCall, args, opts| Invocation {
                 name: call.name.clone(),
@@ -283,7 +300,7 @@ impl Engine {
                 registry: &self.registry,
                 active: &self.active,
                 allowed: &self.allowed,
-                mode: self.mode.get(),
+                mode,
                 plan: self.ctx.plan.get(),
                 interaction: self.interaction,
                 judge: self.judge.is_some(),
@@ -295,7 +312,12 @@ impl Engine {
         let jobs = Jobs::default();
         let mut input = Input::Start;
         loop {
-            batch.set_mode(self.mode.get());
+            let (mode, now) = self.mode.snapshot();
+            if now != epoch {
+                batch.forget();
+                epoch = now;
+            }
+            batch.set_mode(mode);
             batch.set_plan(self.ctx.plan.get());
             let mut next = None;
             for effect in batch.step(input) {
@@ -321,6 +343,7 @@ impl Engine {
                     }
                     Effect::Finish(result) => {
                         self.approvals = batch.into_memory();
+                        self.approvals_epoch = epoch;
                         return result;
                     }
                 }

@@ -127,6 +127,8 @@ fn facts(name: &str, cmd: &str, p: &ToolPlan, world: &World) -> CallFacts {
         is_question: false,
         reads_outside: None,
         rule,
+        // The test world's tools run with the sandbox off.
+        sandboxed: false,
     }
 }
 
@@ -310,7 +312,7 @@ proptest! {
                             } else {
                                 Grant::Judge
                             };
-                            confined.insert(id.clone(), confinement(&f, grant));
+                            confined.insert(id.clone(), confinement(&f, world.mode, grant));
                             if p.forced {
                                 prop_assert!(by_user, "forced {id} ran without the user");
                             }

@@ -47,10 +47,8 @@ impl Batch {
         }
         if self.interaction == Interaction::Headless {
             let name = &self.calls[self.cursor].name;
-            let rule = rules(name, &progress.cmd_string, &denial)
-                .into_iter()
-                .next();
-            let line = rerun_unavailable(&denial, rule.as_ref());
+            let offer = rules(name, &progress.cmd_string, &denial);
+            let line = rerun_unavailable(&denial, offer.choices.first().map(Vec::as_slice));
             return self.command_failed(progress, error, Some(line), fx);
         }
         let Some(ready) = self.ready() else {
@@ -120,6 +118,7 @@ impl Batch {
                     name: inv.name.clone(),
                     cmd_string: progress.cmd_string.clone(),
                     args: inv.args.clone(),
+                    unasked: None,
                 }));
                 progress.outside = true;
                 progress.denied_first = Some(denial);

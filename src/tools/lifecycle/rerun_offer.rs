@@ -9,6 +9,7 @@
 use crate::config::approvals::{RuleSpec, toml_block};
 use crate::sandbox::{Denial, DenialKind};
 use crate::tools::lifecycle::requests::Remember;
+use crate::tools::policy::rules::RuleOffer;
 
 /// The question the rerun ask puts.
 pub const RERUN_PROMPT: &str = "Run it again outside the sandbox, once?";
@@ -21,21 +22,20 @@ pub fn rerun_caution(denial: &Denial) -> String {
     )
 }
 
-/// The rules that would have run `cmd_string` of `tool` as it needed, narrowest first (the
-/// exact command, then its prefix): empty when no rule can name it (a compound command, one
-/// that names sayso's own files…).
-pub fn rules(tool: &str, cmd_string: &str, denial: &Denial) -> Vec<RuleSpec> {
+/// The rules that would have run `cmd_string` of `tool` as it needed, narrowest choice first
+/// (the exact command, then its prefix; a command of several parts gets a rule a part in each
+/// choice, since a lift applies only when every part's rule says so): no choice, with the
+/// reason in `note`, when no rule can name it (a redirection, sayso's own files…).
+pub fn rules(tool: &str, cmd_string: &str, denial: &Denial) -> RuleOffer {
     let remember = Remember::Command(cmd_string.to_owned());
-    crate::tools::policy::rules::candidates(tool, &remember)
-        .into_iter()
-        .map(|mut r| {
-            match denial.kind {
-                DenialKind::Network => r.network = true,
-                DenialKind::Write | DenialKind::Setup => r.unsandboxed = true,
-            }
-            r
-        })
-        .collect()
+    let mut offer = crate::tools::policy::rules::offer(tool, &remember);
+    for rule in offer.choices.iter_mut().flatten() {
+        match denial.kind {
+            DenialKind::Network => rule.network = true,
+            DenialKind::Write | DenialKind::Setup => rule.unsandboxed = true,
+        }
+    }
+    offer
 }
 
 /// The line after the failure when the user declined the rerun (with their reason).
@@ -52,8 +52,9 @@ pub fn rerun_declined(denial: &Denial, reason: Option<&str>) -> String {
 }
 
 /// The line after the failure when no one can approve a rerun (headless, no approver): what
-/// the user can add to their config so it runs without asking (`rule`, the narrowest).
-pub fn rerun_unavailable(denial: &Denial, rule: Option<&RuleSpec>) -> String {
+/// the user can add to their config so it runs without asking (`rules`, the narrowest choice:
+/// one rule, or one a part of a command of several parts).
+pub fn rerun_unavailable(denial: &Denial, rules: Option<&[RuleSpec]>) -> String {
     let line = format!(
         "The sandbox denied {}; sayso is running non-interactively, so no one can approve a rerun outside the sandbox.",
         denial.what
@@ -63,11 +64,19 @@ pub fn rerun_unavailable(denial: &Denial, rule: Option<&RuleSpec>) -> String {
         DenialKind::Network => "with the network",
         DenialKind::Write | DenialKind::Setup => "outside the sandbox",
     };
-    match rule {
-        Some(rule) => line.push_str(&format!(
-            " To run this command {how} without asking, the user can add this rule to their sayso config (not a project's):\n```toml\n{}```",
-            toml_block(rule)
-        )),
+    match rules.filter(|r| !r.is_empty()) {
+        Some(rules) => {
+            let these = if rules.len() == 1 {
+                "this rule"
+            } else {
+                "these rules (one for each part of the command)"
+            };
+            let blocks: Vec<String> = rules.iter().map(toml_block).collect();
+            line.push_str(&format!(
+                " To run this command {how} without asking, the user can add {these} to their sayso config (not a project's):\n```toml\n{}```",
+                blocks.join("\n")
+            ))
+        }
         None => line.push_str(&format!(
             " To run it {how} without asking, the user can add an allow rule with `{}` for each command in it to their sayso config.",
             match denial.kind {
@@ -132,16 +141,25 @@ mod tests {
 
     #[test]
     fn the_narrowest_rule_lifts_what_was_denied_and_is_named_headless() {
-        let write_rules = rules("run_command", "touch /etc/x", &write());
+        let write_rules: Vec<RuleSpec> = rules("run_command", "touch /etc/x", &write())
+            .choices
+            .into_iter()
+            .flatten()
+            .collect();
         assert!(!write_rules.is_empty());
         assert!(write_rules.iter().all(|r| r.unsandboxed && !r.network));
         let first = toml_block(&write_rules[0]);
         assert!(first.contains("match = \"touch /etc/x\"\n"), "{first}");
         assert!(first.contains("sandbox = false"), "{first}");
-        let net_rules = rules("run_command", "curl http://127.0.0.1:8000/", &loopback());
+        let net_rules: Vec<RuleSpec> =
+            rules("run_command", "curl http://127.0.0.1:8000/", &loopback())
+                .choices
+                .into_iter()
+                .flatten()
+                .collect();
         assert!(net_rules.iter().all(|r| r.network && !r.unsandboxed));
 
-        let line = rerun_unavailable(&write(), write_rules.first());
+        let line = rerun_unavailable(&write(), Some(&write_rules[..1]));
         assert!(
             line.contains("no one can approve a rerun outside"),
             "{line}"
@@ -150,8 +168,16 @@ mod tests {
             line.contains("```toml\n[[approvals.rules]]\ntool = \"run_command\"\nmatch = \"touch /etc/x\"\ndecision = \"allow\"\nsandbox = false\n```"),
             "{line}"
         );
-        // A compound command: no single rule names it.
-        assert!(rules("run_command", "touch /etc/x && echo hi", &write()).is_empty());
+        // A compound command: a rule a part, every one lifting the sandbox.
+        let parts = rules("run_command", "touch /etc/x && echo hi", &write());
+        assert_eq!(parts.choices[0].len(), 2, "{parts:?}");
+        assert!(parts.choices.iter().flatten().all(|r| r.unsandboxed));
+        let line = rerun_unavailable(&write(), Some(&parts.choices[0]));
+        assert!(line.contains("one for each part"), "{line}");
+        assert!(line.contains("match = \"echo hi\""), "{line}");
+        // A command no rule can name: the words for each command.
+        let none = rules("run_command", "touch /etc/x > /etc/y", &write());
+        assert!(none.choices.is_empty(), "{none:?}");
         let line = rerun_unavailable(&write(), None);
         assert!(
             line.contains("`sandbox = false` for each command"),

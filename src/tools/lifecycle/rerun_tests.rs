@@ -351,7 +351,10 @@ fn a_denial_offers_a_rerun_outside_and_each_answer_does_what_it_says() {
                 "failed: EROFS\n\n{}",
                 rerun_unavailable(
                     &denial(),
-                    rules("sh", "touch /elsewhere/x", &denial()).first()
+                    rules("sh", "touch /elsewhere/x", &denial())
+                        .choices
+                        .first()
+                        .map(Vec::as_slice)
                 )
             )),
         },

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::rerun_offer::rerun_accepted;
 use super::{Batch, Effect, Phase, Progress, caught};
-use crate::events::{CallEnd, Event, TurnEnd};
+use crate::events::{CallEnd, Event, TurnEnd, Unasked};
 use crate::sandbox::Confinement;
 use crate::tools::exec::runner::{guarded, panic_message, substitute};
 use crate::tools::tool::{CmdResult, Command, Invocation, Output, Tool, ToolOutput};
@@ -19,6 +19,7 @@ impl Batch {
         inv: &Arc<Invocation>,
         cmd_string: &str,
         confine: Confinement,
+        unasked: Option<Unasked>,
         fx: &mut Vec<Effect>,
     ) {
         fx.push(Effect::Emit(Event::ToolStarted {
@@ -26,6 +27,7 @@ impl Batch {
             name: inv.name.clone(),
             cmd_string: cmd_string.to_owned(),
             args: inv.args.clone(),
+            unasked,
         }));
         let commands = match caught(|| tool.commands(inv)) {
             Ok(c) => c,

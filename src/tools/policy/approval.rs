@@ -5,50 +5,22 @@
 //! [`Policy`](crate::tools::policy::Policy) for the call: its condition, the `is_safe` gate…, all
 //! synchronous), asks [`decide`], and acts on the
 //! [`Decision`]: run, send the call to the judge (then ask [`after_judge`]), ask the user, or —
-//! headless — reject with [`non_interactive_rejection`].
-
-use std::collections::BTreeSet;
+//! headless — reject with [`non_interactive_rejection`]. A call that runs unasked runs on
+//! [`Grounds`], which say how confined it runs and, in its tool block, why ([`unasked`]).
+//!
+//! Approvals belong to the mode that gave them (issue 36.7): what "Always accept" and the
+//! judge remembered applies in that mode alone and is forgotten when the mode changes
+//! ([`memory`]); a judge's verdict applies in auto only; strict means strict — no allow
+//! rule, memory or judge runs anything there (deny and ask rules still apply, and so does
+//! `--allowed-tools`, which names tools that never ask in any mode).
 
 use serde_json::Value;
 
+use crate::events::Unasked;
 use crate::tools::tool::Kind;
 
 pub use crate::events::Mode;
-
-/// The mode, shared between the engine and whoever switches it (the TUI's `/mode`, `/auto`),
-/// so a switch applies to the very next decision, even in the middle of a batch.
-#[derive(Debug, Clone)]
-pub struct SharedMode(std::sync::Arc<std::sync::atomic::AtomicU8>);
-
-impl Default for SharedMode {
-    fn default() -> Self {
-        Self::new(Mode::default())
-    }
-}
-
-impl SharedMode {
-    pub fn new(mode: Mode) -> Self {
-        let s = Self(Default::default());
-        s.set(mode);
-        s
-    }
-
-    pub fn get(&self) -> Mode {
-        let i = self.0.load(std::sync::atomic::Ordering::Relaxed);
-        Mode::ALL.get(usize::from(i)).copied().unwrap_or_default()
-    }
-
-    pub fn set(&self, mode: Mode) {
-        let i = Mode::ALL.iter().position(|m| *m == mode).unwrap_or(2) as u8;
-        self.0.store(i, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-impl From<Mode> for SharedMode {
-    fn from(m: Mode) -> Self {
-        Self::new(m)
-    }
-}
+pub use memory::{Approvals, By, SharedMode};
 
 /// Whether someone is there to answer (the TUI) or not (`-p`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +82,9 @@ pub struct CallFacts {
     pub reads_outside: Option<String>,
     /// The most specific approval rule that matches the call.
     pub rule: Option<RuleMatch>,
+    /// An OS sandbox confines the chat's commands (its mode is not `off`): a safe-list command
+    /// may then run unasked, read-only, in balanced and suggest mode.
+    pub sandboxed: bool,
 }
 
 /// What to do with a queued call.
@@ -180,51 +155,6 @@ fn canonical_json(v: &Value, out: &mut String) {
     }
 }
 
-/// "Always accept" memory for one chat: whole tools, and single calls by their [`call_key`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Approvals {
-    tools: BTreeSet<String>,
-    commands: BTreeSet<(String, String)>,
-}
-
-impl Approvals {
-    /// Whether the call with `key` ([`call_key`]) was remembered — the key exactly, when the
-    /// tool is remembered per call, else the whole tool.
-    pub fn is_approved(&self, tool: &str, key: &str, require_cmd_approval: bool) -> bool {
-        if require_cmd_approval {
-            self.commands.contains(&(tool.to_owned(), key.to_owned()))
-        } else {
-            self.tools.contains(tool)
-        }
-    }
-
-    /// Remembers the call's exact `key` ([`call_key`]) when `require_cmd_approval`, else the
-    /// whole tool.
-    pub fn always(&mut self, tool: &str, key: &str, require_cmd_approval: bool) {
-        if require_cmd_approval {
-            self.commands.insert((tool.to_owned(), key.to_owned()));
-        } else {
-            self.tools.insert(tool.to_owned());
-        }
-    }
-
-    /// What is remembered, for `/approvals`: whole tools, then (tool, command) pairs.
-    pub fn list(&self) -> (Vec<&str>, Vec<(&str, &str)>) {
-        (
-            self.tools.iter().map(String::as_str).collect(),
-            self.commands
-                .iter()
-                .map(|(t, c)| (t.as_str(), c.as_str()))
-                .collect(),
-        )
-    }
-
-    pub fn clear(&mut self) {
-        self.tools.clear();
-        self.commands.clear();
-    }
-}
-
 /// The text the model receives when a headless run needed an approval (SPEC §5.4).
 pub fn non_interactive_rejection(tool: &str) -> String {
     format!(
@@ -271,8 +201,10 @@ fn ask(
 /// 2. `ask_questions`: runs (it is itself a question to the user);
 /// 3. a write outside the project or to a protected path (`force_ask`): asks, every time;
 /// 4. an `ask` rule: asks, every time;
-/// 5. `--allowed-tools`, or an `allow` rule: runs — unless `caution` (then asks);
-/// 6. remembered ("Always accept") — except where the mode remembers nothing: runs;
+/// 5. `--allowed-tools`, or an `allow` rule (not in strict mode): runs — unless `caution`
+///    (then asks);
+/// 6. remembered ("Always accept", the judge's verdict) in this very mode — except where the
+///    mode remembers nothing (strict; suggest for edits), and a verdict in auto only: runs;
 /// 7. the mode's table by kind (see [`by_mode`]).
 pub fn decide(
     facts: &CallFacts,
@@ -284,19 +216,47 @@ pub fn decide(
 }
 
 /// What made [`decide`] run a call unasked: the sandbox confines each its own way
-/// ([`crate::tools::policy::confinement`]).
+/// ([`crate::tools::policy::confinement`]), and the tool block says which ([`unasked`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Grounds {
     /// `ask_questions`, itself a question to the user.
     Question,
-    /// `--allowed-tools`, or an `allow` rule.
+    /// `--allowed-tools` / `chat.allowed_tools`.
     Allowed,
-    /// "Always accept" remembered it.
-    Remembered,
-    /// Auto mode, and the tool's `is_safe` gate (the safe list) said safe.
+    /// An `allow` rule.
+    Rule,
+    /// Remembered in this mode: the user's "Always accept", or the judge's verdict (auto).
+    Remembered(By),
+    /// The tool's `is_safe` gate (the safe list) said safe: auto mode, or balanced and
+    /// suggest inside a sandbox.
     SafeList,
     /// The mode's table (trust, or the tool's own setting says no approval).
     Mode,
+}
+
+/// The allow rule of the call that applies in `mode`, if any: none in strict mode, where
+/// allow rules neither run a call unasked nor lift its sandbox.
+pub fn allow_rule(facts: &CallFacts, mode: Mode) -> Option<&RuleMatch> {
+    facts
+        .rule
+        .as_ref()
+        .filter(|r| r.decision == RuleDecision::Allow && mode != Mode::Strict)
+}
+
+/// Why a call the decision ran on `grounds` in `mode` ran unasked, for its tool block;
+/// `None` for `ask_questions` (itself a question to the user).
+pub fn unasked(facts: &CallFacts, grounds: Grounds, mode: Mode) -> Option<Unasked> {
+    Some(match grounds {
+        Grounds::Question => return None,
+        Grounds::Allowed => Unasked::AllowedTools,
+        Grounds::Rule => Unasked::Rule {
+            rule: allow_rule(facts, mode).map(|r| r.rule.clone())?,
+        },
+        Grounds::Remembered(By::User) => Unasked::Remembered { mode },
+        Grounds::Remembered(By::Judge) => Unasked::JudgeRemembered,
+        Grounds::SafeList => Unasked::SafeList { mode },
+        Grounds::Mode => Unasked::Mode { mode },
+    })
 }
 
 /// [`decide`], with the grounds of a [`Decision::Run`] (`None` for any other decision).
@@ -327,10 +287,15 @@ pub fn decide_on(
         };
         return (ask_user(Some(why), true), None);
     }
-    if facts.allowed || rule.is_some_and(|r| r.decision == RuleDecision::Allow) {
+    let grounds = if facts.allowed {
+        Some(Grounds::Allowed)
+    } else {
+        allow_rule(facts, mode).map(|_| Grounds::Rule)
+    };
+    if let Some(grounds) = grounds {
         return match &facts.caution {
             Some(why) => (ask_user(Some(why.clone()), false), None),
-            None => (Decision::Run, Some(Grounds::Allowed)),
+            None => (Decision::Run, Some(grounds)),
         };
     }
     let remembers = match mode {
@@ -338,8 +303,14 @@ pub fn decide_on(
         Mode::Suggest => facts.kind != Kind::FileEdit,
         _ => true,
     };
-    if remembers && memory.is_approved(&facts.tool, &facts.call_key, facts.require_cmd_approval) {
-        return (Decision::Run, Some(Grounds::Remembered));
+    let recalled = memory.recall(
+        mode,
+        &facts.tool,
+        &facts.call_key,
+        facts.require_cmd_approval,
+    );
+    if let Some(by) = recalled.filter(|_| remembers) {
+        return (Decision::Run, Some(Grounds::Remembered(by)));
     }
     by_mode_on(facts, mode, interaction)
 }
@@ -347,16 +318,19 @@ pub fn decide_on(
 /// The approval mode's table (README "Approval policy"), for a call no rule, allow-list or
 /// memory decided.
 ///
-/// | kind      | trust | auto                      | balanced | suggest        | strict          |
-/// |-----------|-------|---------------------------|----------|----------------|-----------------|
-/// | read_only | run   | run                       | tool's   | tool's         | run; outside the project: ask |
-/// | file_edit | run   | run (`protect`: ask)      | tool's   | ask, each edit | ask, every time |
-/// | shell     | run   | safe list, judge, else ask| tool's   | tool's         | ask, every time |
-/// | network   | run   | judge, else ask           | tool's   | tool's         | ask, every time |
-/// | other     | run   | run (`protect`: ask)      | tool's   | tool's         | ask, every time |
+/// | kind      | trust | auto                      | balanced, suggest                  | strict          |
+/// |-----------|-------|---------------------------|------------------------------------|-----------------|
+/// | read_only | run   | run                       | tool's                             | run; outside the project: ask |
+/// | file_edit | run   | run (`protect`: ask)      | tool's (suggest: ask, each edit)   | ask, every time |
+/// | shell     | run   | safe list, judge, else ask| sandboxed safe list, else tool's   | ask, every time |
+/// | network   | run   | judge, else ask           | tool's                             | ask, every time |
+/// | other     | run   | run (`protect`: ask)      | tool's                             | ask, every time |
 ///
-/// "tool's" is the tool's `require_approval_before` (SPEC §5.2). `caution` asks in trust and
-/// auto; in auto, `protect` asks and `require_cmd_approval` sends the call through the gates.
+/// "tool's" is the tool's `require_approval_before` (SPEC §5.2). "sandboxed safe list": a
+/// command the `is_safe` gate passes runs unasked, read-only, when an OS sandbox confines the
+/// chat's commands (without one it asks). `caution` asks in trust and auto, and where the
+/// safe list would run a call. In auto, `protect` asks, and a shell tool's calls (every
+/// command tool) and network calls go through the gates: the safe list, then the judge.
 pub fn by_mode(facts: &CallFacts, mode: Mode, interaction: Interaction) -> Decision {
     by_mode_on(facts, mode, interaction).0
 }
@@ -377,6 +351,17 @@ fn by_mode_on(
             run(Grounds::Mode)
         }
     };
+    // Balanced and suggest: a safe-list command runs unasked, read-only, inside a sandbox.
+    let safe_list_or_tools_own = || {
+        let safe_listed = facts.kind == Kind::Shell && facts.is_safe == Some(true);
+        if !(safe_listed && facts.sandboxed && facts.requires_approval) {
+            return tools_own();
+        }
+        match &facts.caution {
+            Some(why) => ask_user(Some(why.clone()), false),
+            None => run(Grounds::SafeList),
+        }
+    };
     match mode {
         Mode::Trust => match &facts.caution {
             Some(why) => ask_user(Some(why.clone()), false),
@@ -386,7 +371,8 @@ fn by_mode_on(
             if facts.protect || facts.caution.is_some() {
                 return ask_user(facts.caution.clone(), false);
             }
-            let gated = facts.require_cmd_approval || facts.kind == Kind::Network;
+            let gated =
+                facts.require_cmd_approval || matches!(facts.kind, Kind::Network | Kind::Shell);
             if !gated || !facts.requires_approval {
                 return run(Grounds::Mode);
             }
@@ -398,10 +384,10 @@ fn by_mode_on(
             }
             ask_user(None, false)
         }
-        Mode::Balanced => tools_own(),
+        Mode::Balanced => safe_list_or_tools_own(),
         Mode::Suggest => match facts.kind {
             Kind::FileEdit => ask_user(None, true),
-            _ => tools_own(),
+            _ => safe_list_or_tools_own(),
         },
         Mode::Strict => match facts.kind {
             Kind::ReadOnly => match &facts.reads_outside {
@@ -434,6 +420,7 @@ pub fn after_judge(facts: &CallFacts, verdict: &Verdict, interaction: Interactio
     }
 }
 
+mod memory;
 pub mod summary;
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 //!
 //! The approval decision ([`crate::tools::policy::approval`]) says *whether* a call runs; this
 //! says *how confined*: an allow rule the user wrote with `sandbox = false` lifts the sandbox,
-//! one with `network = true` adds the network, a shell command that runs in auto mode only
-//! because the safe list called it safe runs read-only, and everything else runs as the
+//! one with `network = true` adds the network (for a command of several parts, only as far as
+//! every part's rule lifts it: the most confined part wins), a shell command that runs unasked
+//! only because the safe list called it safe runs read-only, and everything else runs as the
 //! `[sandbox]` settings say (a command the judge found safe included).
 //!
 //! What it refuses to do: nothing here lifts the sandbox after a denial. A rerun outside is
@@ -13,9 +14,8 @@
 //! judge's or memory's; [`confinement`] never returns [`Confinement::Unconfined`] but for an
 //! allow rule's `sandbox = false`. No IO: the sandbox itself is [`crate::sandbox`].
 
-use crate::config::approvals::RuleDecision;
 use crate::sandbox::Confinement;
-use crate::tools::policy::approval::{CallFacts, Grounds};
+use crate::tools::policy::approval::{self, CallFacts, Grounds, Mode};
 use crate::tools::tool::Kind;
 
 /// How a call came to run.
@@ -29,18 +29,18 @@ pub enum Grant {
     User,
 }
 
-/// The confinement of a call that runs because of `grant`, first that applies:
-/// 1. the matching allow rule's `sandbox = false`: [`Confinement::Unconfined`];
-/// 2. its `network = true`: [`Confinement::WithNetwork`];
-/// 3. a shell command the safe list let run unasked (auto mode): [`Confinement::ReadOnly`];
+/// The confinement of a call that runs in `mode` because of `grant`, first that applies:
+/// 1. the matching allow rule's `sandbox = false` — for a command of several parts, only when
+///    every part's rule says so ([`crate::tools::policy::rules`]): [`Confinement::Unconfined`];
+/// 2. its `network = true` (every part's): [`Confinement::WithNetwork`];
+/// 3. a shell command the safe list let run unasked (auto, or balanced and suggest inside a
+///    sandbox): [`Confinement::ReadOnly`];
 /// 4. anything else (the judge's safe verdict, the user's yes, the mode, memory, the
 ///    allow-list): [`Confinement::Policy`].
-pub fn confinement(facts: &CallFacts, grant: Grant) -> Confinement {
-    if let Some(rule) = facts
-        .rule
-        .as_ref()
-        .filter(|r| r.decision == RuleDecision::Allow)
-    {
+///
+/// In strict mode no allow rule applies ([`approval::allow_rule`]), so none lifts anything.
+pub fn confinement(facts: &CallFacts, mode: Mode, grant: Grant) -> Confinement {
+    if let Some(rule) = approval::allow_rule(facts, mode) {
         if rule.unsandboxed {
             return Confinement::Unconfined;
         }
@@ -57,8 +57,9 @@ pub fn confinement(facts: &CallFacts, grant: Grant) -> Confinement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::approvals::RuleDecision;
     use crate::tools::policy::approval::{
-        Approvals, Decision, Interaction, Mode, RuleMatch, decide_on,
+        Approvals, By, Decision, Interaction, RuleMatch, decide_on,
     };
 
     fn shell(cmd: &str, safe: Option<bool>) -> CallFacts {
@@ -134,7 +135,7 @@ mod tests {
                 with(shell("npm install", Some(false)), |f| {
                     f.rule = allow_rule(true, true)
                 }),
-                Mode::Strict,
+                Mode::Balanced,
                 none.clone(),
                 None,
                 Unconfined,
@@ -240,6 +241,52 @@ mod tests {
                 Policy,
             ),
             (
+                "strict: an allow rule's sandbox = false neither runs it unasked nor lifts the sandbox once accepted",
+                with(shell("npm install", Some(false)), |f| {
+                    f.rule = allow_rule(true, true)
+                }),
+                Mode::Strict,
+                none.clone(),
+                Some(Grant::User),
+                Policy,
+            ),
+            (
+                "balanced: a safe command inside a sandbox runs read-only",
+                with(shell("git status", Some(true)), |f| f.sandboxed = true),
+                Mode::Balanced,
+                none.clone(),
+                None,
+                ReadOnly,
+            ),
+            (
+                "suggest: the same",
+                with(shell("ls", Some(true)), |f| f.sandboxed = true),
+                Mode::Suggest,
+                none.clone(),
+                None,
+                ReadOnly,
+            ),
+            (
+                "balanced without a sandbox: a safe command asks; accepted, the policy",
+                shell("ls", Some(true)),
+                Mode::Balanced,
+                none.clone(),
+                Some(Grant::User),
+                Policy,
+            ),
+            (
+                "auto: the judge's remembered verdict runs as the policy says",
+                shell("make", Some(false)),
+                Mode::Auto,
+                {
+                    let mut m = Approvals::default();
+                    m.remember(Mode::Auto, By::Judge, "run_command", "make", true);
+                    m
+                },
+                None,
+                Policy,
+            ),
+            (
                 "auto: a safe-gated tool that is not a shell: the policy",
                 with(shell("fetch", Some(true)), |f| f.kind = Kind::Network),
                 Mode::Auto,
@@ -255,7 +302,7 @@ mod tests {
                     other => panic!("{name}: the decision did not run the call: {other:?}"),
                 }
             });
-            assert_eq!(confinement(&facts, grant), want, "{name}");
+            assert_eq!(confinement(&facts, mode, grant), want, "{name}");
         }
     }
 
@@ -264,7 +311,9 @@ mod tests {
         let grounds = [
             Grounds::Question,
             Grounds::Allowed,
-            Grounds::Remembered,
+            Grounds::Rule,
+            Grounds::Remembered(By::User),
+            Grounds::Remembered(By::Judge),
             Grounds::SafeList,
             Grounds::Mode,
         ];
@@ -278,7 +327,9 @@ mod tests {
                     kind,
                     ..shell("x", Some(true))
                 };
-                assert_ne!(confinement(&facts, grant), Confinement::Unconfined);
+                for mode in Mode::ALL {
+                    assert_ne!(confinement(&facts, mode, grant), Confinement::Unconfined);
+                }
             }
         }
     }

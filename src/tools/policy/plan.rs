@@ -125,6 +125,7 @@ mod tests {
             is_question,
             reads_outside: None,
             rule: None,
+            sandboxed: false,
         }
     }
 

@@ -17,7 +17,9 @@
 //!   reach out or follow symlinks — `git diff --output=F`, `find -exec`, `rg --pre`). No allow
 //!   rule (a tool-wide one neither) covers a command that names per-process data under `/proc`,
 //!   a device, `/`, sayso's own files, or a path a deny rule covers. So `git diff && rm -rf x`
-//!   is not allowed by `git diff *`, nor is `cat /proc/1/environ` by `cat *`. A pattern is
+//!   is not allowed by `git diff *`, nor is `cat /proc/1/environ` by `cat *`. What an allow
+//!   lifts of the sandbox (`sandbox = false`, `network = true`) reaches a command of several
+//!   parts only as far as every part's rule lifts it: the most confined part wins. A pattern is
 //!   words: `*` alone is any number of words (`git diff *` also matches `git diff`), inside a
 //!   word any characters (`--format=*`).
 //! - **Paths** ([`paths`]). `path` globs match a file tool's `filepath`, relative to the project
@@ -50,7 +52,7 @@ mod matching;
 pub mod paths;
 mod shell;
 
-pub use candidates::{candidates, candidates_in};
+pub use candidates::{RuleOffer, candidates, candidates_in, offer, offer_in};
 
 #[derive(Debug, Clone)]
 enum Target {
@@ -149,6 +151,9 @@ impl Rules {
             (Some(u), Some(p)) => Some(if p.decision > u.decision { p } else { u }),
             (u, p) => u.or(p),
         }?;
+        if chosen.decision == RuleDecision::Allow {
+            return Some(allowed_by(&chosen.parts));
+        }
         let mut rule = format!(
             "{} ({})",
             chosen.rule.spec.describe(),
@@ -157,12 +162,11 @@ impl Rules {
         if let Some(note) = chosen.note {
             rule.push_str(&format!(", {note},"));
         }
-        let allows = chosen.decision == RuleDecision::Allow;
         Some(RuleMatch {
             decision: chosen.decision,
             rule,
-            unsandboxed: allows && chosen.rule.spec.unsandboxed,
-            network: allows && chosen.rule.spec.network,
+            unsandboxed: false,
+            network: false,
         })
     }
 
@@ -231,6 +235,9 @@ struct Found<'a> {
     rule: &'a Compiled,
     decision: RuleDecision,
     note: Option<String>,
+    /// An `allow`: the rule that covers each part of the command (one for a call that is not
+    /// a command of several parts), each once, in the order of the parts.
+    parts: Vec<&'a Compiled>,
 }
 
 impl<'a> Found<'a> {
@@ -239,6 +246,7 @@ impl<'a> Found<'a> {
             rule,
             decision: rule.spec.decision,
             note: None,
+            parts: vec![rule],
         }
     }
 
@@ -247,7 +255,25 @@ impl<'a> Found<'a> {
             rule,
             decision: RuleDecision::Ask,
             note: Some(note),
+            parts: vec![rule],
         }
+    }
+
+    /// The `allow` of a command each part of which `parts` covers (one rule a part, in order).
+    fn allows(parts: &[&'a Compiled]) -> Option<Self> {
+        let first = *parts.first()?;
+        let mut distinct: Vec<&'a Compiled> = Vec::new();
+        for r in parts {
+            if !distinct.iter().any(|d| std::ptr::eq(*d, *r)) {
+                distinct.push(r);
+            }
+        }
+        Some(Found {
+            rule: first,
+            decision: RuleDecision::Allow,
+            note: None,
+            parts: distinct,
+        })
     }
 
     /// The stricter of two (the first at a tie).
@@ -256,6 +282,41 @@ impl<'a> Found<'a> {
             (Some(a), Some(b)) => Some(if b.decision > a.decision { b } else { a }),
             (a, b) => a.or(b),
         }
+    }
+}
+
+/// The match of an `allow` whose `parts` (each a rule that covers a part of the command, at
+/// least one) together decide how far the sandbox is lifted: the most confined part wins. The
+/// sandbox is lifted only when every part's rule says `sandbox = false`, and the network
+/// allowed only when every part's rule allows it (`network = true`, or `sandbox = false`,
+/// which lifts the network with the rest) — so `make install && npm install x` under a
+/// `make install` rule with `sandbox = false` and an `npm install *` rule with
+/// `network = true` runs in the sandbox with the network, never outside it.
+fn allowed_by(parts: &[&Compiled]) -> RuleMatch {
+    let unsandboxed = parts.iter().all(|r| r.spec.unsandboxed);
+    let network = parts.iter().all(|r| r.spec.unsandboxed || r.spec.network);
+    let named: Vec<String> = parts
+        .iter()
+        .map(|r| format!("{} ({})", r.spec.describe(), r.spec.source))
+        .collect();
+    let mut rule = named.join(" and ");
+    let lifts_more = |f: fn(&RuleSpec) -> bool| parts.iter().any(|r| f(&r.spec));
+    if !unsandboxed && lifts_more(|s| s.unsandboxed) {
+        rule.push_str(if network {
+            "; not every part's rule says `sandbox = false`, so it runs in the sandbox, with the network"
+        } else {
+            "; not every part's rule says `sandbox = false`, so it runs in the sandbox"
+        });
+    } else if !network && lifts_more(|s| s.network) {
+        rule.push_str(
+            "; not every part's rule says `network = true`, so it runs without the network",
+        );
+    }
+    RuleMatch {
+        decision: RuleDecision::Allow,
+        rule,
+        unsandboxed,
+        network: network && !unsandboxed,
     }
 }
 
@@ -294,6 +355,9 @@ impl SharedRules {
     }
 }
 
+/// How far allow rules reach, as `/approvals` and `sayso approvals` say it.
+pub const ALLOW_REACH: &str = "allow rules: a command of several parts (`a && b`, `a; b`, `a | b`…) runs unasked only when a rule allows every part, and leaves the sandbox (or reaches the network) only when every part's rule says `sandbox = false` (or `network = true`): the most confined part wins; in strict mode allow rules do not apply";
+
 /// The policy in force, for `sayso approvals` and `/approvals`: the mode, the tools that never
 /// ask, and the rules, most specific first, each with the file and line it came from.
 pub fn describe_policy(
@@ -323,6 +387,9 @@ pub fn describe_policy(
                 .iter()
                 .map(|r| format!("  {}  {}", r.describe(), r.source)),
         );
+        if specs.iter().any(|r| r.decision == RuleDecision::Allow) {
+            lines.push(ALLOW_REACH.into());
+        }
     }
     lines.join("\n")
 }

@@ -49,7 +49,7 @@ fn each_answer_reads_as_its_notice() {
                 tools: vec!["read_file".into()],
                 commands: vec![("run_command".into(), "ls".into())],
             },
-            "approval mode: balanced\nremembered in this chat (/approvals clear forgets them):\n  tool read_file\n  run_command: ls",
+            "approval mode: balanced\nremembered in this chat, for this mode only (a change of mode or /approvals clear forgets them):\n  tool read_file\n  run_command: ls",
         ),
         (
             Answer::Approvals {

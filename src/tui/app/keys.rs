@@ -76,7 +76,7 @@ impl App {
             return effects;
         }
         if let Some(modal) = self.modal.as_mut() {
-            let mut saved = None;
+            let mut saved = Vec::new();
             if let Some(choice) = modal.handle_key_at(key, now, previous) {
                 saved = modal.take_saved();
                 modal.answer(choice);
@@ -91,8 +91,9 @@ impl App {
                 };
             }
             return saved
-                .map(|spec| vec![Effect::Agent(Command::SaveRule(spec))])
-                .unwrap_or_default();
+                .into_iter()
+                .map(|spec| Effect::Agent(Command::SaveRule(spec)))
+                .collect();
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if key.code != KeyCode::Char('c') || !ctrl {

@@ -45,6 +45,7 @@ fn created(a: &mut crate::tui::app::App, path: &str, content: &str) {
             name: "create_file".into(),
             cmd_string: format!("create_file {path}"),
             args: json!({}),
+            unasked: None,
         },
     );
     let lines = content.lines().count();

@@ -98,6 +98,7 @@ fn tool_entries_keep_content_and_display_apart() {
             name: "read_file".into(),
             cmd_string: "read_file a".into(),
             args: serde_json::json!({}),
+            unasked: None,
         }),
     );
     t.apply(
@@ -133,6 +134,7 @@ fn tool_entries_keep_content_and_display_apart() {
             content: "the whole file\n\nhidden note".into(),
             display: Some("Read a (3 lines)".into()),
             judge: None,
+            unasked: None,
             changes: Vec::new(),
         }]
     );

@@ -204,6 +204,9 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
     let wrapped = |text: String, style| wrap_line(&Line::from(Span::styled(text, style)), width);
     if let Some(chosen) = m.saving {
         let mut foot = wrapped(m.save_prompt().into(), t.dim);
+        if let Some(note) = &m.rules_note {
+            foot.extend(wrapped(note.clone(), t.dim));
+        }
         for i in 0..m.rules.len() {
             let style = if i == chosen {
                 t.choice_selected
@@ -212,7 +215,7 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
             };
             foot.extend(wrap_line(
                 &Line::from(Span::styled(
-                    format!(" [{}] {} ", i + 1, m.rules[i].describe()),
+                    format!(" [{}] {} ", i + 1, m.rule_words(i)),
                     style,
                 )),
                 width,
@@ -250,8 +253,8 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
                 .collect();
             let mut lines = flow(buttons, width);
             lines.extend(wrapped(m.always_label(), t.dim));
-            if !m.rules.is_empty() {
-                lines.extend(wrapped(m.save_hint().into(), t.dim));
+            if let Some(hint) = m.save_hint() {
+                lines.extend(wrapped(hint, t.dim));
             }
             lines
         }

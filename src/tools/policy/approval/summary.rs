@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{Approvals, CallFacts, Decision, Interaction, Mode, RuleMatch, decide};
+use super::{Approvals, CallFacts, Decision, Grounds, Interaction, Mode, RuleMatch, decide_on};
 use crate::config::approvals::{RuleDecision, RuleSpec, RuleTarget};
 use crate::config::opts::{ApprovalBefore, Opts};
 use crate::tools::tool::Kind;
@@ -25,6 +25,8 @@ pub struct ToolPolicy<'a> {
     pub allowed: bool,
     /// `[judge] enabled`.
     pub judge_enabled: bool,
+    /// An OS sandbox confines commands (its mode is not `off`).
+    pub sandboxed: bool,
 }
 
 /// One line: what the tool's calls do in `mode` under `rules` (most specific first).
@@ -60,18 +62,23 @@ pub fn summary(t: &ToolPolicy<'_>, mode: Mode, rules: &[&RuleSpec]) -> String {
         allowed: t.allowed,
         is_question: t.is_question,
         rule: rule.clone(),
+        sandboxed: t.sandboxed,
         ..CallFacts::default()
     };
     let gated = t.opts.safe_commands.as_ref().is_some_and(|l| !l.is_empty());
     let of = |f: &dyn Fn(&mut CallFacts)| {
         let mut facts = base.clone();
         f(&mut facts);
-        decide(
+        let (decision, grounds) = decide_on(
             &facts,
             mode,
             &Approvals::default(),
             Interaction::Interactive,
-        )
+        );
+        Said {
+            decision,
+            read_only: grounds == Some(Grounds::SafeList),
+        }
     };
     let mut decisions = BTreeSet::new();
     let mut words = if gated {
@@ -122,6 +129,9 @@ pub fn summary(t: &ToolPolicy<'_>, mode: Mode, rules: &[&RuleSpec]) -> String {
     let why = match &rule {
         Some(r) if r.decision != RuleDecision::Allow => Some(format!("the rule {}", r.rule)),
         _ if t.allowed => Some("--allowed-tools".to_owned()),
+        Some(r) if mode == Mode::Strict => {
+            Some(format!("strict mode: the rule {} does not apply", r.rule))
+        }
         Some(r) => Some(format!("the rule {}", r.rule)),
         None if t.is_question => Some("it is itself a question to you".to_owned()),
         None => None,
@@ -158,8 +168,15 @@ enum Key {
     Other,
 }
 
-fn key(d: &Decision) -> Key {
-    match d {
+/// A decision, and whether it runs the call read-only (the safe list).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Said {
+    decision: Decision,
+    read_only: bool,
+}
+
+fn key(s: &Said) -> Key {
+    match &s.decision {
         Decision::Run | Decision::RunAndRemember => Key::Run,
         // The judge's "unsafe" asks, and that modal may be answered for good.
         Decision::Ask { once: false, .. } | Decision::Judge => Key::AskRemembered,
@@ -167,8 +184,9 @@ fn key(d: &Decision) -> Key {
     }
 }
 
-fn say(d: &Decision) -> String {
-    match d {
+fn say(s: &Said) -> String {
+    match &s.decision {
+        Decision::Run if s.read_only => "run in a read-only sandbox".into(),
         Decision::Run | Decision::RunAndRemember => "run".into(),
         Decision::Judge => "go to the judge (asks when it finds them unsafe)".into(),
         Decision::Ask { once: true, .. } => "ask, every time".into(),
@@ -200,6 +218,7 @@ mod tests {
             is_question: false,
             allowed: false,
             judge_enabled: true,
+            sandboxed: true,
         };
         summary(&t, mode, rules)
     }
@@ -229,14 +248,14 @@ mod tests {
                 Kind::Shell,
                 &run,
                 Balanced,
-                "ask; Always accept remembers the exact command",
+                "safe-listed commands run in a read-only sandbox; others: ask; Always accept remembers the exact command",
             ),
             (
                 "run_command",
                 Kind::Shell,
                 &run,
                 Auto,
-                "safe-listed commands run; others: go to the judge (asks when it finds them unsafe); Always accept remembers the exact command",
+                "safe-listed commands run in a read-only sandbox; others: go to the judge (asks when it finds them unsafe); Always accept remembers the exact command",
             ),
             ("run_command", Kind::Shell, &run, Strict, "ask, every time"),
             ("run_command", Kind::Shell, &run, Trust, "run"),
@@ -298,8 +317,12 @@ mod tests {
             RuleDecision::Allow,
         );
         assert_eq!(
-            line("run_command", Kind::Shell, &run, Mode::Strict, &[&allow]),
+            line("run_command", Kind::Shell, &run, Mode::Balanced, &[&allow]),
             "run (the rule `run_command → allow`)"
+        );
+        assert_eq!(
+            line("run_command", Kind::Shell, &run, Mode::Strict, &[&allow]),
+            "ask, every time (strict mode: the rule `run_command → allow` does not apply)"
         );
         assert_eq!(
             line("run_command", Kind::Shell, &run, Mode::Trust, &[&deny]),
@@ -307,7 +330,30 @@ mod tests {
         );
         assert_eq!(
             line("run_command", Kind::Shell, &run, Mode::Balanced, &[&diff]),
-            "ask; Always accept remembers the exact command; rules: `run_command match \"git diff *\" → allow`"
+            "safe-listed commands run in a read-only sandbox; others: ask; Always accept remembers the exact command; rules: `run_command match \"git diff *\" → allow`"
+        );
+    }
+
+    #[test]
+    fn without_a_sandbox_balanced_asks_for_safe_listed_commands_too() {
+        let run = opts(true, true, false, true, true);
+        let t = ToolPolicy {
+            name: "run_command",
+            kind: Kind::Shell,
+            opts: &run,
+            is_question: false,
+            allowed: false,
+            judge_enabled: true,
+            sandboxed: false,
+        };
+        assert_eq!(
+            summary(&t, Mode::Balanced, &[]),
+            "ask; Always accept remembers the exact command"
+        );
+        assert_eq!(
+            summary(&t, Mode::Auto, &[]),
+            "safe-listed commands run in a read-only sandbox; others: go to the judge (asks when it finds them unsafe); Always accept remembers the exact command",
+            "auto's safe list runs read-only, sandbox or not (README)"
         );
     }
 }

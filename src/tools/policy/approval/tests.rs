@@ -22,6 +22,7 @@ fn run_command(cmd: &str, is_safe: bool) -> CallFacts {
         is_question: false,
         reads_outside: None,
         rule: None,
+        sandboxed: false,
     }
 }
 
@@ -62,6 +63,31 @@ fn remembered_tool(t: &str) -> Approvals {
     let mut a = Approvals::default();
     a.always(t, "", false);
     a
+}
+
+fn remembered_in(mode: Mode, by: By, t: &str, c: &str, by_command: bool) -> Approvals {
+    let mut a = Approvals::default();
+    a.remember(mode, by, t, c, by_command);
+    a
+}
+
+fn sandboxed(f: CallFacts) -> CallFacts {
+    CallFacts {
+        sandboxed: true,
+        ..f
+    }
+}
+
+/// A command tool from config (`extends = "cmd_tool"`): a shell tool remembered whole, with
+/// the safe list and the judge.
+fn command_tool(is_safe: bool) -> CallFacts {
+    CallFacts {
+        tool: "beads".into(),
+        cmd_string: "bd ready".into(),
+        call_key: "bd ready".into(),
+        require_cmd_approval: false,
+        ..run_command("bd ready", is_safe)
+    }
 }
 
 fn remembered_cmd(t: &str, c: &str) -> Approvals {
@@ -241,6 +267,29 @@ fn approval_matrix() {
         ("strict: other asks once, even if its setting says no", with(memory_tool(), |f| f.requires_approval = false), Strict, none.clone(), Interactive, ASK_ONCE),
         ("strict: allowed tool runs", with(run_command("make", false), |f| f.allowed = true), Strict, none.clone(), Interactive, Decision::Run),
         ("strict headless: rejected", create_file(), Strict, none.clone(), Headless, reject("create_file")),
+        // Balanced and suggest: a safe-list command runs unasked, read-only, inside a sandbox (issue 37.5)
+        ("balanced: a safe command in a sandbox runs", sandboxed(run_command("git log", true)), Normal, none.clone(), Interactive, Decision::Run),
+        ("balanced headless: a safe command in a sandbox runs", sandboxed(run_command("ls", true)), Normal, none.clone(), Headless, Decision::Run),
+        ("balanced: an unsafe command in a sandbox asks", sandboxed(run_command("make", false)), Normal, none.clone(), Interactive, ASK),
+        ("balanced: a safe command in a sandbox with a caution asks with it", with(sandboxed(run_command("git status", true)), |f| f.caution = Some("fsmonitor".into())), Normal, none.clone(), Interactive, caution("fsmonitor")),
+        ("balanced: a safe command in a sandbox under an ask rule asks", ruled(sandboxed(run_command("ls", true)), RuleDecision::Ask), Normal, none.clone(), Interactive, ask_because("the rule `r` asks")),
+        ("suggest: a safe command in a sandbox runs", sandboxed(run_command("wc -l x", true)), Suggest, none.clone(), Interactive, Decision::Run),
+        ("strict: a safe command in a sandbox asks once", sandboxed(run_command("ls", true)), Strict, none.clone(), Interactive, ASK_ONCE),
+        ("balanced: a safe-gated tool that is not a shell asks", sandboxed(with(fetch(), |f| f.is_safe = Some(true))), Normal, none.clone(), Interactive, ASK),
+        // Command tools from config in auto (issue 36.9): a shell tool goes through the gates
+        ("auto: a command tool's unsafe command goes to the judge", command_tool(false), Auto, none.clone(), Interactive, Decision::Judge),
+        ("auto: a command tool's safe-listed command runs", command_tool(true), Auto, none.clone(), Interactive, Decision::Run),
+        ("auto: a command tool without the judge asks", with(command_tool(false), |f| f.judge_allowed = false), Auto, none.clone(), Interactive, ASK),
+        ("auto headless: a command tool without the judge is rejected", with(command_tool(false), |f| f.judge_allowed = false), Auto, none.clone(), Headless, reject("beads")),
+        ("auto: a command tool set to need no approval runs", with(command_tool(false), |f| f.requires_approval = false), Auto, none.clone(), Interactive, Decision::Run),
+        ("auto: a command tool remembered whole runs", command_tool(false), Auto, remembered_in(Auto, By::User, "beads", "", false), Interactive, Decision::Run),
+        // Approvals belong to the mode that gave them (issue 36.7)
+        ("balanced: Always accept given in auto does not apply", run_command("make", false), Normal, remembered_in(Auto, By::User, "run_command", "make", true), Interactive, ASK),
+        ("balanced: the judge's verdict from auto does not apply", run_command("make", false), Normal, remembered_in(Auto, By::Judge, "run_command", "make", true), Interactive, ASK),
+        ("auto: the judge's verdict applies in auto", run_command("make", false), Auto, remembered_in(Auto, By::Judge, "run_command", "make", true), Interactive, Decision::Run),
+        ("auto: Always accept given in balanced does not apply", run_command("make", false), Auto, remembered_in(Normal, By::User, "run_command", "make", true), Interactive, Decision::Judge),
+        ("suggest: a command remembered in suggest runs", run_command("make", false), Suggest, remembered_in(Suggest, By::User, "run_command", "make", true), Interactive, Decision::Run),
+        ("strict: a command remembered in strict still asks", run_command("make", false), Strict, remembered_in(Strict, By::User, "run_command", "make", true), Interactive, ASK_ONCE),
         // ask_questions never needs approval
         ("question: strict runs", question(), Strict, none.clone(), Interactive, Decision::Run),
         ("question: headless balanced runs", question(), Normal, none.clone(), Headless, Decision::Run),
@@ -251,7 +300,10 @@ fn approval_matrix() {
         ("rule ask: beats trust, once", ruled(run_command("git push", true), RuleDecision::Ask), Trust, none.clone(), Interactive, ask_because("the rule `r` asks")),
         ("rule ask: beats the allow-list and memory", with(ruled(create_file(), RuleDecision::Ask), |f| f.allowed = true), Normal, remembered_tool("create_file"), Interactive, ask_because("the rule `r` asks")),
         ("rule ask headless: rejected with the reason", ruled(create_file(), RuleDecision::Ask), Trust, none.clone(), Headless, reject_because("create_file", "the rule `r` asks")),
-        ("rule allow: runs in strict", ruled(run_command("git diff", true), RuleDecision::Allow), Strict, none.clone(), Interactive, Decision::Run),
+        ("rule allow: does not apply in strict, which asks once", ruled(run_command("git diff", true), RuleDecision::Allow), Strict, none.clone(), Interactive, ASK_ONCE),
+        ("rule allow: strict headless rejects", ruled(run_command("git diff", true), RuleDecision::Allow), Strict, none.clone(), Headless, reject("run_command")),
+        ("rule deny: still applies in strict", ruled(run_command("rm x", false), RuleDecision::Deny), Strict, none.clone(), Interactive, Decision::Reject { message: denied_by_rule("`r`") }),
+        ("rule allow: a tool-wide allow does not run a strict edit", ruled(create_file(), RuleDecision::Allow), Strict, none.clone(), Interactive, ASK_ONCE),
         ("rule allow: runs in balanced headless", ruled(run_command("cargo test", false), RuleDecision::Allow), Normal, none.clone(), Headless, Decision::Run),
         ("rule allow: a forced write still asks", with(ruled(create_file(), RuleDecision::Allow), |f| f.force_ask = Some("outside".into())), Trust, none.clone(), Interactive, ask_because("outside")),
         ("rule allow: a caution still asks", with(ruled(run_command("git status", true), RuleDecision::Allow), |f| f.caution = Some("fsmonitor".into())), Normal, none.clone(), Interactive, caution("fsmonitor")),
@@ -263,6 +315,43 @@ fn approval_matrix() {
             "{name}"
         );
     }
+}
+
+/// What made each unasked run run, and what its tool block says.
+#[test]
+fn every_unasked_run_names_its_grounds() {
+    let none = Approvals::default();
+    let rule = |f: CallFacts| CallFacts {
+        rule: Some(RuleMatch {
+            decision: RuleDecision::Allow,
+            rule: "`run_command match \"git diff *\" → allow` (cfg:3)".into(),
+            unsandboxed: false,
+            network: false,
+        }),
+        ..f
+    };
+    #[rustfmt::skip]
+    let rows: Vec<(&str, CallFacts, Mode, Approvals, Option<Unasked>)> = vec![
+        ("an allow rule", rule(run_command("git diff", false)), Normal, none.clone(), Some(Unasked::Rule { rule: "`run_command match \"git diff *\" → allow` (cfg:3)".into() })),
+        ("the allow-list", with_allowed(create_file()), Strict, none.clone(), Some(Unasked::AllowedTools)),
+        ("Always accept", run_command("make", false), Normal, remembered_in(Normal, By::User, "run_command", "make", true), Some(Unasked::Remembered { mode: Normal })),
+        ("the judge's verdict", run_command("make", false), Auto, remembered_in(Auto, By::Judge, "run_command", "make", true), Some(Unasked::JudgeRemembered)),
+        ("the safe list in auto", run_command("ls", true), Auto, none.clone(), Some(Unasked::SafeList { mode: Auto })),
+        ("the safe list in balanced", sandboxed(run_command("ls", true)), Normal, none.clone(), Some(Unasked::SafeList { mode: Normal })),
+        ("trust", run_command("make", false), Trust, none.clone(), Some(Unasked::Mode { mode: Trust })),
+        ("a read in strict", read_file(), Strict, none.clone(), Some(Unasked::Mode { mode: Strict })),
+        ("a question", question(), Normal, none.clone(), None),
+    ];
+    for (name, facts, mode, memory, want) in rows {
+        let (decision, grounds) = decide_on(&facts, mode, &memory, Interactive);
+        assert_eq!(decision, Decision::Run, "{name}");
+        let grounds = grounds.expect("a run has grounds");
+        assert_eq!(unasked(&facts, grounds, mode), want, "{name}");
+    }
+}
+
+fn with_allowed(f: CallFacts) -> CallFacts {
+    CallFacts { allowed: true, ..f }
 }
 
 #[test]

@@ -149,7 +149,7 @@ impl Rules {
                 }
             }
         }
-        per_segment.first().map(|r| Found::plain(r))
+        Found::allows(&per_segment)
     }
 }
 

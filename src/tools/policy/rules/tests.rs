@@ -324,3 +324,4 @@ proptest! {
 }
 
 mod forms;
+mod lifts;
