@@ -22,6 +22,9 @@
 //!   file:line errors and the project-file limits; tool opts are plain data here.
 //! - [`checkpoint`]: checkpoints for undo — the content-addressed store in sayso's data
 //!   directory, project snapshots without git, the pure undo planner, and applying it.
+//! - [`project_files`]: where a working directory's project is, the rule a project's own
+//!   files (`AGENTS.md`, commands, skills) are read under (inside the project, never sayso's
+//!   config directory), and the stamps that say cheaply whether they changed.
 //! - [`commands`] and [`skills`]: prompt files the user and the project keep (`/NAME` commands,
 //!   `SKILL.md` folders), read through the `secrets` file check; text only, never settings.
 //! - [`events`]: what leaves the agent: one typed event stream and its sink, how a call and a
@@ -65,6 +68,7 @@ pub mod launch;
 pub mod logging;
 pub mod mcp;
 pub mod process_group;
+pub mod project_files;
 pub mod provider;
 pub mod sandbox;
 pub mod secrets;

@@ -68,9 +68,7 @@ impl Instructions {
 
 /// The directory that holds `.git` (a directory or a `gitdir:` file), at or above `cwd`.
 pub fn git_root(cwd: &Path) -> Option<PathBuf> {
-    cwd.ancestors()
-        .find(|d| d.join(".git").exists())
-        .map(Path::to_path_buf)
+    crate::project_files::git_root(cwd)
 }
 
 /// The checked-out branch (or the short commit when detached), from `HEAD` alone.
@@ -121,7 +119,7 @@ pub fn environment(cwd: &Path, date: &str) -> String {
 /// The instruction files that apply to `cwd`, in the order they go into the prompt.
 pub fn instruction_paths(cwd: &Path, user_config_dir: &Path) -> Vec<PathBuf> {
     let mut paths = vec![user_config_dir.join("AGENTS.md")];
-    let top = git_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+    let top = crate::project_files::root(cwd);
     let mut dirs: Vec<&Path> = cwd
         .ancestors()
         .take_while(|d| d.starts_with(&top))
@@ -140,27 +138,18 @@ pub fn load(cwd: &Path, user_config_dir: &Path, date: &str) -> Instructions {
     };
     let mut room = MAX_INSTRUCTIONS;
     let mut parts = Vec::new();
-    let project = git_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+    let project = crate::project_files::root(cwd);
     let users = user_config_dir.join("AGENTS.md");
     for path in instruction_paths(cwd, user_config_dir) {
         // The user's file may be in their config directory; a project's must be in the
         // project, and never in sayso's config directory (its config file holds secrets), even
-        // when that lies inside the project.
+        // when that lies inside the project (`project_files`).
         let read = if path == users {
             own_files::read_to_string(&path, &[user_config_dir, project.as_path()])
         } else {
-            match own_files::check(&path, &[project.as_path()]) {
-                Ok(resolved)
-                    if std::fs::canonicalize(user_config_dir)
-                        .is_ok_and(|d| resolved.starts_with(d)) =>
-                {
-                    Err(Refused::Refused(format!(
-                        "it resolves to {}, in sayso's config directory: a project's instructions are the project's own files",
-                        resolved.display()
-                    )))
-                }
-                _ => own_files::read_to_string(&path, &[project.as_path()]),
-            }
+            own_files::check(&path, &[project.as_path()])
+                .and_then(|_| crate::project_files::confine(&path, &project, user_config_dir))
+                .and_then(|_| own_files::read_to_string(&path, &[project.as_path()]))
         };
         let text = match read {
             Ok(text) => crate::secrets::scrub_owned(text),
@@ -318,6 +307,7 @@ mod tests {
                 description: "Fill PDF forms".into(),
                 source: crate::commands::Source::User,
                 dir: PathBuf::from("/s/pdf"),
+                real: PathBuf::from("/s/pdf"),
             }],
             notices: vec!["/s/x/SKILL.md: a note".into()],
         };

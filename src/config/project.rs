@@ -5,8 +5,11 @@
 //! are dropped from `[provider]` and every `[providers.NAME]`. Nor may it widen what runs:
 //! `[tools.*]`, `[groups.*]`, `chat.allowed_tools`, `chat.default_tools`, `chat.auto`,
 //! `[judge]`, `[sessions]` (pruning could delete your saved sessions) and `use_provider` are
-//! dropped too. Each dropped key gives one warning naming the
-//! file and line. Everything else (the model, timeouts, the system prompt, the theme…) stays.
+//! dropped too. Some keys a project may set only one way, the way that lets less happen
+//! without you: `text_tool_calls` only to `"off"`, `chat.auto_submit_success` and
+//! `chat.auto_submit_errors` only to `false`, `chat.max_turns` only at most yours. Each dropped
+//! key gives one warning naming the file and line. Everything else (the model, timeouts, the
+//! system prompt, the theme…) stays.
 //!
 //! Context windows (`context_window`, `[context_windows]`) are taken out of the project file
 //! without a warning and become upper bounds ([`ProjectWindows`]): a project may lower the
@@ -20,7 +23,7 @@
 use std::collections::BTreeMap;
 
 use super::error::{ConfigError, find_key_line};
-use super::file::ProviderFile;
+use super::file::{FileConfig, ProviderFile};
 use super::layers::Layer;
 
 /// The context-window numbers a project file set: upper bounds, never raises.
@@ -70,11 +73,75 @@ pub(super) fn take_windows(layer: &mut Layer) -> Result<ProjectWindows, ConfigEr
     })
 }
 
-/// Removes what a project file may not set from `layer`; returns one warning per key removed.
-pub(super) fn narrow(layer: &mut Layer) -> Vec<String> {
+/// Removes what a project file may not set from `layer` (`user`: the user's file, whose
+/// values some keys may only lower); returns one warning per key removed.
+pub(super) fn narrow(layer: &mut Layer, user: Option<&FileConfig>) -> Vec<String> {
     let mut warnings = strip_redirecting_keys(layer);
     warnings.extend(drop_widening_keys(layer));
+    warnings.extend(keep_only_tighter(layer, user));
     warnings
+}
+
+/// Drops the values of keys a project may set only one way, the way that lets less happen
+/// without you: `text_tool_calls` only `"off"` (text read as tool calls runs tools a server's
+/// own tool-call format would not have), `auto_submit_success`/`auto_submit_errors` only
+/// `false` (results go back to the model, and its next calls run, without your turn), and
+/// `max_turns` only at most yours (or the default).
+fn keep_only_tighter(layer: &mut Layer, user: Option<&FileConfig>) -> Vec<String> {
+    let mut dropped: Vec<(String, &'static str, String, String)> = Vec::new();
+    let mut text_calls = |table: String, p: &mut ProviderFile| {
+        if let Some(v) = p.text_tool_calls.take_if(|v| v != "off") {
+            dropped.push((
+                table,
+                "text_tool_calls",
+                format!("\"{v}\""),
+                "a project config may only turn reading tool calls from a reply's text off".into(),
+            ));
+        }
+    };
+    if let Some(p) = layer.file.provider.as_mut() {
+        text_calls("provider".into(), p);
+    }
+    for (name, p) in layer.file.providers.iter_mut() {
+        text_calls(format!("providers.{name}"), p);
+    }
+    if let Some(chat) = layer.file.chat.as_mut() {
+        for (key, value) in [
+            ("auto_submit_success", &mut chat.auto_submit_success),
+            ("auto_submit_errors", &mut chat.auto_submit_errors),
+        ] {
+            if value.take_if(|v| *v).is_some() {
+                dropped.push((
+                    "chat".into(),
+                    key,
+                    "true".into(),
+                    "a project config may only stop tool results going back to the model unasked"
+                        .into(),
+                ));
+            }
+        }
+        let yours = user
+            .and_then(|u| u.chat.as_ref())
+            .and_then(|c| c.max_turns)
+            .unwrap_or(super::validate::DEFAULT_MAX_TURNS);
+        if let Some(n) = chat.max_turns.take_if(|n| *n > yours) {
+            dropped.push((
+                "chat".into(),
+                "max_turns",
+                n.to_string(),
+                format!("a project config may only lower it (yours is {yours})"),
+            ));
+        }
+    }
+    dropped
+        .into_iter()
+        .map(|(table, key, value, why)| {
+            format!(
+                "{}: ignoring `{table}.{key} = {value}`: {why}; set it in your user config",
+                location(layer, &table, key)
+            )
+        })
+        .collect()
 }
 
 /// `path:line` for `table.key` in the layer, or just `path` when the line is not found.

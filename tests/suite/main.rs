@@ -45,6 +45,7 @@ mod mcp_e2e;
 mod no_terminal;
 mod overflow_recovers;
 mod polite_probing;
+mod project_narrows;
 mod readme_examples;
 mod reasoning_round_trip;
 mod requests;
