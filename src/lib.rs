@@ -7,7 +7,9 @@
 //!   characters, never inside one; [`duration_text`]: a duration as people read it;
 //!   [`process_group`]: children in their own process group, stopped as a group (the shell
 //!   runner's and the MCP stdio client's); [`exit`]: exit codes; [`signals`]: SIGINT/TERM/HUP;
-//!   [`logging`]: file logging (never to the terminal).
+//!   [`logging`]: file logging (never to the terminal); [`invisible`]: the characters a
+//!   screen does not show (tag characters, zero-width characters, variation selectors, bidi
+//!   controls…), found and named so they can be drawn (`⟨ZWSP⟩`, `⟨U+E0041⟩`).
 //! - [`provider`]: the OpenAI-compatible client: request, SSE framing, lenient chunk decoding,
 //!   delta assembly, retries (and the per-server pause after a 429), the models list, each
 //!   model's context window, and the model
@@ -64,6 +66,7 @@ pub mod duration_text;
 pub mod events;
 pub mod exit;
 pub mod headless;
+pub mod invisible;
 pub mod launch;
 pub mod logging;
 pub mod mcp;

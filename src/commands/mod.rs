@@ -8,7 +8,8 @@
 //! file is refused with a `file:line` notice (the command still loads, as text), and in the
 //! user's own file ignored with a notice. A name that a built-in command has loses to the
 //! built-in; one the user and the project both define is the user's (a repository cannot put
-//! its text behind a name the user chose). Both are said once, in the notices.
+//! its text behind a name the user chose). Both are said once, in the notices, as is a file
+//! holding invisible characters (`crate::invisible`).
 //!
 //! Files are read through `secrets::own_files`: a regular file (not `/proc`, `/sys`, `/dev`),
 //! inside its commands directory (a symlink out of it is refused with a note), at most
@@ -237,6 +238,7 @@ pub fn from_text(
     path: PathBuf,
     notices: &mut Vec<String>,
 ) -> FileCommand {
+    notices.extend(crate::invisible::file_notice(&path, text));
     let parsed = front_matter::parse(text);
     for key in &parsed.keys {
         if HONOURED_KEYS.contains(&key.key.as_str()) {

@@ -6,7 +6,8 @@
 //! the skills used.
 //!
 //! A skill is text for the model: its front matter sets nothing but its name and description
-//! (other keys are noted and ignored). A name the user and the project both use is the user's.
+//! (other keys are noted and ignored); a `SKILL.md` holding invisible characters is named in a
+//! notice (`crate::invisible`). A name the user and the project both use is the user's.
 //! `SKILL.md` is read through `secrets::own_files` (a regular file inside its folder, not
 //! `/proc`, at most [`MAX_SKILL_FILE`] bytes); the listed files are read, if at all, by
 //! `read_file` under its own rules — which treat a skill's folder as inside the project, so
@@ -162,6 +163,7 @@ pub fn from_text(
     notices: &mut Vec<String>,
 ) -> Option<Skill> {
     let file = folder.join("SKILL.md");
+    notices.extend(crate::invisible::file_notice(&file, text));
     let parsed = front_matter::parse(text);
     for key in &parsed.keys {
         if key.key != "name" && key.key != "description" {

@@ -206,3 +206,24 @@ fn a_skill_folder_repointed_after_it_was_found_is_not_loaded() {
     let fix = c.find("fix").unwrap();
     assert!(!other.starts_with(&fix.real));
 }
+
+#[test]
+fn a_skill_holding_invisible_characters_is_named_in_a_notice() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config");
+    let cwd = home.path().join("proj");
+    skill(
+        &project_dir(&cwd),
+        "lint",
+        "---\ndescription: Fix lint\n---\nRun the linter.\nThen r\u{200B}m the cache.\n",
+    );
+    let c = discover(&config, &cwd);
+    assert_eq!(c.skills.len(), 1);
+    assert_eq!(c.notices.len(), 1, "{:?}", c.notices);
+    assert!(
+        c.notices[0]
+            .contains("lint/SKILL.md holds an invisible character (⟨ZWSP⟩), the first on line 5"),
+        "{:?}",
+        c.notices
+    );
+}

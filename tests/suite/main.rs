@@ -36,6 +36,7 @@ mod footprint;
 mod headless;
 mod headless_tools;
 mod hostile;
+mod invisible_text;
 mod json_events_doc;
 mod judge;
 mod local_servers;

@@ -160,20 +160,21 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
         width,
     ));
     // A shell command reads as one; another tool's call as `tool: <what it does>`.
-    if !m.cmd_string.starts_with(&m.tool) {
-        head.extend(wrap_line(
-            &Line::from(vec![
-                Span::styled("$ ", t.dim),
-                Span::styled(m.cmd_string.replace('\n', " ⏎ "), t.code_inline),
-            ]),
-            width,
-        ));
+    let command = if !m.cmd_string.starts_with(&m.tool) {
+        Line::from(vec![
+            Span::styled("$ ", t.dim),
+            Span::styled(m.cmd_string.replace('\n', " ⏎ "), t.code_inline),
+        ])
     } else {
+        Line::from(vec![
+            Span::styled("tool: ", t.dim),
+            Span::styled(m.cmd_string.clone(), t.tool_name),
+        ])
+    };
+    head.extend(wrap_line(&crate::tui::tabs::reveal(command), width));
+    if m.hidden > 0 {
         head.extend(wrap_line(
-            &Line::from(vec![
-                Span::styled("tool: ", t.dim),
-                Span::styled(m.cmd_string.clone(), t.tool_name),
-            ]),
+            &Line::from(Span::styled(strings::invisible_in_call(m.hidden), t.notice)),
             width,
         ));
     }
@@ -223,7 +224,8 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
             ));
         }
         for l in m.rule_text(chosen).lines() {
-            let code = Line::from(Span::styled(l.to_owned(), t.code_inline));
+            let code =
+                crate::tui::tabs::reveal(Line::from(Span::styled(l.to_owned(), t.code_inline)));
             foot.extend(wrap_line_prefixed(
                 &code,
                 width,
