@@ -34,6 +34,9 @@ pub struct InstructionFile {
     pub bytes: usize,
     /// Bytes that went into the prompt (less when cut).
     pub used: usize,
+    /// A hash of the text read: a file rewritten with other text is told apart
+    /// (`agent::live_files`).
+    pub hash: u64,
 }
 
 /// The environment block and the instructions, ready for the system message.
@@ -194,6 +197,12 @@ pub fn load(cwd: &Path, user_config_dir: &Path, date: &str) -> Instructions {
             path,
             bytes: text.len(),
             used,
+            hash: {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::hash::DefaultHasher::new();
+                text.hash(&mut h);
+                h.finish()
+            },
         });
         room -= used;
     }

@@ -15,11 +15,13 @@
 //! inside its commands directory (a symlink out of it is refused with a note), at most
 //! [`MAX_COMMAND_FILE`] bytes, valid UTF-8; a project's directory and files must also resolve
 //! inside the project and outside sayso's config directory (`crate::project_files`), so a
-//! `.sayso/commands` linked elsewhere is not read. This module reads and describes; the TUI decides
-//! when a line is a command, and `@path` in the text is the composer's to attach.
+//! `.sayso/commands` linked elsewhere is not read. This module reads and describes ([`live`]:
+//! read again when a file changes); the TUI decides when a line is a command, and `@path` in
+//! the text is the composer's to attach.
 
 pub mod arguments;
 pub mod front_matter;
+pub mod live;
 pub mod mentions;
 
 use std::path::{Path, PathBuf};
