@@ -139,11 +139,8 @@ impl Agent {
         live.stale = false;
         let system = self.system_message();
         match self.messages.first_mut() {
-            Some(ChatMessage::System { content }) => {
-                if *content != system {
-                    *content = system;
-                }
-            }
+            Some(ChatMessage::System { content }) if *content != system => *content = system,
+            Some(ChatMessage::System { .. }) => {}
             _ if !system.is_empty() => self
                 .messages
                 .insert(0, ChatMessage::System { content: system }),

@@ -39,6 +39,7 @@ mod hostile;
 mod invisible_text;
 mod json_events_doc;
 mod judge;
+mod live_project_files;
 mod local_servers;
 mod local_timeouts;
 mod long_sessions;
