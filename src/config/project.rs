@@ -19,6 +19,11 @@
 //!
 //! `[sandbox]` is taken out of the project file the same way (by `layers`), and may only
 //! tighten what the user's file says (`super::sandbox`).
+//!
+//! A project may choose the chat model, but not the judge's: an empty `[judge] model` follows
+//! the chat model, so when the project file chose that, the judge gets the model your own files
+//! (or the command line, or the default) name ([`judge_model`]) — a repository must not pick a
+//! weak model to rule on its own commands in auto mode.
 
 use std::collections::BTreeMap;
 
@@ -71,6 +76,27 @@ pub(super) fn take_windows(layer: &mut Layer) -> Result<ProjectWindows, ConfigEr
         providers,
         models,
     })
+}
+
+/// The judge's model when `[judge] model` is empty and the project file chose the chat model
+/// (`model`, `[provider] model`…): the model the layers without it resolve to; `None` when that
+/// is the chat model anyway (the judge then follows the chat model, also after `/model`).
+pub(super) fn judge_model(
+    o: &super::Overrides,
+    env: &dyn super::Env,
+    layers: &[Layer],
+    model: &str,
+) -> Option<String> {
+    let (last, own) = layers.split_last()?;
+    if !last.project {
+        return None;
+    }
+    let merged = super::layers::merge(own);
+    let origins = super::layers::Origins::new(own);
+    let resolved = super::resolve::provider(o, env, &merged, origins).ok()?;
+    let yours =
+        super::validate::model(o, env, resolved.file.model.clone(), &merged, origins).ok()?;
+    (yours != model).then_some(yours)
 }
 
 /// Removes what a project file may not set from `layer` (`user`: the user's file, whose
@@ -237,4 +263,78 @@ fn drop_widening_keys(layer: &mut Layer) -> Vec<String> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use crate::config::{Config, Overrides};
+
+    fn load(home: &std::path::Path, user: &str, project: &str, model: Option<&str>) -> Config {
+        let env: HashMap<String, String> = [("XDG_CONFIG_HOME", home.join("config"))]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.display().to_string()))
+            .collect();
+        std::fs::create_dir_all(home.join("config/sayso")).unwrap();
+        std::fs::create_dir_all(home.join(".sayso")).unwrap();
+        std::fs::write(home.join("config/sayso/config.toml"), user).unwrap();
+        std::fs::write(home.join(".sayso/config.toml"), project).unwrap();
+        let o = Overrides {
+            cwd: home.to_path_buf(),
+            model: model.map(str::to_owned),
+            ..Overrides::default()
+        };
+        Config::load(&o, &env).expect("the config loads")
+    }
+
+    /// A project's model is the chat's, never the judge's (row: user file, project file, `-m`,
+    /// the chat model, the judge's).
+    #[test]
+    fn a_project_chooses_the_chat_model_but_not_the_judges() {
+        let home = tempfile::tempdir().unwrap();
+        let rows: [(&str, &str, Option<&str>, &str, Option<&str>); 6] = [
+            (
+                "model = \"big\"",
+                "model = \"tiny\"",
+                None,
+                "tiny",
+                Some("big"),
+            ),
+            (
+                "model = \"big\"",
+                "[provider]\nmodel = \"tiny\"",
+                None,
+                "tiny",
+                Some("big"),
+            ),
+            (
+                "",
+                "model = \"tiny\"",
+                None,
+                "tiny",
+                Some(crate::config::DEFAULT_MODEL),
+            ),
+            ("model = \"big\"", "", None, "big", None),
+            (
+                "model = \"big\"",
+                "model = \"tiny\"",
+                Some("cli"),
+                "cli",
+                None,
+            ),
+            (
+                "model = \"big\"\n[judge]\nmodel = \"j\"",
+                "model = \"tiny\"",
+                None,
+                "tiny",
+                Some("j"),
+            ),
+        ];
+        for (user, project, cli, chat, judge) in rows {
+            let c = load(home.path(), user, project, cli);
+            assert_eq!(c.model, chat, "{user:?} {project:?}");
+            assert_eq!(c.judge.model.as_deref(), judge, "{user:?} {project:?}");
+        }
+    }
 }

@@ -177,3 +177,31 @@ async fn a_project_may_only_lower_max_turns_and_turn_auto_submit_off() {
     // The user's `auto_submit_success = false` holds: one request, the result not sent back.
     assert_eq!(fx.requests().len(), 1, "{}", out.stderr);
 }
+
+/// A project may choose the chat model, not who judges its commands in auto mode: with an
+/// empty `[judge] model`, the judge asks the model your config names.
+#[tokio::test]
+async fn a_project_model_is_the_chats_but_the_judge_keeps_yours() {
+    let fx = Fixture::start().await;
+    fx.push(calls(&[(
+        "c1",
+        "run_command",
+        json!({"cmd": "touch judged.txt"}),
+    )]));
+    fx.push(Reply::Json(json!({"choices": [{"message": {"role": "assistant", "content": "{\"safe\": true, \"reason\": \"it creates one empty file in the project\"}"}, "finish_reason": "stop"}]})));
+    fx.push(Reply::Stream(sse::text_reply(&["Done."])));
+    let h = home_with(&fx.base_url(), "");
+    write(
+        &h.path().join(".sayso/config.toml"),
+        "model = \"tiny-0.5b\"\n",
+    );
+    let mut cmd = sayso(h.path());
+    cmd.args(["-p", "--auto", "make a file"]);
+    let out = run(cmd).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let requests = fx.requests();
+    assert_eq!(requests.len(), 3, "{}", out.stderr);
+    assert_eq!(requests[0].body["model"], "tiny-0.5b", "the chat");
+    assert_eq!(requests[1].body.get("stream"), None, "the judge's request");
+    assert_eq!(requests[1].body["model"], "m", "the judge: your model");
+}
