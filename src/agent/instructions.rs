@@ -8,8 +8,9 @@
 //!
 //! The instructions are capped ([`MAX_INSTRUCTIONS`] bytes in all); a file cut or left out
 //! says so in the text and in [`Instructions::notes`], which `/context` and the start notice
-//! show, as is a file holding invisible characters (`crate::invisible::file_notice`). The git branch is read from `.git/HEAD` directly: no git process runs in a repository
-//! nobody vetted yet.
+//! show, as is a file holding invisible characters (`crate::invisible::file_notice`). The git
+//! branch is read from `.git/HEAD` directly: no git process runs in a repository nobody vetted
+//! yet.
 //!
 //! Every file is read through `secrets::own_files`: an `AGENTS.md` (or `.git/HEAD`) must resolve
 //! to a regular file outside `/proc`, `/sys` and `/dev`, and an `AGENTS.md` inside the project

@@ -6,7 +6,8 @@
 //!
 //! The few variants that carry a `String` carry words another layer already chose: the
 //! provider's own stream note, the instruction files' notes (also in `/context`), the tool
-//! offer's note, the resumed session's banner, what changed in the project's files. Nothing here is saved in a session file.
+//! offer's note, the resumed session's banner, what changed in the project's files. Nothing
+//! here is saved in a session file.
 
 use crate::config::mode::Mode;
 use crate::provider::ProviderError;
