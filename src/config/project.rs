@@ -293,7 +293,9 @@ mod tests {
     #[test]
     fn a_project_chooses_the_chat_model_but_not_the_judges() {
         let home = tempfile::tempdir().unwrap();
-        let rows: [(&str, &str, Option<&str>, &str, Option<&str>); 6] = [
+        /// The user file, the project file, `-m`; the chat model and the judge's.
+        type Row<'a> = (&'a str, &'a str, Option<&'a str>, &'a str, Option<&'a str>);
+        let rows: [Row; 6] = [
             (
                 "model = \"big\"",
                 "model = \"tiny\"",
