@@ -166,3 +166,65 @@ async fn headless_says_when_a_command_wrote_an_agents_file() {
         .unwrap_or_else(|| panic!("no turn end: {}", out.stdout));
     assert!(notice < ended, "{}", out.stdout);
 }
+
+/// `sayso acp` runs the same agent: an `AGENTS.md` written between two prompts of a session is
+/// in the second prompt's request, and a third prompt with nothing changed sends the same
+/// system message.
+#[tokio::test]
+async fn an_acp_session_reads_an_agents_file_written_between_prompts() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let fx = Fixture::start().await;
+    for text in ["one", "two", "three"] {
+        fx.push(Reply::Stream(sse::text_reply(&[text])));
+    }
+    let h = home_with(&fx.base_url(), "");
+    let mut cmd = sayso(h.path());
+    cmd.arg("acp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("sayso acp starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut call = async |id: u64, method: &str, params: Value| -> Value {
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .unwrap();
+        loop {
+            let line = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line())
+                .await
+                .expect("an answer within a minute")
+                .unwrap()
+                .expect("stdout open");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == json!(id) && v.get("method").is_none() {
+                return v;
+            }
+        }
+    };
+    call(
+        1,
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {}}),
+    )
+    .await;
+    let session = call(2, "session/new", json!({"cwd": h.path(), "mcpServers": []})).await;
+    let session = session["result"]["sessionId"].as_str().unwrap().to_owned();
+    let prompt =
+        |text: &str| json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
+    call(3, "session/prompt", prompt("first")).await;
+    std::fs::write(h.path().join("AGENTS.md"), "Prefer small commits.\n").unwrap();
+    call(4, "session/prompt", prompt("second")).await;
+    call(5, "session/prompt", prompt("third")).await;
+    let requests = fx.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(!system(&requests[0].body).contains("Prefer small commits."));
+    assert!(
+        system(&requests[1].body).contains("Prefer small commits."),
+        "{}",
+        system(&requests[1].body)
+    );
+    assert_eq!(system(&requests[2].body), system(&requests[1].body));
+    drop(child);
+}
