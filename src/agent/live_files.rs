@@ -189,6 +189,18 @@ impl Agent {
             live.stamps = now;
             live.stale = true;
         }
+        // Skills the chat does not offer (the user chose the tools) are not in force: said so.
+        let offered = self.engine.active().contains(skill_tool);
+        let said: Vec<String> = said
+            .into_iter()
+            .map(|c| {
+                if c.starts_with("skill ") && !offered {
+                    format!("{c} (not offered: the chat's tools were chosen without `skill`)")
+                } else {
+                    c
+                }
+            })
+            .collect();
         if !said.is_empty() {
             sink.emit(Event::Notice(Notice::ProjectFiles {
                 changes: said,
