@@ -7,7 +7,9 @@
 //!   characters, never inside one; [`duration_text`]: a duration as people read it;
 //!   [`process_group`]: children in their own process group, stopped as a group (the shell
 //!   runner's and the MCP stdio client's); [`exit`]: exit codes; [`signals`]: SIGINT/TERM/HUP;
-//!   [`logging`]: file logging (never to the terminal).
+//!   [`logging`]: file logging (never to the terminal); [`invisible`]: the characters a
+//!   screen does not show (tag characters, zero-width characters, variation selectors, bidi
+//!   controls…), found and named so they can be drawn (`⟨ZWSP⟩`, `⟨U+E0041⟩`).
 //! - [`provider`]: the OpenAI-compatible client: request, SSE framing, lenient chunk decoding,
 //!   delta assembly, retries (and the per-server pause after a 429), the models list, each
 //!   model's context window, and the model
@@ -22,6 +24,9 @@
 //!   file:line errors and the project-file limits; tool opts are plain data here.
 //! - [`checkpoint`]: checkpoints for undo — the content-addressed store in sayso's data
 //!   directory, project snapshots without git, the pure undo planner, and applying it.
+//! - [`project_files`]: where a working directory's project is, the rule a project's own
+//!   files (`AGENTS.md`, commands, skills) are read under (inside the project, never sayso's
+//!   config directory), and the stamps that say cheaply whether they changed.
 //! - [`commands`] and [`skills`]: prompt files the user and the project keep (`/NAME` commands,
 //!   `SKILL.md` folders), read through the `secrets` file check; text only, never settings.
 //! - [`events`]: what leaves the agent: one typed event stream and its sink, how a call and a
@@ -61,10 +66,12 @@ pub mod duration_text;
 pub mod events;
 pub mod exit;
 pub mod headless;
+pub mod invisible;
 pub mod launch;
 pub mod logging;
 pub mod mcp;
 pub mod process_group;
+pub mod project_files;
 pub mod provider;
 pub mod sandbox;
 pub mod secrets;

@@ -82,7 +82,9 @@ pub fn build(
         ))
     });
     // Skills are offered (the tool, and their list in the system message) when there are
-    // any, unless the user picked the tools without `skill`.
+    // any, unless the user picked the tools without `skill`. The files are stamped before they
+    // are read, so a change while they are read is seen at the next refresh.
+    let stamps = super::live_files::watched(&cwd, &config.dirs.config);
     let skills = crate::skills::discover(&config.dirs.config, &cwd);
     let mut active = setup.active;
     if !skills.is_empty() && !config.tools.default_tools_chosen {
@@ -141,6 +143,7 @@ pub fn build(
         user_config: config.user_file.clone(),
     };
     let mut agent = Agent::new(client, engine, model, settings, setup.groups);
+    agent.watch_project_files(config.dirs.config.clone(), stamps);
     agent.mcp.selection = setup.mcp;
     agent.start_mode = resume_mode::StartMode {
         mode: config.tools.approval_mode,

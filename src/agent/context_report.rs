@@ -56,6 +56,7 @@ impl Agent {
                 })
                 .collect(),
             notes: i.notes.clone(),
+            skills: self.skill_names(),
             tools: specs.len(),
             tools_tokens: tools,
             history_messages: history_msgs.len(),

@@ -29,7 +29,8 @@
 //! - [`window`]: the agent's side of the window: learning it, `/compact`; [`fit`]: what each
 //!   request sends (pure); [`in_use`]: the tokens in use, from the usage or estimated;
 //!   [`loop_guard`]: stops a model that repeats a failing call.
-//! - [`instructions`]: the environment block and `AGENTS.md` files after the system prompt.
+//! - [`instructions`]: the environment block and `AGENTS.md` files after the system prompt;
+//!   [`live_files`]: they and the skills read again when they change during a chat.
 //! - [`context_report`]: `/context`, what fills the window.
 //! - [`mcp_sync`]: the MCP servers' tools offered as they start, change or fail.
 //! - [`mentions`]: `@{name}` in a message adds tools or groups.
@@ -45,6 +46,7 @@ pub mod context_report;
 pub mod fit;
 pub mod in_use;
 pub mod instructions;
+pub mod live_files;
 pub mod loop_guard;
 pub mod mcp_sync;
 pub mod mentions;
@@ -125,6 +127,8 @@ pub struct Agent {
     /// Images the front end sent with the next message itself, not as `@path` mentions (an
     /// editor's image blocks, `crate::acp`): they join that message's images.
     images: Vec<crate::provider::Image>,
+    /// The project's files watched for changes (`None`: not watched).
+    live: Option<live_files::Live>,
 }
 
 impl Agent {
@@ -160,6 +164,7 @@ impl Agent {
             steer: Default::default(),
             notes: Vec::new(),
             images: Vec::new(),
+            live: None,
         };
         agent.reset();
         agent

@@ -216,12 +216,18 @@ pub async fn run(
                 table: agent.tools_table(),
             })),
             Command::NewChat => {
+                // A new chat starts with the project's files as they are now.
+                agent.refresh_project_files(&front);
                 agent.reset();
                 agent.report_estimate(&front);
                 saving.new_chat(&agent).await;
             }
             Command::ListSessions => front.emit(saving.list()),
-            Command::Context => front.emit(Event::Answer(Answer::Context(agent.context_report()))),
+            Command::Context => {
+                // What is in force is what the next request sends.
+                agent.refresh_project_files(&front);
+                front.emit(Event::Answer(Answer::Context(agent.context_report())));
+            }
             Command::ListMcp => {
                 agent.sync_mcp(&front).await;
                 front.emit(Event::Answer(Answer::Mcp {

@@ -8,15 +8,20 @@
 //! file is refused with a `file:line` notice (the command still loads, as text), and in the
 //! user's own file ignored with a notice. A name that a built-in command has loses to the
 //! built-in; one the user and the project both define is the user's (a repository cannot put
-//! its text behind a name the user chose). Both are said once, in the notices.
+//! its text behind a name the user chose). Both are said once, in the notices, as is a file
+//! holding invisible characters (`crate::invisible`).
 //!
 //! Files are read through `secrets::own_files`: a regular file (not `/proc`, `/sys`, `/dev`),
 //! inside its commands directory (a symlink out of it is refused with a note), at most
-//! [`MAX_COMMAND_FILE`] bytes, valid UTF-8. This module reads and describes; the TUI decides
-//! when a line is a command, and `@path` in the text is the composer's to attach.
+//! [`MAX_COMMAND_FILE`] bytes, valid UTF-8; a project's directory and files must also resolve
+//! inside the project and outside sayso's config directory (`crate::project_files`), so a
+//! `.sayso/commands` linked elsewhere is not read. This module reads and describes ([`live`]:
+//! read again when a file changes); the TUI decides when a line is a command, and `@path` in
+//! the text is the composer's to attach.
 
 pub mod arguments;
 pub mod front_matter;
+pub mod live;
 pub mod mentions;
 
 use std::path::{Path, PathBuf};
@@ -121,12 +126,13 @@ pub fn valid_name(name: &str) -> bool {
 pub fn load(config_dir: &Path, cwd: &Path, builtins: &[&str]) -> Catalog {
     let mut found = Vec::new();
     let mut notices = Vec::new();
+    let project = crate::project_files::root(cwd);
     for (source, dir) in [
         (Source::User, user_dir(config_dir)),
         (Source::Project, project_dir(cwd)),
     ] {
-        let config = (source == Source::Project).then_some(config_dir);
-        read_dir(&dir, source, config, &mut found, &mut notices);
+        let confined = (source == Source::Project).then_some((project.as_path(), config_dir));
+        read_dir(&dir, source, confined, &mut found, &mut notices);
     }
     let (catalog_commands, mut more) = resolve(found, builtins);
     notices.append(&mut more);
@@ -167,13 +173,25 @@ pub fn resolve(mut found: Vec<FileCommand>, builtins: &[&str]) -> (Vec<FileComma
     (kept, notices)
 }
 
+/// The commands in `dir`; a project's (`confined`: its project and sayso's config directory)
+/// only when `dir` and each file resolve inside the project and outside that directory.
 fn read_dir(
     dir: &Path,
     source: Source,
-    config_dir: Option<&Path>,
+    confined: Option<(&Path, &Path)>,
     found: &mut Vec<FileCommand>,
     notices: &mut Vec<String>,
 ) {
+    if let Some((project, config)) = confined {
+        match crate::project_files::confine(dir, project, config) {
+            Ok(_) => {}
+            Err(Refused::Missing) => return,
+            Err(Refused::Refused(why)) => {
+                notices.push(format!("{} was not read: {why}", dir.display()));
+                return;
+            }
+        }
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -194,7 +212,7 @@ fn read_dir(
             ));
             continue;
         }
-        match read_one(&path, dir, config_dir) {
+        match read_one(&path, dir, confined) {
             Ok(text) => found.push(from_text(name, &text, source, path, notices)),
             Err(Refused::Missing) => {}
             Err(Refused::Refused(why)) => {
@@ -204,17 +222,11 @@ fn read_dir(
     }
 }
 
-/// The text of a command file, read through `own_files` inside `dir`; a project's file never
-/// from sayso's config directory (`config_dir`).
-fn read_one(path: &Path, dir: &Path, config_dir: Option<&Path>) -> Result<String, Refused> {
-    if let Some(config) = config_dir
-        && let Ok(resolved) = own_files::check(path, &[dir])
-        && std::fs::canonicalize(config).is_ok_and(|c| resolved.starts_with(c))
-    {
-        return Err(Refused::Refused(format!(
-            "it resolves to {}, in sayso's config directory",
-            resolved.display()
-        )));
+/// The text of a command file, read through `own_files` inside `dir`; a project's file
+/// (`confined`) only from inside the project, never from sayso's config directory.
+fn read_one(path: &Path, dir: &Path, confined: Option<(&Path, &Path)>) -> Result<String, Refused> {
+    if let Some((project, config)) = confined {
+        crate::project_files::confine(path, project, config)?;
     }
     let bytes = own_files::read_at_most(path, &[dir], MAX_COMMAND_FILE)?;
     String::from_utf8(bytes).map_err(|_| Refused::Refused("it is not UTF-8 text".into()))
@@ -228,6 +240,7 @@ pub fn from_text(
     path: PathBuf,
     notices: &mut Vec<String>,
 ) -> FileCommand {
+    notices.extend(crate::invisible::file_notice(&path, text));
     let parsed = front_matter::parse(text);
     for key in &parsed.keys {
         if HONOURED_KEYS.contains(&key.key.as_str()) {

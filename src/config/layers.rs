@@ -65,7 +65,10 @@ pub(super) fn read_layers(o: &Overrides, env: &dyn Env) -> Result<ReadLayers, Co
         std::fs::canonicalize(&project_path).ok() == std::fs::canonicalize(&user_path).ok();
     if !same_file && let Some(mut l) = read_layer(&project_path, false)? {
         project_mcp_sandboxed = super::mcp::take_project_sandboxed(&mut l);
-        warnings.extend(project::narrow(&mut l));
+        warnings.extend(project::narrow(
+            &mut l,
+            layers.first().map(|u: &Layer| &u.file),
+        ));
         project_windows = project::take_windows(&mut l)?;
         project_sandbox = l.file.sandbox.take();
         l.project = true;

@@ -288,7 +288,10 @@ impl Config {
         tools.mcp_servers = mcp::servers(&merged.mcp_servers, origins)?;
         warnings.extend(mcp::tighten(&mut tools.mcp_servers, &project_mcp_sandboxed));
         let ui = validate::ui(&merged, origins)?;
-        let judge = validate::judge(&merged, origins)?;
+        let mut judge = validate::judge(&merged, origins)?;
+        if judge.model.is_none() {
+            judge.model = project::judge_model(o, env, &layers, &model);
+        }
         let sessions = sessions::settings(&merged, origins)?;
         let undo = undo::settings(&merged, origins)?;
         let project_layer = layers.iter().find(|l| l.project);

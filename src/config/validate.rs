@@ -25,6 +25,9 @@ use super::{
 use crate::provider::reasoning::valid_effort;
 use crate::provider::{ProviderSettings, ReasoningSettings, RetryPolicy, SendReasoning};
 
+/// Model round-trips per user message when nothing sets `max_turns`.
+pub(super) const DEFAULT_MAX_TURNS: u32 = 50;
+
 /// The client's settings, and whether the endpoint is the built-in default (nothing set one).
 pub(super) fn provider_settings(
     o: &Overrides,
@@ -283,7 +286,7 @@ pub(super) fn tool_settings(
     };
     let mut allowed_tools = chat.allowed_tools.clone().unwrap_or_default();
     allowed_tools.extend(o.allowed_tools.iter().cloned());
-    let max_turns = o.max_turns.or(chat.max_turns).unwrap_or(50);
+    let max_turns = o.max_turns.or(chat.max_turns).unwrap_or(DEFAULT_MAX_TURNS);
     if max_turns == 0 {
         return Err(match o.max_turns {
             Some(_) => ConfigError::Invalid {

@@ -180,6 +180,8 @@ pub struct ContextReport {
     pub files: Vec<InstructionFile>,
     /// What the user should know about the instruction files.
     pub notes: Vec<String>,
+    /// The skills listed in the system message (none while the `skill` tool is not offered).
+    pub skills: Vec<String>,
     pub tools: usize,
     pub tools_tokens: u64,
     pub history_messages: usize,

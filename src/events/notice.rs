@@ -6,7 +6,8 @@
 //!
 //! The few variants that carry a `String` carry words another layer already chose: the
 //! provider's own stream note, the instruction files' notes (also in `/context`), the tool
-//! offer's note, the resumed session's banner. Nothing here is saved in a session file.
+//! offer's note, the resumed session's banner, what changed in the project's files. Nothing
+//! here is saved in a session file.
 
 use crate::config::mode::Mode;
 use crate::provider::ProviderError;
@@ -97,6 +98,15 @@ pub enum Notice {
     SandboxLimits {
         mode: crate::sandbox::Mode,
         limits: Vec<String>,
+    },
+    /// The project's instruction files or skills changed since they were read, and were read
+    /// again (`agent::live_files`): each change in words (`AGENTS.md changed: re-read`, `skill
+    /// deploy added`), and what is in force now — the `AGENTS.md` files read and the skills'
+    /// names (the TUI's welcome shows them).
+    ProjectFiles {
+        changes: Vec<String>,
+        instructions: Vec<std::path::PathBuf>,
+        skills: Vec<String>,
     },
 }
 

@@ -109,6 +109,7 @@ impl Notice {
                 mode.as_str(),
                 limits.join("; ")
             ),
+                Notice::ProjectFiles { changes, .. } => changes.join("; "),
             Notice::ReplayedMode(_) | Notice::ReplayedModel(_) => return None,
         })
     }

@@ -170,6 +170,17 @@ mod tests {
                     "the sandbox (workspace-write) cannot enforce: protected paths inside the project",
                 ),
             ),
+            (
+                Notice::ProjectFiles {
+                    changes: vec![
+                        "AGENTS.md changed: re-read".into(),
+                        "skill deploy added".into(),
+                    ],
+                    instructions: vec!["/p/AGENTS.md".into()],
+                    skills: vec!["deploy".into()],
+                },
+                Some("AGENTS.md changed: re-read; skill deploy added"),
+            ),
         ];
         for (notice, want) in rows {
             assert_eq!(message(&notice).as_deref(), want, "{notice:?}");

@@ -6,10 +6,16 @@
 //! the skills used.
 //!
 //! A skill is text for the model: its front matter sets nothing but its name and description
-//! (other keys are noted and ignored). A name the user and the project both use is the user's.
+//! (other keys are noted and ignored); a `SKILL.md` holding invisible characters is named in a
+//! notice (`crate::invisible`). A name the user and the project both use is the user's.
 //! `SKILL.md` is read through `secrets::own_files` (a regular file inside its folder, not
 //! `/proc`, at most [`MAX_SKILL_FILE`] bytes); the listed files are read, if at all, by
-//! `read_file` under its own rules. This module does not run anything a skill mentions.
+//! `read_file` under its own rules — which treat a skill's folder as inside the project, so
+//! where a folder is must be settled first: a skill's folder must resolve inside its skills
+//! directory, and the project's `.sayso/skills` inside the project and outside sayso's config
+//! directory (`crate::project_files`); a symlink that leads out is refused with a notice. The
+//! folder is remembered as it resolved then ([`Skill::real`]). This module does not run
+//! anything a skill mentions.
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +39,9 @@ pub struct Skill {
     pub source: Source,
     /// The folder that holds `SKILL.md`.
     pub dir: PathBuf,
+    /// `dir` fully resolved when it was found: what `read_file` treats as inside, and where
+    /// the folder must still lead when the skill is loaded.
+    pub real: PathBuf,
 }
 
 /// The skills found, and what the user should be told about them.
@@ -52,11 +61,10 @@ impl Catalog {
         self.skills.is_empty()
     }
 
-    /// Whether `path` (resolved) lies in one of the skills' folders.
+    /// Whether `path` (resolved) lies in one of the skills' folders, as they resolved when
+    /// they were found (a folder pointed elsewhere since does not move what is inside).
     pub fn holds(&self, path: &Path) -> bool {
-        self.skills
-            .iter()
-            .any(|s| std::fs::canonicalize(&s.dir).is_ok_and(|d| path.starts_with(d)))
+        self.skills.iter().any(|s| path.starts_with(&s.real))
     }
 }
 
@@ -70,14 +78,30 @@ pub fn project_dir(cwd: &Path) -> PathBuf {
     cwd.join(".sayso").join("skills")
 }
 
-/// The skills of the user (`config_dir`) and the project (`cwd`).
+/// The skills of the user (`config_dir`) and the project (`cwd`). The project's skills
+/// directory must resolve inside the project and outside `config_dir`
+/// (`crate::project_files::confine`): one that leads out is not read, with a notice saying why.
 pub fn discover(config_dir: &Path, cwd: &Path) -> Catalog {
     let mut out = Catalog::default();
+    let project = crate::project_files::root(cwd);
     for (source, dir) in [
         (Source::User, user_dir(config_dir)),
         (Source::Project, project_dir(cwd)),
     ] {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+        let within = match source {
+            Source::User => std::fs::canonicalize(&dir).map_err(|_| Refused::Missing),
+            Source::Project => crate::project_files::confine(&dir, &project, config_dir),
+        };
+        let within = match within {
+            Ok(w) => w,
+            Err(Refused::Missing) => continue,
+            Err(Refused::Refused(why)) => {
+                out.notices
+                    .push(format!("{} was not read: {why}", dir.display()));
+                continue;
+            }
+        };
+        let Ok(entries) = std::fs::read_dir(&within) else {
             continue;
         };
         let mut folders: Vec<PathBuf> = entries
@@ -86,10 +110,13 @@ pub fn discover(config_dir: &Path, cwd: &Path) -> Catalog {
             .filter(|p| p.join("SKILL.md").exists())
             .collect();
         folders.sort();
-        for folder in folders {
-            match read_skill_md(&folder, &dir) {
-                Ok(text) => {
-                    if let Some(skill) = from_text(&folder, &text, source, &mut out.notices) {
+        for entry in folders {
+            // Named under the directory as the user knows it, checked where it resolves.
+            let folder = dir.join(entry.file_name().unwrap_or_default());
+            match read_skill_md(&folder, &within) {
+                Ok((text, real)) => {
+                    if let Some(mut skill) = from_text(&folder, &text, source, &mut out.notices) {
+                        skill.real = real;
                         if let Some(first) = out.find(&skill.name) {
                             out.notices.push(format!(
                                 "{}: the skill `{}` is also in {}, which wins",
@@ -114,21 +141,18 @@ pub fn discover(config_dir: &Path, cwd: &Path) -> Catalog {
     out
 }
 
-/// `SKILL.md` of `folder`, read inside `folder` (itself inside `dir`).
-fn read_skill_md(folder: &Path, dir: &Path) -> Result<String, Refused> {
+/// `SKILL.md` of `folder`, read inside `folder`, which must resolve inside `within` (the skills
+/// directory, resolved); the text and the folder resolved.
+fn read_skill_md(folder: &Path, within: &Path) -> Result<(String, PathBuf), Refused> {
     // The folder itself may not lead out of the skills directory.
-    let inside = std::fs::canonicalize(folder)
+    let real = std::fs::canonicalize(folder)
         .ok()
-        .zip(std::fs::canonicalize(dir).ok())
-        .is_some_and(|(f, d)| f.starts_with(d));
-    if !inside {
-        return Err(Refused::Refused(format!(
-            "its folder is outside {}",
-            dir.display()
-        )));
-    }
-    let bytes = own_files::read_at_most(&folder.join("SKILL.md"), &[folder], MAX_SKILL_FILE)?;
-    String::from_utf8(bytes).map_err(|_| Refused::Refused("it is not UTF-8 text".into()))
+        .filter(|f| f.starts_with(within))
+        .ok_or_else(|| Refused::Refused(format!("its folder is outside {}", within.display())))?;
+    let bytes = own_files::read_at_most(&real.join("SKILL.md"), &[&real], MAX_SKILL_FILE)?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| Refused::Refused("it is not UTF-8 text".into()))?;
+    Ok((text, real))
 }
 
 /// A skill from its `SKILL.md` text; `None` (with a notice) when it has no usable name.
@@ -139,6 +163,7 @@ pub fn from_text(
     notices: &mut Vec<String>,
 ) -> Option<Skill> {
     let file = folder.join("SKILL.md");
+    notices.extend(crate::invisible::file_notice(&file, text));
     let parsed = front_matter::parse(text);
     for key in &parsed.keys {
         if key.key != "name" && key.key != "description" {
@@ -173,6 +198,7 @@ pub fn from_text(
         ),
         source,
         dir: folder.to_path_buf(),
+        real: folder.to_path_buf(),
     })
 }
 
@@ -208,9 +234,21 @@ pub fn load(catalog: &Catalog, name: &str) -> Result<String, String> {
             format!("no skill `{name}`; the skills are: {}", names.join(", "))
         });
     };
-    let dir = skill.dir.parent().unwrap_or(&skill.dir);
-    let text = read_skill_md(&skill.dir, dir)
-        .map_err(|why| format!("the skill `{name}` cannot be read now: {why}"))?;
+    // The folder must still lead where it did when it was found.
+    let cannot = |why: String| format!("the skill `{name}` cannot be read now: {why}");
+    match std::fs::canonicalize(&skill.dir) {
+        Ok(now) if now == skill.real => {}
+        Ok(now) => {
+            return Err(cannot(format!(
+                "its folder now leads to {}, not {}",
+                now.display(),
+                skill.real.display()
+            )));
+        }
+        Err(e) => return Err(cannot(e.to_string())),
+    }
+    let (text, _) =
+        read_skill_md(&skill.dir, &skill.real).map_err(|why| cannot(why.to_string()))?;
     let parsed = front_matter::parse(&text);
     let text = crate::secrets::scrub_owned(parsed.body.trim().to_owned());
     let mut out = format!(
@@ -219,7 +257,7 @@ pub fn load(catalog: &Catalog, name: &str) -> Result<String, String> {
         skill.source.as_str(),
         skill.dir.display()
     );
-    let (files, more) = files(&skill.dir);
+    let (files, more) = files(&skill.real);
     if !files.is_empty() {
         out.push_str(
             "\n\nThis skill's other files (read one with read_file when the skill says to):",

@@ -77,6 +77,7 @@ fn the_listing_is_capped() {
                 description: "d".repeat(MAX_DESCRIPTION),
                 source: Source::User,
                 dir: PathBuf::from("/x"),
+                real: PathBuf::from("/x"),
             })
             .collect(),
         notices: Vec::new(),
@@ -128,5 +129,101 @@ fn front_matter_without_a_name_takes_the_folder_name() {
             &mut notices
         )
         .is_none()
+    );
+}
+
+/// A project's skills directory, or a skill folder in it, that resolves outside the project is
+/// not read, and nothing outside becomes "inside" for `read_file` (issue 36, item 7).
+#[cfg(unix)]
+#[test]
+fn a_project_skills_directory_or_folder_leading_out_of_the_project_is_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config");
+    let cwd = home.path().join("proj");
+    std::fs::create_dir_all(cwd.join(".git")).unwrap();
+    std::fs::create_dir_all(&config).unwrap();
+    let outside = home.path().join("elsewhere");
+    skill(&outside, "notes", "---\ndescription: outside\n---\nx");
+    std::fs::write(outside.join("notes/private.txt"), "secret").unwrap();
+    std::fs::create_dir_all(cwd.join(".sayso")).unwrap();
+    // The whole skills directory links out.
+    std::os::unix::fs::symlink(&outside, project_dir(&cwd)).unwrap();
+    let c = discover(&config, &cwd);
+    assert!(c.skills.is_empty(), "{:?}", c.skills);
+    assert_eq!(c.notices.len(), 1, "{:?}", c.notices);
+    assert!(
+        c.notices[0].contains("outside the project"),
+        "{:?}",
+        c.notices
+    );
+    let private = std::fs::canonicalize(outside.join("notes/private.txt")).unwrap();
+    assert!(!c.holds(&private));
+    // One folder in a real skills directory links out.
+    std::fs::remove_file(project_dir(&cwd)).unwrap();
+    skill(&project_dir(&cwd), "ok", "---\ndescription: fine\n---\nx");
+    std::os::unix::fs::symlink(outside.join("notes"), project_dir(&cwd).join("notes")).unwrap();
+    let c = discover(&config, &cwd);
+    let names: Vec<&str> = c.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["ok"]);
+    assert!(!c.holds(&private));
+    // The whole `.sayso` links out.
+    std::fs::remove_dir_all(cwd.join(".sayso")).unwrap();
+    std::fs::create_dir_all(outside.join("dot/skills")).unwrap();
+    std::os::unix::fs::symlink(outside.join("notes"), outside.join("dot/skills/notes")).unwrap();
+    std::os::unix::fs::symlink(outside.join("dot"), cwd.join(".sayso")).unwrap();
+    let c = discover(&config, &cwd);
+    assert!(c.skills.is_empty(), "{:?}", c.skills);
+    assert!(!c.holds(&private));
+}
+
+/// A folder pointed elsewhere after it was found is neither loaded nor makes its new place
+/// inside.
+#[cfg(unix)]
+#[test]
+fn a_skill_folder_repointed_after_it_was_found_is_not_loaded() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config");
+    let cwd = home.path().join("proj");
+    std::fs::create_dir_all(&config).unwrap();
+    skill(
+        &project_dir(&cwd),
+        "real",
+        "---\ndescription: d\n---\nthe real text",
+    );
+    std::os::unix::fs::symlink("real", project_dir(&cwd).join("fix")).unwrap();
+    let c = discover(&config, &cwd);
+    assert!(load(&c, "fix").unwrap().contains("the real text"));
+    skill(
+        &project_dir(&cwd),
+        "other",
+        "---\ndescription: d\n---\nother text",
+    );
+    std::fs::remove_file(project_dir(&cwd).join("fix")).unwrap();
+    std::os::unix::fs::symlink("other", project_dir(&cwd).join("fix")).unwrap();
+    let err = load(&c, "fix").unwrap_err();
+    assert!(err.contains("now leads to"), "{err}");
+    let other = std::fs::canonicalize(project_dir(&cwd).join("other/SKILL.md")).unwrap();
+    let fix = c.find("fix").unwrap();
+    assert!(!other.starts_with(&fix.real));
+}
+
+#[test]
+fn a_skill_holding_invisible_characters_is_named_in_a_notice() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config");
+    let cwd = home.path().join("proj");
+    skill(
+        &project_dir(&cwd),
+        "lint",
+        "---\ndescription: Fix lint\n---\nRun the linter.\nThen r\u{200B}m the cache.\n",
+    );
+    let c = discover(&config, &cwd);
+    assert_eq!(c.skills.len(), 1);
+    assert_eq!(c.notices.len(), 1, "{:?}", c.notices);
+    assert!(
+        c.notices[0]
+            .contains("lint/SKILL.md holds an invisible character (⟨ZWSP⟩), the first on line 5"),
+        "{:?}",
+        c.notices
     );
 }

@@ -199,6 +199,9 @@ fn context(r: &ContextReport) -> String {
             }
         }
     }
+    if !r.skills.is_empty() {
+        let _ = writeln!(out, "    skills           {}", r.skills.join(", "));
+    }
     for note in &r.notes {
         let _ = writeln!(out, "      note: {note}");
     }

@@ -370,6 +370,17 @@ impl App {
         self.welcome = self.new_chat_welcome.clone();
     }
 
+    /// What is in force changed (the project's files were read again): the welcome shown now
+    /// and the one a new chat shows follow.
+    pub(super) fn welcome_in_force(&mut self, change: impl Fn(&mut Welcome)) {
+        for w in [self.welcome.as_mut(), self.new_chat_welcome.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            change(w);
+        }
+    }
+
     // ---- read-only views for widgets ----
 
     pub fn welcome(&self) -> Option<&Welcome> {

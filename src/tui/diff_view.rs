@@ -3,8 +3,9 @@
 //! tools changed, each summed up from before the chat's first change to now
 //! ([`combine`] decides when that is sound), drawn as one foldable block.
 //!
-//! Only what `create_file`, `edit_file` and `delete_file` did is known here: a shell command
-//! that changes a file is not tracked. Reading the files for `/diff` is the only IO.
+//! Invisible characters in a diff are drawn (`tabs::reveal`). Only what `create_file`,
+//! `edit_file` and `delete_file` did is known here: a shell command that changes a file is not
+//! tracked. Reading the files for `/diff` is the only IO.
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -55,7 +56,7 @@ pub fn diff_lines(diff: &str, theme: &Theme, w: u16) -> Vec<Line<'static>> {
                 Span::raw("  "),
                 Span::styled(l.to_owned(), line_style(theme, l)),
             ]);
-            wrap_line_indent(&line, w, &[Span::raw("    ")])
+            wrap_line_indent(&super::tabs::reveal(line), w, &[Span::raw("    ")])
         })
         .collect()
 }

@@ -1,5 +1,7 @@
 //! One transcript entry → styled, wrapped lines for a given width. Pure functions of the entry
-//! and a few display facts (what is expanded, how long a tool has been running).
+//! and a few display facts (what is expanded, how long a tool has been running). A tool
+//! block's command, output and diffs and sayso's notices show their invisible characters
+//! (`tabs::reveal`); the model's prose and the user's messages are drawn as written.
 
 use std::time::Duration;
 
@@ -34,6 +36,27 @@ fn plain_wrapped(
     indent: &str,
     width: u16,
 ) -> Vec<Line<'static>> {
+    wrapped(text, style, indent, width, false)
+}
+
+/// [`plain_wrapped`] with its invisible characters drawn (`tabs::reveal`): for what tools did
+/// and what sayso says, not for the model's prose.
+fn revealed_wrapped(
+    text: &str,
+    style: ratatui::style::Style,
+    indent: &str,
+    width: u16,
+) -> Vec<Line<'static>> {
+    wrapped(text, style, indent, width, true)
+}
+
+fn wrapped(
+    text: &str,
+    style: ratatui::style::Style,
+    indent: &str,
+    width: u16,
+    reveal: bool,
+) -> Vec<Line<'static>> {
     let indent_spans = vec![Span::raw(indent.to_owned())];
     text.lines()
         .flat_map(|l| {
@@ -41,6 +64,11 @@ fn plain_wrapped(
                 Span::raw(indent.to_owned()),
                 Span::styled(l.to_owned(), style),
             ]);
+            let line = if reveal {
+                super::tabs::reveal(line)
+            } else {
+                line
+            };
             wrap_line_indent(&line, width, &indent_spans)
         })
         .collect()
@@ -154,7 +182,7 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
                 } else {
                     "judge: unsafe"
                 };
-                out.extend(plain_wrapped(
+                out.extend(revealed_wrapped(
                     &format!("{verdict} — {reason}"),
                     t.notice,
                     "  ",
@@ -171,7 +199,7 @@ pub fn entry_lines(entry: &Entry, f: &Facts) -> Vec<Line<'static>> {
             } else {
                 t.notice
             };
-            plain_wrapped(text, style, "", w)
+            revealed_wrapped(text, style, "", w)
         }
     };
     if f.selected
@@ -235,7 +263,11 @@ fn tool_header(
         format!(" · {}", state_text(state, f.elapsed)),
         icon_style,
     ));
-    wrap_line_indent(&Line::from(header), w, &[Span::raw("    ")])
+    wrap_line_indent(
+        &super::tabs::reveal(Line::from(header)),
+        w,
+        &[Span::raw("    ")],
+    )
 }
 
 /// A tool's output as the user sees it, folded, then the diffs of the files it changed (folded
@@ -250,7 +282,7 @@ fn tool_output(
     let t = f.theme;
     let shown = display.unwrap_or(content);
     let mut body = fold(
-        plain_wrapped(shown.trim_end(), t.text, "  ", w),
+        revealed_wrapped(shown.trim_end(), t.text, "  ", w),
         f.expanded,
         t,
         "output",
@@ -261,7 +293,7 @@ fn tool_output(
             format!("  {}", strings::SENT_TO_MODEL),
             t.dim,
         )));
-        body.extend(plain_wrapped(content.trim_end(), t.dim, "  │ ", w));
+        body.extend(revealed_wrapped(content.trim_end(), t.dim, "  │ ", w));
     }
     body
 }

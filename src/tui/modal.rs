@@ -49,8 +49,10 @@ pub struct ApprovalModal {
     pub remember: Remember,
     /// A rerun outside the sandbox of a command it denied, and what it denied.
     pub rerun: Option<Denial>,
-    /// The body: a coloured diff or the pretty-printed arguments.
+    /// The body: a coloured diff or the pretty-printed arguments, invisible characters drawn.
     pub body: Vec<Line<'static>>,
+    /// Invisible characters in the command and the body (drawn as `⟨…⟩`, and said above).
+    pub hidden: usize,
     pub selected: usize,
     /// Typing a rejection reason.
     pub reason: Option<LineInput>,
@@ -69,7 +71,7 @@ pub struct ApprovalModal {
 
 impl ApprovalModal {
     pub fn new(req: ApprovalRequest, theme: &Theme) -> Self {
-        let body = match &req.ask.preview {
+        let body: Vec<Line<'static>> = match &req.ask.preview {
             Some(Preview::Diff { diff, .. }) => diff
                 .lines()
                 .map(|l| {
@@ -84,6 +86,17 @@ impl ApprovalModal {
                 .map(|l| Line::from(l.to_owned()))
                 .collect(),
         };
+        // What is approved is shown with its invisible characters drawn (`crate::invisible`).
+        let hidden = crate::invisible::pieces(&req.ask.cmd_string)
+            .into_iter()
+            .chain(body.iter().flat_map(|l| {
+                l.spans
+                    .iter()
+                    .flat_map(|s| crate::invisible::pieces(&s.content))
+            }))
+            .filter(|p| matches!(p, crate::invisible::Piece::Hidden(_)))
+            .count();
+        let body = body.into_iter().map(super::tabs::reveal).collect();
         let offer = match &req.ask.rerun {
             Some(denial) => rerun_offer::rules(&req.ask.tool, &req.ask.cmd_string, denial),
             None => crate::tools::policy::rules::offer(&req.ask.tool, &req.ask.remember),
@@ -104,6 +117,7 @@ impl ApprovalModal {
             remember: req.ask.remember,
             rerun: req.ask.rerun,
             body,
+            hidden,
             selected: 1,
             reason: None,
             scroll: 0,

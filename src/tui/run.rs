@@ -69,21 +69,23 @@ pub struct TuiOptions {
     /// Where the input history is kept across runs (sayso's state directory); `None`: this
     /// run only.
     pub history: Option<std::path::PathBuf>,
-    /// The commands from files (`crate::commands`), for `/NAME`.
-    pub commands: crate::commands::Catalog,
+    /// The commands from files (`crate::commands`), for `/NAME`, kept current.
+    pub commands: crate::commands::live::Live,
 }
 
-/// The user's and the project's commands from files for a chat in `cwd` (the built-ins win).
+/// The user's and the project's commands from files for a chat in `cwd` (the built-ins win),
+/// read now and again whenever their files change.
 pub fn file_commands(
     config: &crate::config::Config,
     cwd: &std::path::Path,
-) -> crate::commands::Catalog {
-    let builtins: Vec<&str> = super::app::COMMANDS
+) -> crate::commands::live::Live {
+    let builtins: Vec<String> = super::app::COMMANDS
         .iter()
         .map(|c| c.name)
         .chain(["/exit"])
+        .map(str::to_owned)
         .collect();
-    crate::commands::load(&config.dirs.config, cwd, &builtins)
+    crate::commands::live::Live::new(config.dirs.config.clone(), cwd.to_path_buf(), builtins)
 }
 
 /// Passes requests from the engine (approvals, questions) into the app's event stream.
@@ -131,7 +133,14 @@ pub async fn run(
     app.set_notify_after(opts.notify.enabled().then_some(opts.notify_after));
     app.set_show_reasoning(opts.show_reasoning);
     app.set_steer(agent.steer(), opts.steer);
-    app.set_file_commands(opts.commands, agent.cwd().to_path_buf());
+    let command_names: Vec<String> = opts
+        .commands
+        .catalog
+        .commands
+        .iter()
+        .map(|c| format!("/{}", c.name))
+        .collect();
+    app.set_live_commands(opts.commands);
     app.input_mut().set_file_root(agent.cwd());
     let notifier = opts.notify;
     if let Some(dir) = &opts.history {
@@ -147,10 +156,11 @@ pub async fn run(
         env: agent.engine().child_env(),
     };
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    app.set_welcome(
-        super::welcome::Welcome::new(&agent.instruction_files(), agent.cwd(), home.as_deref()),
-        opts.resume.is_none(),
-    );
+    let mut welcome =
+        super::welcome::Welcome::new(&agent.instruction_files(), agent.cwd(), home.as_deref());
+    welcome.skills = agent.skill_names();
+    welcome.commands = command_names;
+    app.set_welcome(welcome, opts.resume.is_none());
     let term = match open_terminal(opts.mouse) {
         Ok(t) => t,
         Err(e) => {

@@ -92,21 +92,27 @@ fn approval_modal_shows_a_tab_only_change() {
 }
 
 /// A bidi override in a command ("Trojan Source") is shown as text, not applied: the modal
-/// reads in the order the shell will run it.
+/// reads in the order the shell will run it; tag characters and a zero-width space are drawn
+/// too, in the command and in the arguments, and the modal says how many there are.
 #[test]
 fn approval_modal_shows_bidi_controls_in_a_command() {
     let mut a = app();
     let (mut req, _answer) = request(1, 1, None, None);
-    let cmd = "echo safe \u{202E}; rm -rf x #\u{202C}";
+    let cmd = "echo safe \u{202E}; rm -rf x #\u{202C} r\u{200B}m\u{E0041}";
     req.ask.cmd_string = cmd.into();
     req.ask.args = serde_json::json!({ "cmd": cmd });
     a.update(AppEvent::Approval(req));
     let frame = render(&a, Instant::now());
-    assert!(
-        frame.contains("echo safe ⟨U+202E⟩; rm -rf x #⟨U+202C⟩"),
-        "{frame}"
+    let shown = "echo safe ⟨RLO⟩; rm -rf x #⟨PDF⟩ r⟨ZWSP⟩m⟨U+E0041⟩";
+    assert_eq!(
+        frame.matches(shown).count(),
+        2,
+        "command and arguments: {frame}"
     );
-    assert!(!frame.contains('\u{202E}'), "{frame}");
+    assert!(frame.contains("This call holds 8 invisible"), "{frame}");
+    for hidden in ['\u{202E}', '\u{200B}', '\u{E0041}'] {
+        assert!(!frame.contains(hidden), "{frame}");
+    }
 }
 
 #[test]

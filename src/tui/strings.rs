@@ -75,6 +75,17 @@ pub fn reasoning_hidden(lines: usize) -> String {
     let s = if lines == 1 { "" } else { "s" };
     format!("thinking · {lines} line{s} hidden (Ctrl+T shows)")
 }
+/// The approval modal's line when what is approved holds invisible characters.
+pub fn invisible_in_call(n: usize) -> String {
+    let what = if n == 1 {
+        "an invisible character".to_owned()
+    } else {
+        format!("{n} invisible characters")
+    };
+    format!(
+        "⚠ This call holds {what}, drawn as ⟨…⟩: they are part of what runs and what the model sent."
+    )
+}
 pub const REASONING_SHOWN: &str = "reasoning shown (Ctrl+T hides it)";
 pub const REASONING_HIDDEN: &str = "reasoning hidden (Ctrl+T shows it)";
 pub const NO_SESSIONS: &str = "no other saved sessions yet";

@@ -6,6 +6,13 @@
 //! wrapping functions lay out passes through [`expand_tabs`] first: each tab becomes a dim `→`
 //! padded with spaces to the next tab stop ([`TAB_WIDTH`] columns, counted from the start of
 //! the line's own text), and each bidi control a dim `⟨U+202E⟩`.
+//!
+//! What the user approves and what tools did is shown with every invisible character drawn
+//! (`crate::invisible`: tag characters, zero-width characters, variation selectors, a BOM…):
+//! [`reveal`] makes each one a reversed `⟨ZWSP⟩`, `⟨U+E0041⟩` in its span's style. The approval
+//! modal (command, arguments, diff, the rule it would save), the chat's tool blocks and file
+//! changes, and sayso's notices (the `/approvals` view among them) go through it; a reply's or
+//! a message's text does not (a Persian reply is full of zero-width non-joiners).
 
 use std::borrow::Cow;
 
@@ -112,6 +119,31 @@ pub fn expand_tabs<'a>(line: &'a Line<'static>) -> Cow<'a, Line<'static>> {
     })
 }
 
+/// `line` with every invisible character (`crate::invisible`) drawn as its reversed marker in
+/// its span's style; the same line when there is none.
+pub fn reveal(line: Line<'static>) -> Line<'static> {
+    if !line.spans.iter().any(|s| crate::invisible::any(&s.content)) {
+        return line;
+    }
+    let mut spans = Vec::with_capacity(line.spans.len() + 2);
+    for span in &line.spans {
+        for piece in crate::invisible::pieces(&span.content) {
+            spans.push(match piece {
+                crate::invisible::Piece::Text(t) => Span::styled(t.to_owned(), span.style),
+                crate::invisible::Piece::Hidden(c) => Span::styled(
+                    crate::invisible::marker(c),
+                    span.style.add_modifier(Modifier::REVERSED),
+                ),
+            });
+        }
+    }
+    Line {
+        spans,
+        style: line.style,
+        alignment: line.alignment,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use ratatui::style::{Color, Style};
@@ -174,6 +206,21 @@ mod tests {
         // With a tab too, the columns count the shown text.
         let l = Line::from("\u{202E}\tx");
         assert_eq!(text(&expand_tabs(&l)), "⟨U+202E⟩→   x");
+    }
+
+    #[test]
+    fn invisible_characters_are_revealed_reversed_in_their_span_style() {
+        let red = Style::default().fg(Color::Red);
+        let l = Line::from(vec![
+            Span::raw("$ "),
+            Span::styled("cat a\u{200B}b\u{E0041}", red),
+        ]);
+        let r = reveal(l);
+        assert_eq!(text(&r), "$ cat a⟨ZWSP⟩b⟨U+E0041⟩");
+        let marker = r.spans.iter().find(|s| s.content == "⟨ZWSP⟩").unwrap();
+        assert_eq!(marker.style, red.add_modifier(Modifier::REVERSED));
+        let plain = Line::from("nothing hidden 👩\u{200D}💻");
+        assert_eq!(reveal(plain.clone()), plain);
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! The welcome at the top of a new chat's empty pane: the model and its context window, the
-//! directory, which `AGENTS.md` files were read, and three tips. It is drawn from the live
-//! status (the window appears once the agent learned it; a `/model` switch shows), goes away
-//! with the first message, comes back with `/clear` (a new chat), and is not shown when a
-//! saved chat is resumed. The app decides whether it shows; this module only lays it out.
+//! directory, what is in force — which `AGENTS.md` files were read, the skills and the commands
+//! from files (when there are any) — and three tips. It is drawn from the live status (the
+//! window appears once the agent learned it; a `/model` switch shows) and follows the project's
+//! files as they are read again (an `AGENTS.md` that `/init` wrote shows after `/clear`); it
+//! goes away with the first message, comes back with `/clear` (a new chat), and is not shown
+//! when a saved chat is resumed. The app decides whether it shows; this module only lays it
+//! out.
 
 use std::path::Path;
 
@@ -17,6 +20,13 @@ use super::wrap::wrap_line_prefixed;
 pub struct Welcome {
     /// The `AGENTS.md` files read into the system prompt, as the user would name them.
     pub instructions: Vec<String>,
+    /// The skills' names.
+    pub skills: Vec<String>,
+    /// The commands from files, with their `/`.
+    pub commands: Vec<String>,
+    /// Where names are shown from: the working directory and the home directory.
+    cwd: std::path::PathBuf,
+    home: Option<std::path::PathBuf>,
 }
 
 pub const TITLE: &str = "Welcome to sayso";
@@ -37,18 +47,27 @@ pub const TIPS: [(&str, &str); 3] = [
 impl Welcome {
     /// The files in `files` named relative to `cwd` (`./AGENTS.md`), else to `home` (`~/…`).
     pub fn new(files: &[std::path::PathBuf], cwd: &Path, home: Option<&Path>) -> Self {
+        let mut w = Self {
+            cwd: cwd.to_path_buf(),
+            home: home.map(Path::to_path_buf),
+            ..Self::default()
+        };
+        w.set_instructions(files);
+        w
+    }
+
+    /// The `AGENTS.md` files now read.
+    pub fn set_instructions(&mut self, files: &[std::path::PathBuf]) {
         let name = |p: &Path| {
-            if let Ok(rel) = p.strip_prefix(cwd) {
+            if let Ok(rel) = p.strip_prefix(&self.cwd) {
                 return format!("./{}", rel.display());
             }
-            match home.map(|h| p.strip_prefix(h)) {
+            match self.home.as_deref().map(|h| p.strip_prefix(h)) {
                 Some(Ok(rel)) => format!("~/{}", rel.display()),
                 _ => p.display().to_string(),
             }
         };
-        Self {
-            instructions: files.iter().map(|p| name(p)).collect(),
-        }
+        self.instructions = files.iter().map(|p| name(p)).collect();
     }
 }
 
@@ -72,11 +91,17 @@ pub fn lines(w: &Welcome, status: &Status, t: &Theme, width: u16) -> Vec<Line<'s
     } else {
         format!("read {}", w.instructions.join(", "))
     };
-    let facts = [
+    let mut facts = vec![
         ("model", format!("{}{window}", status.model)),
         ("directory", status.cwd.clone()),
         ("AGENTS.md", instructions),
     ];
+    if !w.skills.is_empty() {
+        facts.push(("skills", w.skills.join(", ")));
+    }
+    if !w.commands.is_empty() {
+        facts.push(("commands", w.commands.join(", ")));
+    }
     let mut out = vec![Line::from(Span::styled(TITLE, t.heading))];
     let label_w = 12;
     for (label, value) in facts {
@@ -161,6 +186,21 @@ Tips
   @{name} + Tab  adds a tool or group to the chat, Tab completes the name
   --auto, /mode  choose how often sayso asks before it acts
 "
+        );
+    }
+
+    #[test]
+    fn skills_and_commands_in_force_are_named_and_the_instructions_follow_the_files() {
+        let mut w = Welcome::new(&[], Path::new("/p"), None);
+        w.skills = vec!["deploy".into(), "pdf".into()];
+        w.commands = vec!["/review".into()];
+        w.set_instructions(&["/p/AGENTS.md".into()]);
+        let shown = text(&lines(&w, &status(None), &Theme::dark(), 100));
+        assert!(
+            shown.contains(
+                "  AGENTS.md   read ./AGENTS.md\n  skills      deploy, pdf\n  commands    /review\n"
+            ),
+            "{shown}"
         );
     }
 

@@ -138,14 +138,16 @@ async fn help_and_the_popup_list_commands_from_files_with_their_source() {
     })
     .await;
     tui.send("/help").await;
-    let screen = tui.wait_for("/deploy").await;
+    let screen = tui.wait_for("Deploy the site (project)").await;
     let review = screen
         .lines()
         .find(|l| l.contains("/review FILE [FOCUS]"))
         .unwrap_or_else(|| panic!("{screen}"));
     assert!(review.contains("Review a file (user)"), "{screen}");
+    // (The welcome above names them too: `commands    /deploy, /review`.)
     let deploy = screen
         .lines()
+        .rev()
         .find(|l| l.contains("/deploy"))
         .unwrap_or_else(|| panic!("{screen}"));
     assert!(deploy.contains("Deploy the site (project)"), "{screen}");

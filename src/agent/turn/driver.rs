@@ -36,7 +36,10 @@ impl Agent {
         sink: &EventSink,
         cancel: &CancellationToken,
     ) -> TurnEnd {
-        // The window first: a small one narrows the built-in tools, never the MCP servers'.
+        // The project's files as they are now (`live_files`; nothing is read when they did
+        // not change), then the window: a small one narrows the built-in tools, never the MCP
+        // servers'.
+        self.refresh_project_files(sink);
         self.learn_window(sink).await;
         self.sync_mcp(sink).await;
         let message = self.user_message(user);
@@ -68,6 +71,9 @@ impl Agent {
         let chat = turn.into_chat();
         (self.messages, self.window, self.call_ids) = (chat.messages, chat.window, chat.call_ids);
         self.tools_in_text = chat.tools_in_text;
+        // A file the turn's tools wrote was read again as the turn ended: the system message
+        // of the next request has it.
+        self.sync_system_message();
         // What the turn did not deliver is back in the steer queue (the front end sends it
         // next, or puts it back into the input after a stop).
         finished.end
@@ -172,6 +178,11 @@ impl Agent {
             for effect in effects {
                 match effect {
                     Effect::Emit(e) => {
+                        // A file the turn's tools wrote (an `AGENTS.md` from `/init`, a new
+                        // skill) is read again and said before the turn's end.
+                        if matches!(e, Event::TurnEnded(_)) {
+                            self.reread_project_files(sink);
+                        }
                         // Undo's turns are the chat's user messages, counted as they are sent.
                         if let (Event::UserMessage { .. }, Some(r)) =
                             (&e, self.engine.checkpoints())

@@ -268,6 +268,20 @@ impl Engine {
         self.defaults = tools;
     }
 
+    /// The skills the `skill` tool loads and `read_file` treats as inside, from the next call
+    /// on (the project's files read again between turns: `agent::live_files`).
+    pub fn set_skills(&mut self, skills: crate::skills::Catalog) {
+        self.ctx = Arc::new(ToolContext {
+            skills,
+            ..(*self.ctx).clone()
+        });
+    }
+
+    /// The skills calls see now.
+    pub fn skills(&self) -> &crate::skills::Catalog {
+        &self.ctx.skills
+    }
+
     pub fn reset(&mut self) {
         self.active = self.defaults.clone();
         self.approvals.clear();

@@ -152,6 +152,7 @@ fn report(counted: Counted) -> ContextReport {
             used: 32_768,
         }],
         notes: vec!["AGENTS.md was cut".into()],
+        skills: vec!["deploy".into()],
         tools: 9,
         tools_tokens: 1_501,
         history_messages: 2,
@@ -181,6 +182,7 @@ fn the_context_report_reads_line_by_line() {
         "    environment      ~120",
         "    instructions     ~300",
         "      /w/AGENTS.md (40,000 bytes, cut to 32,768)",
+        "    skills           deploy",
         "      note: AGENTS.md was cut",
         "  tools ( 9)         ~1,501 tokens",
         "  history (2 msgs)  ~4 tokens",
@@ -211,6 +213,7 @@ fn the_context_report_reads_line_by_line() {
     let mut bare = report(Counted::Estimated);
     bare.instructions = None;
     bare.notes.clear();
+    bare.skills.clear();
     bare.last_reply = None;
     bare.calibrated = false;
     let text = notice(&Answer::Context(bare));

@@ -25,6 +25,20 @@ impl App {
             self.activity = Activity::Approval;
         }
         match ev {
+            // The project's files were read again: the welcome names what is in force.
+            Event::Notice(crate::events::Notice::ProjectFiles {
+                instructions,
+                skills,
+                ..
+            }) => self.welcome_in_force(|w| {
+                w.set_instructions(instructions);
+                w.skills = skills.clone();
+            }),
+            // A command file a tool wrote during the turn is read now, and said.
+            Event::TurnEnded(_) => self.refresh_file_commands(),
+            _ => {}
+        }
+        match ev {
             Event::Answer(a) if self.take_back_answer(a) => {}
             Event::Answer(a) => self.transcript.push_notice(crate::tui::answers::notice(a)),
             ev => self.transcript.apply(ev),

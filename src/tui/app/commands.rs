@@ -278,6 +278,7 @@ fn clear(app: &mut App, _: &str) -> Vec<Effect> {
     app.selected = None;
     app.status.usage = Default::default();
     app.status.context = None;
+    app.refresh_file_commands();
     app.welcome_again();
     vec![Effect::Agent(Command::NewChat)]
 }

@@ -248,6 +248,8 @@ impl App {
         if let Some(effects) = self.shell_line(&text) {
             return effects;
         }
+        // A command file added or changed since the last look counts now.
+        self.refresh_file_commands();
         let line = commands::parse(&text, &self.input.commands, |p| {
             std::path::Path::new(p).exists()
         });

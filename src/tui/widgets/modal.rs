@@ -160,20 +160,21 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
         width,
     ));
     // A shell command reads as one; another tool's call as `tool: <what it does>`.
-    if !m.cmd_string.starts_with(&m.tool) {
-        head.extend(wrap_line(
-            &Line::from(vec![
-                Span::styled("$ ", t.dim),
-                Span::styled(m.cmd_string.replace('\n', " ⏎ "), t.code_inline),
-            ]),
-            width,
-        ));
+    let command = if !m.cmd_string.starts_with(&m.tool) {
+        Line::from(vec![
+            Span::styled("$ ", t.dim),
+            Span::styled(m.cmd_string.replace('\n', " ⏎ "), t.code_inline),
+        ])
     } else {
+        Line::from(vec![
+            Span::styled("tool: ", t.dim),
+            Span::styled(m.cmd_string.clone(), t.tool_name),
+        ])
+    };
+    head.extend(wrap_line(&crate::tui::tabs::reveal(command), width));
+    if m.hidden > 0 {
         head.extend(wrap_line(
-            &Line::from(vec![
-                Span::styled("tool: ", t.dim),
-                Span::styled(m.cmd_string.clone(), t.tool_name),
-            ]),
+            &Line::from(Span::styled(strings::invisible_in_call(m.hidden), t.notice)),
             width,
         ));
     }
@@ -214,15 +215,16 @@ fn parts(app: &App, m: &crate::tui::modal::ApprovalModal, width: u16) -> (Lines,
                 t.choice
             };
             foot.extend(wrap_line(
-                &Line::from(Span::styled(
+                &crate::tui::tabs::reveal(Line::from(Span::styled(
                     format!(" [{}] {} ", i + 1, m.rule_words(i)),
                     style,
-                )),
+                ))),
                 width,
             ));
         }
         for l in m.rule_text(chosen).lines() {
-            let code = Line::from(Span::styled(l.to_owned(), t.code_inline));
+            let code =
+                crate::tui::tabs::reveal(Line::from(Span::styled(l.to_owned(), t.code_inline)));
             foot.extend(wrap_line_prefixed(
                 &code,
                 width,

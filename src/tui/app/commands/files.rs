@@ -1,9 +1,12 @@
-//! The commands from files (`crate::commands`) in the TUI: at start they join the command
-//! table (the `/` popup, `/help`, completion) as [`SlashCommand`]s whose help says whose they
-//! are; a submitted `/NAME args` becomes the message its file's text makes ([`as_message`]),
-//! sent like any typed message (so it waits, is refused or queued as a message is). What the
-//! files may set at all is `crate::commands`' business; the notices it has go to the
-//! transcript once, at start.
+//! The commands from files (`crate::commands`) in the TUI: they join the command table (the `/`
+//! popup, `/help`, completion) as [`SlashCommand`]s whose help says whose they are; a submitted
+//! `/NAME args` becomes the message its file's text makes ([`as_message`]), sent like any typed
+//! message (so it waits, is refused or queued as a message is). What the files may set at all
+//! is `crate::commands`' business; the notices it has go to the transcript once.
+//!
+//! The files are live (`crate::commands::live`): before a submitted line is read, when a turn
+//! ends and at `/clear`, they are read again if they changed, the table follows, and what
+//! changed is said once (`new command /foo`); the welcome names the commands in force.
 
 use std::path::PathBuf;
 
@@ -11,23 +14,39 @@ use super::{App, Effect, Line, SlashCommand};
 use crate::commands::Catalog;
 
 /// The project's directory and its commands from files.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Project {
     pub cwd: PathBuf,
     pub catalog: Catalog,
     /// `/init` was refused once because `AGENTS.md` exists: the next `/init` goes ahead.
     pub init_confirmed: bool,
+    /// The files the commands come from, watched (`None`: a fixed catalog, as in tests).
+    live: Option<crate::commands::live::Live>,
+    /// The table entries made so far ([`leak`]): one coming back the same is reused.
+    made: Vec<&'static SlashCommand>,
 }
 
 /// A command from a file as the command table holds it. The table is `'static` (the built-ins
-/// are), so the few made at start are leaked, once per run.
-fn leak(c: &crate::commands::FileCommand) -> &'static SlashCommand {
-    Box::leak(Box::new(SlashCommand {
-        name: format!("/{}", c.name).leak(),
+/// are), so an entry is leaked, once per name, hint and help seen in the run (`made`).
+fn leak(
+    c: &crate::commands::FileCommand,
+    made: &mut Vec<&'static SlashCommand>,
+) -> &'static SlashCommand {
+    let (name, help) = (format!("/{}", c.name), c.help());
+    if let Some(m) = made
+        .iter()
+        .find(|m| m.name == name && m.args == c.argument_hint && m.help == help)
+    {
+        return m;
+    }
+    let entry: &'static SlashCommand = Box::leak(Box::new(SlashCommand {
+        name: name.leak(),
         args: c.argument_hint.clone().leak(),
-        help: c.help().leak(),
+        help: help.leak(),
         run: sent_as_message,
-    }))
+    }));
+    made.push(entry);
+    entry
 }
 
 /// Only reached when a caller skipped [`as_message`]; it says so rather than send nothing.
@@ -40,21 +59,79 @@ impl App {
     /// The commands from files for the project in `cwd` (loaded by `crate::commands::load`);
     /// what their files got wrong is shown once.
     pub fn set_file_commands(&mut self, catalog: Catalog, cwd: PathBuf) {
-        self.input.commands = catalog.commands.iter().map(leak).collect();
-        if !catalog.notices.is_empty() {
-            let mut text = String::from("commands from files:");
-            for n in &catalog.notices {
-                text.push_str("\n- ");
-                text.push_str(n);
-            }
-            self.transcript.push_notice(text);
-        }
+        let mut made = std::mem::take(&mut self.project.made);
+        self.input.commands = catalog
+            .commands
+            .iter()
+            .map(|c| leak(c, &mut made))
+            .collect();
+        self.file_notices(&catalog.notices);
+        self.welcome_in_force(|w| w.commands = command_names(&catalog));
         self.project = Project {
             cwd,
             catalog,
             init_confirmed: false,
+            live: None,
+            made,
         };
     }
+
+    /// The commands from the files `live` watches, kept current from now on.
+    pub fn set_live_commands(&mut self, mut live: crate::commands::live::Live) {
+        let catalog = std::mem::take(&mut live.catalog);
+        self.set_file_commands(catalog.clone(), live.cwd().to_path_buf());
+        live.catalog = catalog;
+        self.project.live = Some(live);
+    }
+
+    /// Reads the command files again when they changed since they were read: the table, the
+    /// popup and the welcome follow, and what changed is said once.
+    pub(in crate::tui::app) fn refresh_file_commands(&mut self) {
+        let Some(live) = self.project.live.as_mut() else {
+            return;
+        };
+        let Some(old) = live.reload_if_changed() else {
+            return;
+        };
+        let catalog = live.catalog.clone();
+        let (changes, notices) = crate::commands::live::changes(&old, &catalog);
+        let mut made = std::mem::take(&mut self.project.made);
+        self.input.commands = catalog
+            .commands
+            .iter()
+            .map(|c| leak(c, &mut made))
+            .collect();
+        self.project.made = made;
+        if !changes.is_empty() {
+            self.transcript.push_notice(changes.join("; "));
+        }
+        self.file_notices(&notices);
+        self.welcome_in_force(|w| w.commands = command_names(&catalog));
+        self.project.catalog = catalog;
+        self.after_transcript_change();
+    }
+
+    /// What the command files got wrong, in one notice.
+    fn file_notices(&mut self, notices: &[String]) {
+        if notices.is_empty() {
+            return;
+        }
+        let mut text = String::from("commands from files:");
+        for n in notices {
+            text.push_str("\n- ");
+            text.push_str(n);
+        }
+        self.transcript.push_notice(text);
+    }
+}
+
+/// The commands' names as the welcome lists them.
+fn command_names(catalog: &Catalog) -> Vec<String> {
+    catalog
+        .commands
+        .iter()
+        .map(|c| format!("/{}", c.name))
+        .collect()
 }
 
 /// `line`, with a command from a file made into the message it sends.
