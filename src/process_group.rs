@@ -13,6 +13,8 @@
 //! - [`stop`] / [`stop_blocking`]: SIGTERM, then SIGKILL to whatever is left after a grace;
 //!   they return once nothing but zombies is left (or shortly after the SIGKILL).
 //! - [`KillOnDrop`]: SIGKILLs a group whose owner is dropped before dealing with it.
+//! - [`tree`] (Linux): the processes below one process, whatever group or session they moved
+//!   to (the sandbox helper ends them when a confined command is over).
 //!
 //! Not here: reaping. Whoever owns the `Child` waits on it (its own zombie is its to collect;
 //! tokio reaps a dropped child in the background); orphans belong to init. Nor which group
@@ -233,6 +235,9 @@ impl Drop for KillOnDrop {
         // Elsewhere `kill_on_drop` kills the child.
     }
 }
+
+#[cfg(target_os = "linux")]
+pub mod tree;
 
 #[cfg(all(test, unix))]
 mod tests;

@@ -18,8 +18,10 @@
 //! (the backend this machine has and what it cannot enforce), [`bwrap`] (bubblewrap's argv),
 //! [`bwrap_cache`] (a successful bubblewrap probe remembered between runs),
 //! [`landlock_plan`] ("everything but" as Landlock rules), [`exec`] (`sayso __sandbox-exec`,
-//! which applies Landlock and the seccomp filter and becomes the command), [`seatbelt`] (the
-//! macOS profile, as text), [`mod@denial`] (recognising a denial in a command's output).
+//! which applies Landlock and the seccomp filter in a child that becomes the command),
+//! [`supervise`] (the helper staying as the command's parent, ending what it leaves running
+//! when it exits), [`seatbelt`] (the macOS profile, as text), [`mod@denial`] (recognising a
+//! denial in a command's output).
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +39,8 @@ pub mod policy;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
+#[cfg(target_os = "linux")]
+pub mod supervise;
 
 pub use denial::denial;
 use policy::{HelperPolicy, RunPolicy, utf8};

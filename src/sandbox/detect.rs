@@ -36,7 +36,7 @@ pub fn backend(choice: BackendChoice) -> Backend {
 
 #[cfg(target_os = "linux")]
 fn bubblewrap() -> Backend {
-    if let Err(why) = super::seccomp::program(false) {
+    if let Err(why) = super::seccomp::program(&super::seccomp::Filter::default()) {
         return Backend::Unavailable(why);
     }
     match super::bwrap::available() {
@@ -52,7 +52,7 @@ fn bubblewrap() -> Backend {
 
 #[cfg(target_os = "linux")]
 fn landlock() -> Backend {
-    if let Err(why) = super::seccomp::program(false) {
+    if let Err(why) = super::seccomp::program(&super::seccomp::Filter::default()) {
         return Backend::Unavailable(why);
     }
     match super::landlock::kernel_abi() {

@@ -4,10 +4,13 @@
 //! Denied: `ptrace` and `process_vm_readv`/`writev` (reading or steering another process),
 //! `io_uring_*` (a second syscall path the filter cannot see into), `ioctl(TIOCSTI)` and
 //! `ioctl(TIOCLINUX)` (typing into the terminal sayso runs in), and unless the network is
-//! allowed, `socket`/`socketpair` of any domain but `AF_UNIX`. On x86_64 the x32 numbers of
-//! the same calls are denied too; another architecture in the filter's way (i386 on x86_64)
-//! kills the process (seccompiler's architecture check). Everything else is allowed: the
-//! filter narrows, the filesystem rules come from bubblewrap or Landlock.
+//! allowed, `socket`/`socketpair` of any domain but `AF_UNIX`. The helper that stays as the
+//! command's parent ([`super::supervise`]) cannot be sent SIGKILL or SIGSTOP (by pid, by its
+//! group, by `kill(0)` or `kill(-1)`, by thread, or through a pidfd), so the command cannot
+//! end it before it ends what the command leaves behind. On x86_64 the x32 numbers of the
+//! same calls are denied too; another architecture in the filter's way (i386 on x86_64) kills
+//! the process (seccompiler's architecture check). Everything else is allowed: the filter
+//! narrows, the filesystem rules come from bubblewrap or Landlock.
 
 use std::collections::BTreeMap;
 
@@ -16,9 +19,62 @@ use seccompiler::{
     SeccompRule, TargetArch,
 };
 
+/// What the filter is built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Filter {
+    /// The command may reach the network.
+    pub network: bool,
+    /// The helper's pid (as the command sees it), which the command may not stop.
+    pub helper: Option<i32>,
+}
+
+/// The signals the command may not send the helper (the two it cannot block).
+const UNBLOCKABLE: [i32; 2] = [libc::SIGKILL, libc::SIGSTOP];
+
+fn err(e: seccompiler::BackendError) -> String {
+    format!("the seccomp filter does not build: {e}")
+}
+
+/// A rule that holds when every `(argument, value)` is equal (32-bit compare).
+fn all_equal(args: &[(u8, u64)]) -> Result<SeccompRule, String> {
+    let conditions = args
+        .iter()
+        .map(|&(index, value)| {
+            SeccompCondition::new(index, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(err)?;
+    SeccompRule::new(conditions).map_err(err)
+}
+
+/// The rules that keep SIGKILL and SIGSTOP from reaching `helper`: by pid or group (`kill`,
+/// including `kill(0)` and `kill(-1)`), by thread (`tkill`, `tgkill`), queued
+/// (`rt_sigqueueinfo`, `rt_tgsigqueueinfo`), and no pidfd for it (`pidfd_open`).
+fn protect_helper(helper: i32, rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
+    // Two's complement in 32 bits, as the kernel compares an int argument.
+    let pid = |p: i32| u64::from(p as u32);
+    let mut add = |nr: i64, rule: SeccompRule| rules.entry(nr).or_default().push(rule);
+    for sig in UNBLOCKABLE.map(pid) {
+        for target in [helper, -helper, 0, -1] {
+            add(libc::SYS_kill, all_equal(&[(0, pid(target)), (1, sig)])?);
+        }
+        add(libc::SYS_tkill, all_equal(&[(0, pid(helper)), (1, sig)])?);
+        add(libc::SYS_tgkill, all_equal(&[(0, pid(helper)), (2, sig)])?);
+        add(
+            libc::SYS_rt_sigqueueinfo,
+            all_equal(&[(0, pid(helper)), (1, sig)])?,
+        );
+        add(
+            libc::SYS_rt_tgsigqueueinfo,
+            all_equal(&[(0, pid(helper)), (2, sig)])?,
+        );
+    }
+    add(libc::SYS_pidfd_open, all_equal(&[(0, pid(helper))])?);
+    Ok(())
+}
+
 /// The filter as rules by syscall number (an empty list: denied whatever the arguments).
-pub fn rules(network: bool) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
-    let err = |e: seccompiler::BackendError| format!("the seccomp filter does not build: {e}");
+pub fn rules(filter: &Filter) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for nr in [
         libc::SYS_ptrace,
@@ -44,10 +100,13 @@ pub fn rules(network: bool) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
             arg_is(1, SeccompCmpOp::Eq, TIOCLINUX)?,
         ],
     );
-    if !network {
+    if !filter.network {
         let not_unix = arg_is(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?;
         rules.insert(libc::SYS_socket, vec![not_unix.clone()]);
         rules.insert(libc::SYS_socketpair, vec![not_unix]);
+    }
+    if let Some(helper) = filter.helper {
+        protect_helper(helper, &mut rules)?;
     }
     #[cfg(target_arch = "x86_64")]
     x32_too(&mut rules);
@@ -67,6 +126,8 @@ fn x32_too(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) {
         (libc::SYS_ptrace, 521),
         (libc::SYS_process_vm_readv, 539),
         (libc::SYS_process_vm_writev, 540),
+        (libc::SYS_rt_sigqueueinfo, 524),
+        (libc::SYS_rt_tgsigqueueinfo, 536),
     ];
     let common: Vec<(i64, Vec<SeccompRule>)> = rules
         .iter()
@@ -88,9 +149,9 @@ fn arch() -> Result<TargetArch, String> {
 }
 
 /// The filter as a BPF program.
-pub fn program(network: bool) -> Result<BpfProgram, String> {
+pub fn program(filter: &Filter) -> Result<BpfProgram, String> {
     let filter = SeccompFilter::new(
-        rules(network)?,
+        rules(filter)?,
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EPERM as u32),
         arch()?,
@@ -102,8 +163,8 @@ pub fn program(network: bool) -> Result<BpfProgram, String> {
 }
 
 /// Installs the filter on the calling thread (no new privileges first, which it needs).
-pub fn apply(network: bool) -> Result<(), String> {
-    let program = program(network)?;
+pub fn apply(filter: &Filter) -> Result<(), String> {
+    let program = program(filter)?;
     // SAFETY: prctl with integer arguments only.
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         return Err(format!(
@@ -122,7 +183,11 @@ mod tests {
     #[test]
     fn the_filter_compiles_and_denies_the_listed_calls() {
         for network in [false, true] {
-            let r = rules(network).unwrap();
+            let r = rules(&Filter {
+                network,
+                helper: None,
+            })
+            .unwrap();
             for nr in [
                 libc::SYS_ptrace,
                 libc::SYS_io_uring_setup,
@@ -135,14 +200,39 @@ mod tests {
             }
             assert_eq!(r.get(&libc::SYS_ioctl).map(Vec::len), Some(2));
             assert_eq!(r.contains_key(&libc::SYS_socket), !network);
-            assert!(!program(network).unwrap().is_empty());
+            assert!(!r.contains_key(&libc::SYS_kill));
+            let filter = Filter {
+                network,
+                helper: Some(7),
+            };
+            assert!(!program(&filter).unwrap().is_empty());
         }
+    }
+
+    #[test]
+    fn the_helper_cannot_be_killed_or_stopped() {
+        let r = rules(&Filter {
+            network: false,
+            helper: Some(7),
+        })
+        .unwrap();
+        // kill: 2 signals x (pid, group, own group, everyone).
+        assert_eq!(r.get(&libc::SYS_kill).map(Vec::len), Some(8));
+        for nr in [
+            libc::SYS_tkill,
+            libc::SYS_tgkill,
+            libc::SYS_rt_sigqueueinfo,
+            libc::SYS_rt_tgsigqueueinfo,
+        ] {
+            assert_eq!(r.get(&nr).map(Vec::len), Some(2), "{nr}");
+        }
+        assert_eq!(r.get(&libc::SYS_pidfd_open).map(Vec::len), Some(1));
     }
 
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn x32_numbers_are_denied_as_well() {
-        let r = rules(false).unwrap();
+        let r = rules(&Filter::default()).unwrap();
         assert!(r.contains_key(&(41 | 0x4000_0000)), "x32 socket");
         assert!(r.contains_key(&(521 | 0x4000_0000)), "x32 ptrace");
         assert!(r.contains_key(&(514 | 0x4000_0000)), "x32 ioctl");
