@@ -54,6 +54,7 @@ mod sandbox_config;
 mod sandbox_core;
 mod sandbox_mcp;
 mod sandbox_rerun;
+mod sandbox_session;
 mod sandbox_trust;
 mod screenshots_script;
 mod search_tools;
