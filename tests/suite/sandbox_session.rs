@@ -281,6 +281,50 @@ async fn a_timed_out_command_leaves_nothing_running(backend: &str) {
     }
 }
 
+/// The command cannot end the helper that ends its leftovers: SIGKILL and SIGSTOP to the
+/// helper, to its group and to `kill(0)` are refused by the seccomp filter alone (checked
+/// without Landlock, whose ABI 6 scoping would refuse them too: kernels before it rely on the
+/// filter), and what the command left behind is still ended. (`kill(-1)` is refused as well,
+/// but not tried here: unrefused, it would signal every process the test may signal.)
+#[test]
+fn the_command_cannot_kill_or_stop_the_helper() {
+    use std::os::unix::process::CommandExt;
+    let tok = token();
+    let script = format!(
+        "[ \"$(cat /proc/$PPID/comm)\" = sayso ] || {{ echo not-under-the-helper; exit 9; }}; \
+         for t in $PPID -$PPID 0; do \
+         kill -KILL -- $t 2>/dev/null || echo refused-kill; \
+         kill -STOP -- $t 2>/dev/null || echo refused-stop; done; \
+         (sleep 3600.{tok}1 &); echo started"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sayso"))
+        .args([
+            "__sandbox-exec",
+            r#"{"n":false}"#,
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .process_group(0)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let left = alive_with(&format!("sleep 3600.{tok}1"));
+    kill_all(&[format!("sleep 3600.{tok}1")]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        said,
+        "refused-kill\nrefused-stop\n".repeat(3) + "started\n",
+        "{out:?}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        left.is_empty(),
+        "the sleeper outlived the command: {left:?}"
+    );
+}
+
 /// The copy of the pane's output once it holds `end` (the copy lags the screen a little).
 async fn wait_for_log(log: &Path, end: &str) -> String {
     let start = Instant::now();
