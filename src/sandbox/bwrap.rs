@@ -135,6 +135,7 @@ mod tests {
             hidden: vec!["/h/sayso".into(), "/h/config.toml".into()],
             network,
             own_pid: 1,
+            ..RunPolicy::default()
         }
     }
 

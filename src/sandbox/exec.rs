@@ -53,6 +53,10 @@ fn run(args: Vec<OsString>) -> Result<ExitCode, String> {
         return Err("no command to run".into());
     }
     #[cfg(target_os = "linux")]
+    if policy.loopback == Some(super::loopback::Loopback::Relay) {
+        return super::loopback::relay::run(&argv);
+    }
+    #[cfg(target_os = "linux")]
     return super::supervise::run(&policy, &argv);
     #[cfg(not(target_os = "linux"))]
     {
@@ -68,8 +72,15 @@ pub(super) fn confine(policy: &super::policy::HelperPolicy, helper: i32) -> Resu
     if policy.landlock {
         super::landlock::apply(policy)?;
     }
+    use super::loopback::Loopback;
+    use super::seccomp::LoopbackSockets;
     super::seccomp::apply(&super::seccomp::Filter {
         network: policy.network,
+        loopback: match policy.loopback {
+            Some(Loopback::Listen(_)) => Some(LoopbackSockets::Namespace),
+            Some(Loopback::Supervise) => Some(LoopbackSockets::Supervised),
+            Some(Loopback::Relay) | None => None,
+        },
         helper: Some(helper),
     })
 }

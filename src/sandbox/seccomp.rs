@@ -4,7 +4,9 @@
 //! Denied: `ptrace` and `process_vm_readv`/`writev` (reading or steering another process),
 //! `io_uring_*` (a second syscall path the filter cannot see into), `ioctl(TIOCSTI)` and
 //! `ioctl(TIOCLINUX)` (typing into the terminal sayso runs in), and unless the network is
-//! allowed, `socket`/`socketpair` of any domain but `AF_UNIX`. The helper that stays as the
+//! allowed, `socket`/`socketpair` of any domain but `AF_UNIX` — with `allow_loopback`, IPv4
+//! and IPv6 sockets too ([`LoopbackSockets`]: any in bubblewrap's empty namespace, TCP only
+//! under Landlock, whose connections the helper makes). The helper that stays as the
 //! command's parent ([`super::supervise`]) cannot be sent SIGKILL or SIGSTOP (by pid, by its
 //! group, by `kill(0)` or `kill(-1)`, by thread, or through a pidfd), so the command cannot
 //! end it before it ends what the command leaves behind. On x86_64 the x32 numbers of the
@@ -24,8 +26,22 @@ use seccompiler::{
 pub struct Filter {
     /// The command may reach the network.
     pub network: bool,
+    /// Without the network, the sockets loopback access needs (`[sandbox] allow_loopback`).
+    pub loopback: Option<LoopbackSockets>,
     /// The helper's pid (as the command sees it), which the command may not stop.
     pub helper: Option<i32>,
+}
+
+/// The IP sockets a command without the network may still create for the loopback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopbackSockets {
+    /// In bubblewrap's empty network namespace: any IPv4 or IPv6 socket (there is nothing
+    /// but its own loopback and the mirrored listeners to reach).
+    Namespace,
+    /// Under Landlock, in this machine's network: TCP only (no UDP, raw or other protocol,
+    /// no `MSG_FASTOPEN`, which connects without `connect`); its `connect`, `bind` and
+    /// `listen` go to the helper (`super::loopback::notify`).
+    Supervised,
 }
 
 /// The signals the command may not send the helper (the two it cannot block).
@@ -102,8 +118,12 @@ pub fn rules(filter: &Filter) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String>
     );
     if !filter.network {
         let not_unix = arg_is(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?;
-        rules.insert(libc::SYS_socket, vec![not_unix.clone()]);
-        rules.insert(libc::SYS_socketpair, vec![not_unix]);
+        rules.insert(libc::SYS_socketpair, vec![not_unix.clone()]);
+        let socket = match filter.loopback {
+            None => vec![not_unix],
+            Some(kind) => loopback_sockets(kind, &mut rules)?,
+        };
+        rules.insert(libc::SYS_socket, socket);
     }
     if let Some(helper) = filter.helper {
         protect_helper(helper, &mut rules)?;
@@ -111,6 +131,69 @@ pub fn rules(filter: &Filter) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String>
     #[cfg(target_arch = "x86_64")]
     x32_too(&mut rules);
     Ok(rules)
+}
+
+/// The `socket` rules (denied when one holds) for `kind`, and, for [`LoopbackSockets::Supervised`],
+/// the `MSG_FASTOPEN` sends refused.
+fn loopback_sockets(
+    kind: LoopbackSockets,
+    rules: &mut BTreeMap<i64, Vec<SeccompRule>>,
+) -> Result<Vec<SeccompRule>, String> {
+    let cond = |index: u8, op: SeccompCmpOp, value: u64| {
+        SeccompCondition::new(index, SeccompCmpArgLen::Dword, op, value).map_err(err)
+    };
+    let inet = [libc::AF_INET as u64, libc::AF_INET6 as u64];
+    // Neither UNIX nor IP.
+    let mut out = vec![
+        SeccompRule::new(vec![
+            cond(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?,
+            cond(0, SeccompCmpOp::Ne, inet[0])?,
+            cond(0, SeccompCmpOp::Ne, inet[1])?,
+        ])
+        .map_err(err)?,
+    ];
+    if kind == LoopbackSockets::Namespace {
+        return Ok(out);
+    }
+    let stream = libc::SOCK_STREAM as u64;
+    let (nonblock, cloexec) = (libc::SOCK_NONBLOCK as u64, libc::SOCK_CLOEXEC as u64);
+    for domain in inet {
+        // An IP socket that is not a plain TCP stream (with or without its two flags)...
+        let mut not_stream = vec![cond(0, SeccompCmpOp::Eq, domain)?];
+        for t in [
+            stream,
+            stream | nonblock,
+            stream | cloexec,
+            stream | nonblock | cloexec,
+        ] {
+            not_stream.push(cond(1, SeccompCmpOp::Ne, t)?);
+        }
+        out.push(SeccompRule::new(not_stream).map_err(err)?);
+        // ...or of another protocol than TCP (MPTCP, SCTP).
+        out.push(
+            SeccompRule::new(vec![
+                cond(0, SeccompCmpOp::Eq, domain)?,
+                cond(2, SeccompCmpOp::Ne, 0)?,
+                cond(2, SeccompCmpOp::Ne, libc::IPPROTO_TCP as u64)?,
+            ])
+            .map_err(err)?,
+        );
+    }
+    let fastopen = libc::MSG_FASTOPEN as u64;
+    for (nr, flags) in [
+        (libc::SYS_sendto, 3),
+        (libc::SYS_sendmsg, 2),
+        (libc::SYS_sendmmsg, 3),
+    ] {
+        let rule = SeccompRule::new(vec![cond(
+            flags,
+            SeccompCmpOp::MaskedEq(fastopen),
+            fastopen,
+        )?])
+        .map_err(err)?;
+        rules.entry(nr).or_default().push(rule);
+    }
+    Ok(out)
 }
 
 /// `TIOCLINUX` (not in every libc's constants).
@@ -128,6 +211,8 @@ fn x32_too(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) {
         (libc::SYS_process_vm_writev, 540),
         (libc::SYS_rt_sigqueueinfo, 524),
         (libc::SYS_rt_tgsigqueueinfo, 536),
+        (libc::SYS_sendmsg, 518),
+        (libc::SYS_sendmmsg, 538),
     ];
     let common: Vec<(i64, Vec<SeccompRule>)> = rules
         .iter()
@@ -185,7 +270,7 @@ mod tests {
         for network in [false, true] {
             let r = rules(&Filter {
                 network,
-                helper: None,
+                ..Filter::default()
             })
             .unwrap();
             for nr in [
@@ -204,6 +289,7 @@ mod tests {
             let filter = Filter {
                 network,
                 helper: Some(7),
+                ..Filter::default()
             };
             assert!(!program(&filter).unwrap().is_empty());
         }
@@ -212,8 +298,8 @@ mod tests {
     #[test]
     fn the_helper_cannot_be_killed_or_stopped() {
         let r = rules(&Filter {
-            network: false,
             helper: Some(7),
+            ..Filter::default()
         })
         .unwrap();
         // kill: 2 signals x (pid, group, own group, everyone).
@@ -227,6 +313,33 @@ mod tests {
             assert_eq!(r.get(&nr).map(Vec::len), Some(2), "{nr}");
         }
         assert_eq!(r.get(&libc::SYS_pidfd_open).map(Vec::len), Some(1));
+    }
+
+    #[test]
+    fn loopback_sockets_are_ip_and_supervised_ones_tcp_only() {
+        let of = |loopback| {
+            rules(&Filter {
+                loopback: Some(loopback),
+                ..Filter::default()
+            })
+            .unwrap()
+        };
+        let ns = of(LoopbackSockets::Namespace);
+        assert_eq!(ns.get(&libc::SYS_socket).map(Vec::len), Some(1));
+        assert!(!ns.contains_key(&libc::SYS_sendto));
+        let sup = of(LoopbackSockets::Supervised);
+        // Neither UNIX nor IP; per IP family: not a stream, not TCP.
+        assert_eq!(sup.get(&libc::SYS_socket).map(Vec::len), Some(5));
+        for nr in [libc::SYS_sendto, libc::SYS_sendmsg, libc::SYS_sendmmsg] {
+            assert_eq!(sup.get(&nr).map(Vec::len), Some(1), "{nr}: MSG_FASTOPEN");
+        }
+        let with_network = rules(&Filter {
+            network: true,
+            loopback: Some(LoopbackSockets::Supervised),
+            ..Filter::default()
+        })
+        .unwrap();
+        assert!(!with_network.contains_key(&libc::SYS_socket));
     }
 
     #[cfg(target_arch = "x86_64")]

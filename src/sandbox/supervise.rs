@@ -23,6 +23,10 @@
 //!   ABI 6 the command's domain cannot signal it at all (the helper is outside that domain: it
 //!   forks before the child confines itself).
 //!
+//! With `allow_loopback`, it also takes the part [`super::loopback`] gives it: inside
+//! bubblewrap it hands the mirrored loopback listeners out before it forks; under Landlock its
+//! loop serves the command's `connect`, `bind` and `listen` ([`notify`]).
+//!
 //! Not here: what the child confines ([`super::exec`]).
 
 use std::ffi::OsString;
@@ -33,6 +37,8 @@ use std::time::{Duration, Instant};
 use libc::{c_int, pid_t};
 
 use super::exec::{FAILURE_PREFIX, SETUP_FAILED};
+use super::loopback::notify::{self, Notify};
+use super::loopback::{Loopback, fdpass};
 use super::policy::HelperPolicy;
 use crate::process_group::tree;
 
@@ -53,6 +59,12 @@ pub fn run(policy: &HelperPolicy, argv: &[OsString]) -> Result<ExitCode, String>
         return Err(os("cannot become the command's subreaper"));
     }
     let signals = Signals::block()?;
+    let mut channel = None;
+    match &policy.loopback {
+        Some(Loopback::Listen(addrs)) => super::loopback::relay::hand_out(addrs)?,
+        Some(Loopback::Supervise) => channel = Some(fdpass::pair()?),
+        Some(Loopback::Relay) | None => {}
+    }
     // SAFETY: getpid has no preconditions.
     let helper = unsafe { libc::getpid() };
     // SAFETY: the helper is single-threaded here (main hands over before anything starts a
@@ -60,11 +72,16 @@ pub fn run(policy: &HelperPolicy, argv: &[OsString]) -> Result<ExitCode, String>
     match unsafe { libc::fork() } {
         -1 => Err(os("cannot start the command")),
         0 => {
-            let code = child(policy, argv, &signals, helper);
+            let channel = channel.map(|(_, theirs)| theirs);
+            let code = child(policy, argv, &signals, helper, channel);
             std::process::exit(code)
         }
         pid => {
-            let ending = watch(pid, &signals);
+            let notify = channel.and_then(|(ours, theirs)| {
+                drop(theirs);
+                fdpass::receive(&ours).into_iter().next().map(Notify::new)
+            });
+            let ending = watch(pid, &signals, notify);
             end_the_rest(helper);
             Ok(exit_as(ending))
         }
@@ -73,7 +90,13 @@ pub fn run(policy: &HelperPolicy, argv: &[OsString]) -> Result<ExitCode, String>
 
 /// The child: dies with the helper, confines itself, becomes the command. Returns only on
 /// failure, with the exit code.
-fn child(policy: &HelperPolicy, argv: &[OsString], signals: &Signals, helper: pid_t) -> i32 {
+fn child(
+    policy: &HelperPolicy,
+    argv: &[OsString],
+    signals: &Signals,
+    helper: pid_t,
+    channel: Option<OwnedFd>,
+) -> i32 {
     // SAFETY: prctl and getppid with integer arguments only.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
@@ -82,7 +105,12 @@ fn child(policy: &HelperPolicy, argv: &[OsString], signals: &Signals, helper: pi
         }
     }
     signals.restore();
-    if let Err(what) = super::exec::confine(policy, helper) {
+    let confined = super::exec::confine(policy, helper).and_then(|()| match channel {
+        // The loopback supervisor's filter, its listener handed to the helper.
+        Some(channel) => fdpass::send(&channel, &[notify::install()?.as_raw_fd()]),
+        None => Ok(()),
+    });
+    if let Err(what) = confined {
         eprintln!("{FAILURE_PREFIX}{what}");
         return i32::from(SETUP_FAILED);
     }
@@ -118,8 +146,9 @@ enum Ending {
     Stopped(c_int),
 }
 
-/// Waits for the command (`child`) to exit or for a stop.
-fn watch(child: pid_t, signals: &Signals) -> Ending {
+/// Waits for the command (`child`) to exit or for a stop, serving the loopback supervisor's
+/// notifications meanwhile.
+fn watch(child: pid_t, signals: &Signals, mut notify: Option<Notify>) -> Ending {
     let mut stopping: Option<(c_int, Instant)> = None;
     loop {
         let timeout = match stopping {
@@ -129,13 +158,21 @@ fn watch(child: pid_t, signals: &Signals) -> Ending {
             }
             None => -1,
         };
-        let mut fds = [libc::pollfd {
-            fd: signals.fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        }];
-        // SAFETY: `fds` is a valid array of pollfds for the duration of the call.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), 1, timeout) };
+        let mut fds = [
+            libc::pollfd {
+                fd: signals.fd.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                // A negative descriptor is ignored by poll.
+                fd: notify.as_ref().map_or(-1, Notify::fd),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        // SAFETY: `fds` is a valid array of two pollfds for the duration of the call.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout) };
         if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
             // poll itself failed (it should not): wait for the command without serving.
             return Ending::Exited(wait_for(child));
@@ -154,6 +191,15 @@ fn watch(child: pid_t, signals: &Signals) -> Ending {
                     }
                 }
             }
+        }
+        let served = fds[1].revents;
+        if served & libc::POLLIN != 0 {
+            if !notify.as_ref().is_some_and(Notify::serve) {
+                notify = None;
+            }
+        } else if served != 0 {
+            // Hung up: nothing is left under the filter.
+            notify = None;
         }
         if let Some((sig, since)) = stopping
             && since.elapsed() >= STOP_GRACE
@@ -226,6 +272,12 @@ fn end_the_rest(helper: pid_t) {
             return;
         }
     }
+}
+
+/// The exit of a process passing on a child's raw wait `status`: its exit code, or death by
+/// its signal.
+pub fn exit_as_status(status: c_int) -> ExitCode {
+    exit_as(Ending::Exited(status))
 }
 
 /// The helper's exit for `ending`: the command's exit code, or death by its signal.
