@@ -52,6 +52,7 @@ mod resume_endings;
 mod retries;
 mod sandbox_config;
 mod sandbox_core;
+mod sandbox_loopback;
 mod sandbox_mcp;
 mod sandbox_rerun;
 mod sandbox_session;
