@@ -207,6 +207,43 @@ each_backend!(
     a_command_runs_its_own_server_and_sends_no_datagram,
 );
 
+/// `/sandbox` says what is in force: the loopback reachable and how, or unreachable and the
+/// setting that opens it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_sandbox_says_whether_the_loopback_is_reachable() {
+    use crate::support::tui::Tui;
+    for (setting, want) in [
+        (
+            "allow_loopback = true\n",
+            "loopback:         reachable: the TCP ports listening on this machine's loopback",
+        ),
+        (
+            "",
+            "loopback:         unreachable too (`[sandbox] allow_loopback = true`",
+        ),
+    ] {
+        let fx = Fixture::start().await;
+        let aside = tempfile::tempdir().unwrap();
+        let file = aside.path().join("config.toml");
+        std::fs::write(
+            &file,
+            format!(
+                "model = \"m\"\n[provider]\nbase_url = \"{}\"\nmax_retries = 0\n[sandbox]\nbackend = \"bubblewrap\"\n{setting}",
+                fx.base_url()
+            ),
+        )
+        .unwrap();
+        let file = file.display().to_string();
+        let tui = Tui::start_unconfigured(&[], &["-c", &file]);
+        tui.ready().await;
+        tui.send("/sandbox").await;
+        let screen = tui.wait_for("hidden (sayso's):").await;
+        assert!(screen.contains(want), "{want}\n{screen}");
+        tui.keys(&["C-d"]);
+        assert_eq!(tui.exit_code().await, 0, "{}", tui.screen());
+    }
+}
+
 /// `sayso config check` says what is in force: the loopback allowed and how, per backend.
 #[tokio::test]
 async fn config_check_says_how_the_loopback_is_reached() {
