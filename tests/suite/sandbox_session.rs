@@ -5,8 +5,9 @@
 //!   terminal sayso runs in: it could write escape sequences and a fake box to `/dev/pts/N`
 //!   and read the keys typed into the composer, and a reader it left in the background kept
 //!   reading after the call. Now the terminals in `/dev` are hidden and `/dev/tty` is no
-//!   one's (a command has no controlling terminal). Checked in tmux, on the pane's own tty
-//!   (never every `/dev/pts/*`: other tests' panes are there too).
+//!   one's (a command has no controlling terminal). Checked in tmux under both backends (the
+//!   bubblewrap cases held before), on the pane's own tty (never every `/dev/pts/*`: other
+//!   tests' panes are there too).
 //! - Under both backends, what a confined command leaves running (a `( … ) &`, a `setsid`, a
 //!   double fork) is gone when the call ends, and so is what a command stopped by its timeout
 //!   started, TERM ignored or not. Unconfined (`--sandbox off`) a background process is left
@@ -70,14 +71,14 @@ fn pane_tty(tui: &Tui) -> String {
     tty
 }
 
-/// Under Landlock a command writes an OSC title and a fake approval box to the pane's tty and
-/// to `/dev/tty`: none of it reaches the terminal, the title stays, and the model is told the
-/// writes were refused. (The marker is put together at run time, so the command's own text,
-/// which sayso shows, never holds it.)
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_command_under_landlock_cannot_draw_on_the_terminal() {
+/// A command writes an OSC title and a fake approval box to the pane's tty and to `/dev/tty`:
+/// none of it reaches the terminal, the title stays, and the model is told the writes were
+/// refused. (The marker is put together at run time, so the command's own text, which sayso
+/// shows, never holds it.) Under bubblewrap the pane's tty is not in its `/dev`, and
+/// `/dev/tty` is no one's there either.
+async fn a_command_cannot_draw_on_the_terminal(backend: &str) {
     let fx = Fixture::start().await;
-    let (_aside, tui) = tui_with(&config(&fx.base_url(), "landlock"));
+    let (_aside, tui) = tui_with(&config(&fx.base_url(), backend));
     tui.ready().await;
     let tty = pane_tty(&tui);
     let title = tui.pane("#{pane_title}");
@@ -106,13 +107,12 @@ async fn a_command_under_landlock_cannot_draw_on_the_terminal() {
     }
 }
 
-/// Under Landlock a command starts a reader of the pane's tty in the background and returns;
-/// then the user types into the composer: every key reaches sayso, the reader read nothing
-/// (it could not open the tty, and it would not have outlived the call anyway).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_command_under_landlock_cannot_read_the_keys_typed_into_sayso() {
+/// A command starts a reader of the pane's tty in the background and returns; then the user
+/// types into the composer: every key reaches sayso, the reader read nothing (it could not
+/// open the tty, and it would not have outlived the call anyway).
+async fn a_command_cannot_read_the_keys_typed_into_sayso(backend: &str) {
     let fx = Fixture::start().await;
-    let (_aside, tui) = tui_with(&config(&fx.base_url(), "landlock"));
+    let (_aside, tui) = tui_with(&config(&fx.base_url(), backend));
     tui.ready().await;
     let tty = pane_tty(&tui);
     let stolen = tui.work().join("stolen.txt");
@@ -340,15 +340,19 @@ async fn wait_for_log(log: &Path, end: &str) -> String {
 macro_rules! each_backend {
     ($($name:ident),* $(,)?) => {
         mod bubblewrap {
-            $(#[tokio::test] async fn $name() { super::$name("bubblewrap").await })*
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() { super::$name("bubblewrap").await })*
         }
         mod landlock {
-            $(#[tokio::test] async fn $name() { super::$name("landlock").await })*
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() { super::$name("landlock").await })*
         }
     };
 }
 
 each_backend!(
+    a_command_cannot_draw_on_the_terminal,
+    a_command_cannot_read_the_keys_typed_into_sayso,
     a_finished_command_leaves_nothing_running,
     a_timed_out_command_leaves_nothing_running,
 );
