@@ -17,7 +17,8 @@
 //! - Stopping: SIGTERM, SIGINT, SIGHUP or SIGQUIT to the helper (sayso signals the command's
 //!   group, of which the helper is the leader) is passed on as SIGTERM to every process below
 //!   it; after [`STOP_GRACE`] (shorter than the runner's grace before its SIGKILL) whatever is
-//!   left is SIGKILLed and the helper dies of the signal it got.
+//!   left is SIGKILLed and the helper dies of the signal it got. If sayso itself dies, the
+//!   helper gets a SIGTERM (`PR_SET_PDEATHSIG`) and does the same.
 //! - The command cannot end the helper early: every catchable signal is blocked in it, and the
 //!   seccomp filter refuses SIGKILL and SIGSTOP sent to it ([`super::seccomp`]); under Landlock
 //!   ABI 6 the command's domain cannot signal it at all (the helper is outside that domain: it
@@ -58,6 +59,10 @@ pub fn run(policy: &HelperPolicy, argv: &[OsString]) -> Result<ExitCode, String>
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
         return Err(os("cannot become the command's subreaper"));
     }
+    // If sayso dies without stopping the command, the helper stops it as if told to (what
+    // bubblewrap's --die-with-parent does for its namespace).
+    // SAFETY: prctl with integer arguments only.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM, 0, 0, 0) };
     let signals = Signals::block()?;
     let mut channel = None;
     match &policy.loopback {

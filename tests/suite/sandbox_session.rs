@@ -325,6 +325,41 @@ fn the_command_cannot_kill_or_stop_the_helper() {
     );
 }
 
+/// Quitting sayso (Ctrl+D) while a confined command runs — the shell and an escapee both
+/// ignoring SIGTERM — leaves nothing of it running once sayso is gone.
+async fn quitting_while_a_command_runs_leaves_nothing_running(backend: &str) {
+    let fx = Fixture::start().await;
+    let (_aside, tui) = tui_with(&config(&fx.base_url(), backend));
+    tui.ready().await;
+    let tok = token();
+    let cmd =
+        format!("trap '' TERM; setsid sh -c 'sleep 3600.{tok}1' & sleep 3600.{tok}2; echo never");
+    let needles: Vec<String> = (1..=2).map(|n| format!("sleep 3600.{tok}{n}")).collect();
+    fx.push(run_command("c1", &cmd));
+    tui.send("start something long").await;
+    let start = Instant::now();
+    while needles.iter().any(|n| alive_with(n).is_empty()) {
+        assert!(start.elapsed() < WAIT, "the command never started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tui.keys(&["C-d"]);
+    tui.exit_code().await;
+    // The helper ends them on its own after sayso is gone: give it its grace.
+    let start = Instant::now();
+    while needles.iter().any(|n| !alive_with(n).is_empty()) && start.elapsed() < WAIT {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let left: Vec<(String, Vec<i32>)> =
+        needles.iter().map(|n| (n.clone(), alive_with(n))).collect();
+    kill_all(&needles);
+    for (needle, pids) in &left {
+        assert!(
+            pids.is_empty(),
+            "{backend}: `{needle}` outlived sayso: {pids:?}"
+        );
+    }
+}
+
 /// The copy of the pane's output once it holds `end` (the copy lags the screen a little).
 async fn wait_for_log(log: &Path, end: &str) -> String {
     let start = Instant::now();
@@ -355,4 +390,5 @@ each_backend!(
     a_command_cannot_read_the_keys_typed_into_sayso,
     a_finished_command_leaves_nothing_running,
     a_timed_out_command_leaves_nothing_running,
+    quitting_while_a_command_runs_leaves_nothing_running,
 );

@@ -83,6 +83,9 @@ fn listen(addr: SocketAddr) -> Option<socket2::Socket> {
 /// The relay: runs `argv` (bubblewrap) and carries the connections its listeners accept to
 /// this machine's loopback; exits as `argv` did. `Err` when it cannot start.
 pub fn run(argv: &[OsString]) -> Result<ExitCode, String> {
+    // If sayso dies, so does the relay, and bubblewrap with it (--die-with-parent).
+    // SAFETY: prctl with integer arguments only.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
     let (ours, theirs) = fdpass::pair()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
