@@ -36,7 +36,6 @@ pub mod exec;
 #[cfg(target_os = "linux")]
 pub mod landlock;
 pub mod landlock_plan;
-#[cfg(target_os = "linux")]
 pub mod loopback;
 pub mod policy;
 pub mod seatbelt;

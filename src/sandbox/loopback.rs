@@ -30,9 +30,12 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(target_os = "linux")]
 pub mod fdpass;
+#[cfg(target_os = "linux")]
 pub mod notify;
 pub mod ports;
+#[cfg(target_os = "linux")]
 pub mod relay;
 
 /// The descriptor through which the helper inside bubblewrap hands its listeners to the relay

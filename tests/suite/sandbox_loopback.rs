@@ -265,7 +265,7 @@ async fn config_check_says_how_the_loopback_is_reached() {
             out.stdout
         );
         assert!(
-            out.stdout.contains(&format!("  loopback:   ")) && out.stdout.contains(how),
+            out.stdout.contains("  loopback:   ") && out.stdout.contains(how),
             "{backend}: {}",
             out.stdout
         );
