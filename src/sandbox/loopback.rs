@@ -11,7 +11,8 @@
 //!   them and connects each one to the same address and port on the host ([`relay`]). Nothing
 //!   else exists in the namespace: another address has no route, UDP goes nowhere, and a server
 //!   the command starts itself listens on its own loopback, as without the setting. A server
-//!   started after the command began is not reachable from it.
+//!   started after the command began is not reachable from it, nor one on a port below 1024
+//!   unless sayso runs as root (the helper inside has no privilege to listen there).
 //! - **Landlock** (no namespace) keeps its rules denying every TCP bind and connect (ABI 4),
 //!   lets the command create TCP sockets (no UDP, raw or other), and has the helper outside the
 //!   command's Landlock domain do `connect`, `bind` and `listen` for it, through seccomp user
