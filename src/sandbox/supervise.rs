@@ -18,7 +18,7 @@
 //!   group, of which the helper is the leader) is passed on as SIGTERM to every process below
 //!   it; after [`STOP_GRACE`] (shorter than the runner's grace before its SIGKILL) whatever is
 //!   left is SIGKILLed and the helper dies of the signal it got. If sayso itself dies, the
-//!   helper gets a SIGTERM (`PR_SET_PDEATHSIG`) and does the same.
+//!   helper is told (`PR_SET_PDEATHSIG`) and does the same.
 //! - The command cannot end the helper early: every catchable signal is blocked in it, and the
 //!   seccomp filter refuses SIGKILL and SIGSTOP sent to it ([`super::seccomp`]); under Landlock
 //!   ABI 6 the command's domain cannot signal it at all (the helper is outside that domain: it
@@ -51,6 +51,11 @@ pub const STOP_GRACE: Duration = Duration::from_millis(1500);
 /// The signals that stop the command.
 const STOPS: [c_int; 4] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT];
 
+/// The helper's parent-death signal: it stops the command when the parent process is gone (the
+/// helper was reparented), not when only the thread that started it ended (the kernel sends it
+/// then too, and again when the process goes).
+const PARENT_GONE: c_int = libc::SIGUSR1;
+
 /// Runs `argv` confined as `policy` says, in a child, and supervises it (see the module doc).
 /// `Err` when the helper cannot start (nothing ran).
 pub fn run(policy: &HelperPolicy, argv: &[OsString]) -> Result<ExitCode, String> {
@@ -60,9 +65,13 @@ pub fn run(policy: &HelperPolicy, argv: &[OsString]) -> Result<ExitCode, String>
         return Err(os("cannot become the command's subreaper"));
     }
     // If sayso dies without stopping the command, the helper stops it as if told to (what
-    // bubblewrap's --die-with-parent does for its namespace).
-    // SAFETY: prctl with integer arguments only.
-    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM, 0, 0, 0) };
+    // bubblewrap's --die-with-parent does for its namespace). The signal also comes when only
+    // the thread that started the helper ends ([`PARENT_GONE`]).
+    // SAFETY: prctl and getppid with integer arguments only.
+    let parent = unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, PARENT_GONE, 0, 0, 0);
+        libc::getppid()
+    };
     let signals = Signals::block()?;
     let mut channel = None;
     match &policy.loopback {
@@ -86,7 +95,7 @@ pub fn run(policy: &HelperPolicy, argv: &[OsString]) -> Result<ExitCode, String>
                 drop(theirs);
                 fdpass::receive(&ours).into_iter().next().map(Notify::new)
             });
-            let ending = watch(pid, &signals, notify);
+            let ending = watch(pid, parent, &signals, notify);
             end_the_rest(helper);
             Ok(exit_as(ending))
         }
@@ -153,7 +162,7 @@ enum Ending {
 
 /// Waits for the command (`child`) to exit or for a stop, serving the loopback supervisor's
 /// notifications meanwhile.
-fn watch(child: pid_t, signals: &Signals, mut notify: Option<Notify>) -> Ending {
+fn watch(child: pid_t, parent: pid_t, signals: &Signals, mut notify: Option<Notify>) -> Ending {
     let mut stopping: Option<(c_int, Instant)> = None;
     loop {
         let timeout = match stopping {
@@ -188,7 +197,14 @@ fn watch(child: pid_t, signals: &Signals, mut notify: Option<Notify>) -> Ending 
                     if let Some(status) = reap(child) {
                         return Ending::Exited(status);
                     }
+                } else if sig == PARENT_GONE && own_parent() == parent {
+                    // Only a thread of sayso ended: sayso is still there.
                 } else if stopping.is_none() {
+                    let sig = if sig == PARENT_GONE {
+                        libc::SIGTERM
+                    } else {
+                        sig
+                    };
                     stopping = Some((sig, Instant::now()));
                     for pid in tree::descendants(own_pid()) {
                         // SAFETY: kill has no memory-safety preconditions.
@@ -322,6 +338,11 @@ fn own_pid() -> pid_t {
     unsafe { libc::getpid() }
 }
 
+fn own_parent() -> pid_t {
+    // SAFETY: getppid has no preconditions.
+    unsafe { libc::getppid() }
+}
+
 /// Every catchable signal blocked in the helper; the ones it acts on read from a signalfd.
 struct Signals {
     fd: OwnedFd,
@@ -342,7 +363,7 @@ impl Signals {
             }
             let mut watched: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut watched);
-            for sig in STOPS.iter().chain([&libc::SIGCHLD]) {
+            for sig in STOPS.iter().chain([&libc::SIGCHLD, &PARENT_GONE]) {
                 libc::sigaddset(&mut watched, *sig);
             }
             let fd = libc::signalfd(-1, &watched, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);

@@ -360,6 +360,48 @@ async fn quitting_while_a_command_runs_leaves_nothing_running(backend: &str) {
     }
 }
 
+/// sayso killed (SIGKILL, nothing of it runs on) while a confined command runs — the shell and
+/// an escapee both ignoring SIGTERM — leaves nothing of it running: the helper is told its
+/// parent is gone and stops the command, as bubblewrap's `--die-with-parent` does.
+async fn sayso_killed_while_a_command_runs_leaves_nothing_running(backend: &str) {
+    let fx = Fixture::start().await;
+    let tok = token();
+    let cmd =
+        format!("trap '' TERM; setsid sh -c 'sleep 3600.{tok}1' & sleep 3600.{tok}2; echo never");
+    let needles: Vec<String> = (1..=2).map(|n| format!("sleep 3600.{tok}{n}")).collect();
+    fx.push(run_command("c1", &cmd));
+    let home = home_with(&fx.base_url(), "");
+    std::fs::write(
+        home.path().join("config/sayso/config.toml"),
+        config(&fx.base_url(), backend),
+    )
+    .unwrap();
+    let mut c = sayso(home.path());
+    c.args(["--approval-mode", "trust", "-p", "go"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut running = c.spawn().unwrap();
+    let start = Instant::now();
+    while needles.iter().any(|n| alive_with(n).is_empty()) {
+        assert!(start.elapsed() < WAIT, "the command never started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    running.kill().await.unwrap();
+    let start = Instant::now();
+    while needles.iter().any(|n| !alive_with(n).is_empty()) && start.elapsed() < WAIT {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let left: Vec<(String, Vec<i32>)> =
+        needles.iter().map(|n| (n.clone(), alive_with(n))).collect();
+    kill_all(&needles);
+    for (needle, pids) in &left {
+        assert!(
+            pids.is_empty(),
+            "{backend}: `{needle}` outlived sayso: {pids:?}"
+        );
+    }
+}
+
 /// The copy of the pane's output once it holds `end` (the copy lags the screen a little).
 async fn wait_for_log(log: &Path, end: &str) -> String {
     let start = Instant::now();
@@ -391,4 +433,5 @@ each_backend!(
     a_finished_command_leaves_nothing_running,
     a_timed_out_command_leaves_nothing_running,
     quitting_while_a_command_runs_leaves_nothing_running,
+    sayso_killed_while_a_command_runs_leaves_nothing_running,
 );
