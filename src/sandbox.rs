@@ -21,8 +21,9 @@
 //! [`landlock_plan`] ("everything but" as Landlock rules), [`exec`] (`sayso __sandbox-exec`,
 //! which applies Landlock and the seccomp filter in a child that becomes the command),
 //! [`supervise`] (the helper staying as the command's parent, ending what it leaves running
-//! when it exits), [`seatbelt`] (the macOS profile, as text), [`mod@denial`] (recognising a
-//! denial in a command's output).
+//! when it exits), [`loopback`] (`allow_loopback`: bubblewrap's mirrored ports and relay,
+//! Landlock's helper-made connections), [`seatbelt`] (the macOS profile, as text),
+//! [`mod@denial`] (recognising a denial in a command's output).
 
 use std::path::{Path, PathBuf};
 
