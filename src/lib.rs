@@ -19,7 +19,8 @@
 //!   on files sayso reads on its own account (no `/proc`, `/sys`, `/dev`).
 //! - [`sandbox`]: the operating-system sandbox commands run in (bubblewrap or Landlock with a
 //!   seccomp filter on Linux, Seatbelt on macOS): what a command may write, read of sayso's
-//!   own, and whether it reaches the network.
+//!   own, whether it reaches the network or only this machine's loopback; no terminal inside,
+//!   and nothing a command starts outlives it.
 //! - [`config`]: layered TOML configuration (defaults → user → project → env → CLI), with
 //!   file:line errors and the project-file limits; tool opts are plain data here.
 //! - [`checkpoint`]: checkpoints for undo — the content-addressed store in sayso's data

@@ -13,6 +13,8 @@
 //! - [`stop`] / [`stop_blocking`]: SIGTERM, then SIGKILL to whatever is left after a grace;
 //!   they return once nothing but zombies is left (or shortly after the SIGKILL).
 //! - [`KillOnDrop`]: SIGKILLs a group whose owner is dropped before dealing with it.
+//! - [`tree`] (Linux): the processes below one process, whatever group or session they moved
+//!   to (the sandbox helper ends them when a confined command is over).
 //!
 //! Not here: reaping. Whoever owns the `Child` waits on it (its own zombie is its to collect;
 //! tokio reaps a dropped child in the background); orphans belong to init. Nor which group
@@ -200,17 +202,31 @@ pub fn stop_blocking(pgid: u32, grace: Duration) {
 pub fn stop_blocking(_pgid: u32, _grace: Duration) {}
 
 /// SIGKILLs the group when dropped, unless [`KillOnDrop::disarm`]ed first: a runner whose
-/// future is dropped mid-run must not leave its group behind.
+/// future is dropped mid-run must not leave its group behind. A group led by the sandbox
+/// helper ([`KillOnDrop::supervised`]) gets SIGTERM instead: the helper then ends everything
+/// below it, also what left the group, on its own (a SIGKILL would end the helper first).
 #[cfg_attr(not(unix), allow(dead_code))]
 #[derive(Debug)]
 pub struct KillOnDrop {
     pgid: Option<u32>,
+    supervised: bool,
 }
 
 impl KillOnDrop {
     /// Guards group `pgid` (None: nothing to guard, e.g. a child already reaped).
     pub fn new(pgid: Option<u32>) -> Self {
-        Self { pgid }
+        Self {
+            pgid,
+            supervised: false,
+        }
+    }
+
+    /// Guards group `pgid` whose leader is the sandbox helper (`sayso __sandbox-exec`).
+    pub fn supervised(pgid: Option<u32>) -> Self {
+        Self {
+            pgid,
+            supervised: true,
+        }
     }
 
     /// The guarded group, until disarmed.
@@ -228,11 +244,21 @@ impl Drop for KillOnDrop {
     fn drop(&mut self) {
         #[cfg(unix)]
         if let Some(pgid) = self.pgid.take() {
-            signal(pgid, libc::SIGKILL);
+            signal(
+                pgid,
+                if self.supervised {
+                    libc::SIGTERM
+                } else {
+                    libc::SIGKILL
+                },
+            );
         }
         // Elsewhere `kill_on_drop` kills the child.
     }
 }
+
+#[cfg(target_os = "linux")]
+pub mod tree;
 
 #[cfg(all(test, unix))]
 mod tests;

@@ -4,7 +4,8 @@
 //! sandbox bounds *what it can do* whatever its text says.
 //!
 //! What it owns:
-//! - [`Settings`]: `[sandbox]` as resolved (`mode`, `network`, `writable_roots`, `backend`);
+//! - [`Settings`]: `[sandbox]` as resolved (`mode`, `network`, `allow_loopback`,
+//!   `writable_roots`, `backend`);
 //! - [`Sandbox`]: the settings with the places they protect ([`Places`]) and the backend
 //!   found on this machine ([`Backend`]); [`Sandbox::wrap`] turns a program into the argv that
 //!   runs it confined;
@@ -18,8 +19,11 @@
 //! (the backend this machine has and what it cannot enforce), [`bwrap`] (bubblewrap's argv),
 //! [`bwrap_cache`] (a successful bubblewrap probe remembered between runs),
 //! [`landlock_plan`] ("everything but" as Landlock rules), [`exec`] (`sayso __sandbox-exec`,
-//! which applies Landlock and the seccomp filter and becomes the command), [`seatbelt`] (the
-//! macOS profile, as text), [`mod@denial`] (attributing a failure to the sandbox).
+//! which applies Landlock and the seccomp filter in a child that becomes the command),
+//! [`supervise`] (the helper staying as the command's parent, ending what it leaves running
+//! when it exits), [`loopback`] (`allow_loopback`: bubblewrap's mirrored ports and relay,
+//! Landlock's helper-made connections), [`seatbelt`] (the macOS profile, as text),
+//! [`mod@denial`] (attributing a failure to the sandbox).
 
 use std::path::{Path, PathBuf};
 
@@ -33,10 +37,13 @@ pub mod exec;
 #[cfg(target_os = "linux")]
 pub mod landlock;
 pub mod landlock_plan;
+pub mod loopback;
 pub mod policy;
 pub mod seatbelt;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
+#[cfg(target_os = "linux")]
+pub mod supervise;
 
 pub use denial::{Attribution, Denial, DenialKind};
 use policy::{HelperPolicy, RunPolicy, utf8};
@@ -93,6 +100,9 @@ pub struct Settings {
     pub mode: Mode,
     /// Commands may reach the network.
     pub network: bool,
+    /// Without the network, commands may still reach this machine's loopback (`[sandbox]
+    /// allow_loopback`, user config only): [`loopback`] says how each backend does it.
+    pub allow_loopback: bool,
     /// Directories besides the project and the temp directory that commands may write.
     pub writable_roots: Vec<PathBuf>,
     pub backend: BackendChoice,
@@ -211,6 +221,27 @@ impl Sandbox {
         }
     }
 
+    /// How commands without the network reach this machine's loopback, as a sentence; `None`
+    /// when they do not (`allow_loopback` is off, the network is on anyway, the sandbox is off,
+    /// or this backend cannot: [`Sandbox::limits`] says so).
+    pub fn loopback_mechanism(&self) -> Option<&'static str> {
+        if !self.settings.allow_loopback || self.settings.network || self.mode() == Mode::Off {
+            return None;
+        }
+        match self.backend {
+            #[cfg(target_os = "linux")]
+            Backend::Bubblewrap(_) => Some(
+                "the TCP ports listening on this machine's loopback when a command starts, \
+                 relayed into its network namespace",
+            ),
+            #[cfg(target_os = "linux")]
+            Backend::Landlock(abi) if abi >= 4 && loopback::notify::SUPPORTED => {
+                Some("TCP to 127.0.0.0/8 and ::1 only, connected by sayso's helper for the command")
+            }
+            _ => None,
+        }
+    }
+
     /// The mode in force: `off` when the settings say so or no backend works here.
     pub fn mode(&self) -> Mode {
         match self.backend {
@@ -247,7 +278,19 @@ impl Sandbox {
             #[cfg(target_os = "linux")]
             Backend::Bubblewrap(bwrap) => {
                 let cwd = policy::resolved(cwd).unwrap_or_else(|| cwd.to_path_buf());
-                bwrap::argv(bwrap, helper, &policy, &cwd, argv, Path::is_dir).map(Some)
+                let inner = bwrap::argv(bwrap, helper, &policy, &cwd, argv, Path::is_dir)?;
+                if policy.forwarded.is_empty() {
+                    return Ok(Some(inner));
+                }
+                // The relay outside bubblewrap, for the loopback listeners mirrored inside.
+                let relay = HelperPolicy {
+                    loopback: Some(loopback::Loopback::Relay),
+                    ..HelperPolicy::default()
+                };
+                let mut out = vec![utf8(helper)?.to_owned(), exec::ARG.to_owned()];
+                out.extend([relay.encode(), "--".to_owned()]);
+                out.extend(inner);
+                Ok(Some(out))
             }
             Backend::Landlock(_) => {
                 let encoded = HelperPolicy::of(&policy, true)?.encode();

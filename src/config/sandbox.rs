@@ -5,16 +5,17 @@
 //! [sandbox]
 //! mode = "workspace-write"     # workspace-write | read-only | off
 //! network = false              # commands may reach the network
+//! allow_loopback = false       # without the network, commands may still reach this host's loopback
 //! writable_roots = ["~/.cache/pip", "/srv/scratch"]  # written besides the project and /tmp
 //! backend = "auto"             # auto | bubblewrap | landlock | seatbelt
 //! ```
 //!
 //! Precedence: `--sandbox MODE` (the user's own choice; it may loosen) beats the files. A
 //! project file (`.sayso/config.toml`) may only tighten what the user's file says: a mode at
-//! least as strict (read-only > workspace-write > off) and `network = false` are taken;
-//! `mode = "off"`, a looser mode, `network = true`, `writable_roots` and `backend` there are
-//! ignored with a warning naming file:line, as every project key that would widen the policy
-//! is (`super::project`). `writable_roots` must be absolute or start with `~/`; one that does
+//! least as strict (read-only > workspace-write > off), `network = false` and
+//! `allow_loopback = false` are taken; `mode = "off"`, a looser mode, `network = true`,
+//! `allow_loopback = true`, `writable_roots` and `backend` there are ignored with a warning
+//! naming file:line, as every project key that would widen the policy is (`super::project`). `writable_roots` must be absolute or start with `~/`; one that does
 //! not exist is left out with a warning.
 //!
 //! Not here: whether this machine can enforce the policy (`crate::sandbox::Sandbox::new`).
@@ -34,6 +35,7 @@ use crate::sandbox::{BackendChoice, Mode, Settings};
 pub struct SandboxFile {
     pub mode: Option<Mode>,
     pub network: Option<bool>,
+    pub allow_loopback: Option<bool>,
     pub writable_roots: Option<Vec<String>>,
     pub backend: Option<BackendChoice>,
 }
@@ -44,6 +46,7 @@ impl SandboxFile {
         SandboxFile {
             mode: high.mode.or(self.mode),
             network: high.network.or(self.network),
+            allow_loopback: high.allow_loopback.or(self.allow_loopback),
             writable_roots: high.writable_roots.or(self.writable_roots),
             backend: high.backend.or(self.backend),
         }
@@ -82,6 +85,7 @@ pub(super) fn settings(
     let mut settings = Settings {
         mode: user.mode.unwrap_or_default(),
         network: user.network.unwrap_or(false),
+        allow_loopback: user.allow_loopback.unwrap_or(false),
         writable_roots,
         backend: user.backend.unwrap_or_default(),
     };
@@ -138,6 +142,15 @@ fn tighten(s: &mut Settings, p: &SandboxFile, layer: &Layer) -> Vec<String> {
             "it would let commands reach the network".into(),
         )),
         Some(n) => s.network = s.network && n,
+        None => {}
+    }
+    match p.allow_loopback {
+        Some(true) if !s.allow_loopback => warnings.push(refuse(
+            "allow_loopback",
+            "true".into(),
+            "it would let commands reach the servers on this machine's loopback".into(),
+        )),
+        Some(l) => s.allow_loopback = s.allow_loopback && l,
         None => {}
     }
     if let Some(roots) = p.writable_roots.as_ref().filter(|r| !r.is_empty()) {

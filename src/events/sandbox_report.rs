@@ -23,6 +23,9 @@ pub struct SandboxReport {
     /// there is none.
     pub backend: Result<String, String>,
     pub network: bool,
+    /// Without the network, how commands reach this machine's loopback
+    /// (`Sandbox::loopback_mechanism`); `None`: they do not.
+    pub loopback: Option<String>,
     /// What commands may write (none in `read-only`; everything when off).
     pub writable: Vec<PathBuf>,
     /// Inside the writable places, what stays read-only: the project's protected names
@@ -64,6 +67,7 @@ impl SandboxReport {
             in_force,
             backend,
             network: in_force == Mode::Off || s.settings.network,
+            loopback: s.loopback_mechanism().map(str::to_owned),
             writable,
             protected,
             hidden,
@@ -170,6 +174,31 @@ mod tests {
             (off.mode_words().as_str(), off.start_notice()),
             ("off", None)
         );
+    }
+
+    #[test]
+    fn the_report_says_how_the_loopback_is_reached_where_it_is() {
+        let with = |backend: Backend, network: bool| {
+            let mut sb = sandbox(Mode::WorkspaceWrite, backend, &[]);
+            sb.settings.allow_loopback = true;
+            sb.settings.network = network;
+            SandboxReport::of(&sb).loopback
+        };
+        let bwrap = Backend::Bubblewrap(PathBuf::from("/usr/bin/bwrap"));
+        let relayed = with(bwrap.clone(), false).unwrap_or_default();
+        assert!(
+            relayed.contains("relayed into its network namespace"),
+            "{relayed}"
+        );
+        let supervised = with(Backend::Landlock(7), false).unwrap_or_default();
+        assert!(
+            supervised.contains("127.0.0.0/8 and ::1 only"),
+            "{supervised}"
+        );
+        assert_eq!(with(Backend::Landlock(3), false), None, "ABI 3 cannot");
+        assert_eq!(with(bwrap.clone(), true), None, "the network is on anyway");
+        let not_asked = SandboxReport::of(&sandbox(Mode::WorkspaceWrite, bwrap, &[]));
+        assert_eq!(not_asked.loopback, None);
     }
 
     #[test]

@@ -110,13 +110,21 @@ fn sandbox_lines(r: &crate::events::SandboxReport) -> Vec<String> {
         ),
         (_, crate::sandbox::Mode::Off) => "off: commands run unconfined".to_owned(),
         (backend, mode) => format!(
-            "{} ({}), network {}",
+            "{} ({}), network {}{}",
             mode.as_str(),
             backend.clone().unwrap_or_else(|why| why),
-            if r.network { "allowed" } else { "denied" }
+            if r.network { "allowed" } else { "denied" },
+            if r.loopback.is_some() {
+                ", loopback allowed"
+            } else {
+                ""
+            }
         ),
     };
     let mut lines = vec![format!("sandbox:      {head}")];
+    if let Some(how) = &r.loopback {
+        lines.push(format!("  loopback:   {how}"));
+    }
     if !r.writable.is_empty() {
         let writable: Vec<String> = r.writable.iter().map(|p| p.display().to_string()).collect();
         lines.push(format!("  writable:   {}", writable.join(", ")));
@@ -424,10 +432,16 @@ mod tests {
             in_force: Mode::WorkspaceWrite,
             backend: Ok("bubblewrap (/usr/bin/bwrap)".into()),
             network: false,
+            loopback: None,
             writable: vec![PathBuf::from("/p"), PathBuf::from("/tmp")],
             protected: vec![],
             hidden: vec![],
             limits: vec!["a limit".into()],
+        };
+        let with_loopback = SandboxReport {
+            loopback: Some("relayed".into()),
+            limits: vec![],
+            ..ww.clone()
         };
         let fell_back = SandboxReport {
             in_force: Mode::Off,
@@ -456,6 +470,14 @@ mod tests {
                 ],
             ),
             (off, vec!["sandbox:      off: commands run unconfined"]),
+            (
+                with_loopback,
+                vec![
+                    "sandbox:      workspace-write (bubblewrap (/usr/bin/bwrap)), network denied, loopback allowed",
+                    "  loopback:   relayed",
+                    "  writable:   /p, /tmp",
+                ],
+            ),
         ];
         for (r, want) in rows {
             assert_eq!(sandbox_lines(&r), want);

@@ -6,8 +6,10 @@
 //! writable directories bound read-write, the protected paths inside them re-bound read-only,
 //! the hidden paths covered (a directory by an empty read-only tmpfs, a file by `/dev/null`,
 //! which a `nodev` bind makes unopenable). Inside, `sayso __sandbox-exec` applies the seccomp
-//! filter and runs the command. Not `--new-session`: sayso stops a command by its process
-//! group, and the filter blocks `TIOCSTI` instead.
+//! filter and runs the command. Not `--new-session`: sayso already starts bubblewrap in a
+//! session of its own (no controlling terminal, so `/dev/tty` opens nothing) and stops a
+//! command by that process group; the filter blocks `TIOCSTI` too. With `allow_loopback` the
+//! network namespace stays (the loopback is mirrored into it: `super::loopback`).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -135,6 +137,7 @@ mod tests {
             hidden: vec!["/h/sayso".into(), "/h/config.toml".into()],
             network,
             own_pid: 1,
+            ..RunPolicy::default()
         }
     }
 

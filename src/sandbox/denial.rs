@@ -131,7 +131,11 @@ pub fn attribute(output: &str, run: &Run, host: &dyn Host) -> Option<Attribution
             && network_hit.is_none()
             && let Some(d) = network::denial(line, sockets_named, output, run.command)
         {
-            network_hit = Some(d);
+            // With `allow_loopback`, loopback is reachable from inside: a failed connection to
+            // it is the server's, not the sandbox's.
+            if !reachable(run.policy, &d) {
+                network_hit = Some(d);
+            }
             continue;
         }
         if !paths::denial_phrase(line) {
@@ -147,7 +151,8 @@ pub fn attribute(output: &str, run: &Run, host: &dyn Host) -> Option<Attribution
                 // A refused socket without a path, in a run without the network.
                 if !run.policy.network && network::socket_refusal(line, sockets_named) {
                     if network_hit.is_none() {
-                        network_hit = network::denial_without_phrase(output, run.command);
+                        network_hit = network::denial_without_phrase(output, run.command)
+                            .filter(|d| !reachable(run.policy, d));
                     }
                 } else {
                     unsure = true;
@@ -165,6 +170,12 @@ pub fn attribute(output: &str, run: &Run, host: &dyn Host) -> Option<Attribution
         )));
     }
     unsure.then(|| Attribution::Unsure(unsure_line(run.policy)))
+}
+
+/// The address `d` names is reachable from inside this run (`allow_loopback` and a loopback
+/// address), so its failure is not the sandbox's doing.
+fn reachable(policy: &RunPolicy, d: &Denial) -> bool {
+    policy.loopback && d.address.as_deref().is_some_and(network::loopback)
 }
 
 /// [`attribute`] for a command that ran in `cwd` inside `sandbox` as `confine` says, looked up

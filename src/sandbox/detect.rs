@@ -36,7 +36,7 @@ pub fn backend(choice: BackendChoice) -> Backend {
 
 #[cfg(target_os = "linux")]
 fn bubblewrap() -> Backend {
-    if let Err(why) = super::seccomp::program(false) {
+    if let Err(why) = super::seccomp::program(&super::seccomp::Filter::default()) {
         return Backend::Unavailable(why);
     }
     match super::bwrap::available() {
@@ -52,7 +52,7 @@ fn bubblewrap() -> Backend {
 
 #[cfg(target_os = "linux")]
 fn landlock() -> Backend {
-    if let Err(why) = super::seccomp::program(false) {
+    if let Err(why) = super::seccomp::program(&super::seccomp::Filter::default()) {
         return Backend::Unavailable(why);
     }
     match super::landlock::kernel_abi() {
@@ -78,7 +78,7 @@ fn seatbelt() -> Backend {
 
 /// What `backend` cannot enforce of `settings` around `places`, as sentences.
 pub fn limits(backend: &Backend, settings: &Settings, places: &Places) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = loopback_limits(backend, settings);
     let Backend::Landlock(abi) = backend else {
         return out;
     };
@@ -121,6 +121,32 @@ pub fn limits(backend: &Backend, settings: &Settings, places: &Places) -> Vec<St
     out
 }
 
+/// What `backend` cannot do of `allow_loopback` (asked for, with the network off).
+fn loopback_limits(backend: &Backend, settings: &Settings) -> Vec<String> {
+    if !settings.allow_loopback || settings.network || settings.mode == Mode::Off {
+        return Vec::new();
+    }
+    // bubblewrap does what it says: the ports listening when a command starts (the report
+    // says so, `Sandbox::loopback_mechanism`).
+    let line = match backend {
+        Backend::Landlock(abi) if *abi < 4 => {
+            "allow_loopback needs Landlock ABI 4 (Linux 6.7): this machine's loopback stays \
+             unreachable"
+        }
+        #[cfg(target_os = "linux")]
+        Backend::Landlock(_) if !super::loopback::notify::SUPPORTED => {
+            "allow_loopback: Landlock's loopback supervisor is for x86_64 and aarch64: this \
+             machine's loopback stays unreachable"
+        }
+        Backend::Seatbelt => {
+            "allow_loopback is not supported with Seatbelt: this machine's loopback stays \
+             unreachable"
+        }
+        _ => return Vec::new(),
+    };
+    vec![line.to_owned()]
+}
+
 fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
@@ -152,6 +178,27 @@ mod tests {
         let text = limits(&Backend::Landlock(7), &ro, &places).join("\n");
         assert!(!text.contains(".git"), "{text}");
         assert!(limits(&Backend::Bubblewrap("/b".into()), &settings, &places).is_empty());
+    }
+
+    #[test]
+    fn loopback_limits_say_what_each_backend_cannot_do() {
+        let asked = Settings {
+            allow_loopback: true,
+            ..Settings::default()
+        };
+        let places = Places::default();
+        let said = |b: &Backend, s: &Settings| limits(b, s, &places).join("\n");
+        let bwrap = Backend::Bubblewrap("/b".into());
+        assert!(said(&bwrap, &asked).is_empty());
+        assert!(said(&Backend::Landlock(3), &asked).contains("needs Landlock ABI 4"));
+        assert!(!said(&Backend::Landlock(7), &asked).contains("allow_loopback"));
+        assert!(said(&Backend::Seatbelt, &asked).contains("not supported with Seatbelt"));
+        let with_network = Settings {
+            network: true,
+            ..asked.clone()
+        };
+        assert!(!said(&Backend::Landlock(3), &with_network).contains("allow_loopback"));
+        assert!(!said(&Backend::Landlock(3), &Settings::default()).contains("allow_loopback"));
     }
 
     #[cfg(not(target_os = "macos"))]

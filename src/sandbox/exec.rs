@@ -1,10 +1,11 @@
-//! `sayso __sandbox-exec POLICY -- PROGRAM ARGS…`: the helper that confines itself and then
-//! becomes the command. `main.rs` hands over to [`main`] before anything else runs (no
-//! crypto provider, no command-line parser, no runtime), so it costs an `exec` and little
-//! more.
+//! `sayso __sandbox-exec POLICY -- PROGRAM ARGS…`: the helper that runs a command confined.
+//! `main.rs` hands over to [`main`] before anything else runs (no crypto provider, no
+//! command-line parser, no runtime), so it costs a fork and an `exec` and little more.
 //!
-//! It applies Landlock when the policy says so (the Landlock backend; under bubblewrap the
-//! mounts already did the filesystem), then the seccomp filter, then `execvp`s the program.
+//! On Linux it forks ([`super::supervise`]): the child applies Landlock when the policy says so
+//! (the Landlock backend; under bubblewrap the mounts already did the filesystem), then the
+//! seccomp filter, then `execvp`s the program; the helper stays as its parent, and when the
+//! command exits it ends everything the command left running and exits as the command did.
 //! Any failure before the exec prints `sayso sandbox: <what failed>` on stderr and exits with
 //! [`SETUP_FAILED`]: the command never runs unconfined. A program that cannot be started
 //! (not found, not executable) is reported as `sayso: cannot run …` with 127 or 126, as a
@@ -48,36 +49,55 @@ fn run(args: Vec<OsString>) -> Result<ExitCode, String> {
         return Err("no `--` after the policy".into());
     }
     let argv: Vec<OsString> = args.collect();
-    let program = argv.first().ok_or("no command to run")?;
-    confine(&policy)?;
-    Ok(exec(program, &argv[1..]))
+    if argv.is_empty() {
+        return Err("no command to run".into());
+    }
+    #[cfg(target_os = "linux")]
+    if policy.loopback == Some(super::loopback::Loopback::Relay) {
+        return super::loopback::relay::run(&argv);
+    }
+    #[cfg(target_os = "linux")]
+    return super::supervise::run(&policy, &argv);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = policy;
+        Err("this platform has no sandbox the helper can apply".into())
+    }
 }
 
+/// Confines the calling process (the helper's child, about to become the command) as `policy`
+/// says; `helper` is its parent, which the command may not stop.
 #[cfg(target_os = "linux")]
-fn confine(policy: &super::policy::HelperPolicy) -> Result<(), String> {
+pub(super) fn confine(policy: &super::policy::HelperPolicy, helper: i32) -> Result<(), String> {
     if policy.landlock {
         super::landlock::apply(policy)?;
     }
-    super::seccomp::apply(policy.network)
+    use super::loopback::Loopback;
+    use super::seccomp::LoopbackSockets;
+    super::seccomp::apply(&super::seccomp::Filter {
+        network: policy.network,
+        loopback: match policy.loopback {
+            Some(Loopback::Listen(_)) => Some(LoopbackSockets::Namespace),
+            Some(Loopback::Supervise) => Some(LoopbackSockets::Supervised),
+            Some(Loopback::Relay) | None => None,
+        },
+        helper: Some(helper),
+    })
 }
 
-#[cfg(not(target_os = "linux"))]
-fn confine(_: &super::policy::HelperPolicy) -> Result<(), String> {
-    Err("this platform has no sandbox the helper can apply".into())
-}
-
-/// Becomes `program args…` (found on `PATH` as a shell would), or says why it cannot.
-fn exec(program: &OsString, args: &[OsString]) -> ExitCode {
+/// Becomes `program args…` (found on `PATH` as a shell would), or says why it cannot: the exit
+/// code then (127 not found, 126 not runnable).
+#[cfg(unix)]
+pub(super) fn exec(program: &OsString, args: &[OsString]) -> i32 {
     use std::os::unix::process::CommandExt;
     let err = std::process::Command::new(program).args(args).exec();
     eprintln!(
         "sayso: cannot run {}: {err}",
         std::path::Path::new(program).display()
     );
-    let code = if err.kind() == std::io::ErrorKind::NotFound {
+    if err.kind() == std::io::ErrorKind::NotFound {
         127
     } else {
         126
-    };
-    ExitCode::from(code)
+    }
 }

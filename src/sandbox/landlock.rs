@@ -1,8 +1,14 @@
-//! The Landlock backend, applied by `sayso __sandbox-exec` to itself before it becomes the
-//! command: reads everywhere but the hidden paths ([`super::landlock_plan`]), writes only to
-//! the writable directories and the `/dev` character devices a command writes to, no TCP
+//! The Landlock backend, applied by `sayso __sandbox-exec`'s child to itself before it becomes
+//! the command: reads everywhere but the hidden paths ([`super::landlock_plan`]), writes only
+//! to the writable directories and the `/dev` character devices a command writes to, no TCP
 //! bind or connect unless the network is allowed (ABI 4), no signals to processes outside the
 //! sandbox (ABI 6), and, without the network, no abstract UNIX sockets outside it.
+//!
+//! No terminal: the terminals in `/dev` ([`terminals`]: `/dev/pts`, `/dev/ptmx`, the console
+//! and the virtual consoles, by device number) are hidden like sayso's own files, so a command
+//! can neither draw on the terminal sayso runs in nor read the keys typed into it. `/dev/tty`
+//! stays (it is the caller's controlling terminal, and a command has none: sayso starts it in
+//! a session of its own, so opening it fails with "No such device or address").
 //!
 //! What Landlock cannot do (deny a path inside a directory it allows, so the protected paths
 //! of the project stay writable, and a hidden path inside a writable directory stays
@@ -26,15 +32,44 @@ use super::policy::HelperPolicy;
 const TARGET: ABI = ABI::V6;
 
 /// The character devices a confined command may write (and `ioctl`) besides its directories.
-const DEVICES: [&str; 7] = [
+const DEVICES: [&str; 6] = [
     "/dev/null",
     "/dev/zero",
     "/dev/full",
     "/dev/random",
     "/dev/urandom",
     "/dev/tty",
-    "/dev/ptmx",
 ];
+
+/// Whether a character device of this major/minor number is a terminal a user may type into or
+/// read: the virtual consoles and serial lines (4), the console and `/dev/ptmx` (5, but not
+/// 5:0, `/dev/tty`), the consoles' screen memory (7) and pseudo-terminals (136-143).
+pub fn is_terminal(major: u32, minor: u32) -> bool {
+    matches!(major, 4 | 7 | 136..=143) || (major == 5 && minor != 0)
+}
+
+/// The terminals in `dir` (`/dev`): its `pts` directory and every character device that
+/// [`is_terminal`].
+pub fn terminals(dir: &Path) -> Vec<PathBuf> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            if e.file_name() == "pts" {
+                return true;
+            }
+            let Ok(meta) = e.path().symlink_metadata() else {
+                return false;
+            };
+            let dev = meta.rdev();
+            meta.file_type().is_char_device() && is_terminal(libc::major(dev), libc::minor(dev))
+        })
+        .map(|e| e.path())
+        .collect()
+}
 
 /// The Landlock ABI the running kernel offers (0: none).
 pub fn kernel_abi() -> u32 {
@@ -65,6 +100,7 @@ pub fn apply(policy: &HelperPolicy) -> Result<(), String> {
             .own_pid
             .map(|pid| PathBuf::from(format!("/proc/{pid}"))),
     );
+    hidden.extend(terminals(Path::new("/dev")));
     // In /proc, only the command's own entry (this process, which becomes it): no other
     // process's, as under bubblewrap's PID namespace, and a rule fewer for each.
     let me = std::process::id().to_string();
@@ -100,8 +136,6 @@ pub fn apply(policy: &HelperPolicy) -> Result<(), String> {
         .add_rules(path_beneath_rules(&plan.listing, AccessFs::ReadDir))
         .map_err(err)?
         .add_rules(path_beneath_rules(DEVICES, read | device))
-        .map_err(err)?
-        .add_rules(path_beneath_rules(["/dev/pts"], read | device))
         .map_err(err)?
         .add_rules(path_beneath_rules(&writable, AccessFs::from_all(TARGET)))
         .map_err(err)?
@@ -156,6 +190,29 @@ mod tests {
         let old = abi_limits(1, true).join("\n");
         assert!(old.contains("ABI 4"), "{old}");
         assert!(!abi_limits(3, false).join("\n").contains("network"));
+    }
+
+    #[test]
+    fn terminals_are_told_by_device_number() {
+        for (major, minor) in [(4, 1), (4, 64), (5, 1), (5, 2), (7, 0), (136, 3), (143, 9)] {
+            assert!(is_terminal(major, minor), "{major}:{minor}");
+        }
+        // /dev/tty, /dev/null, /dev/urandom, a disk.
+        for (major, minor) in [(5, 0), (1, 3), (1, 9), (8, 0)] {
+            assert!(!is_terminal(major, minor), "{major}:{minor}");
+        }
+        let here = terminals(Path::new("/dev"));
+        for want in ["/dev/pts", "/dev/ptmx"] {
+            assert!(
+                here.iter().any(|p| p == Path::new(want)),
+                "{want}: {here:?}"
+            );
+        }
+        assert!(!here.iter().any(|p| p == Path::new("/dev/tty")), "{here:?}");
+        assert!(
+            !here.iter().any(|p| p == Path::new("/dev/null")),
+            "{here:?}"
+        );
     }
 
     #[test]

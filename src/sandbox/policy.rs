@@ -32,6 +32,12 @@ pub struct RunPolicy {
     pub hidden: Vec<PathBuf>,
     /// The run may reach the network.
     pub network: bool,
+    /// Without the network, the run may reach this machine's loopback (`allow_loopback`, on a
+    /// backend that can: [`super::Sandbox::loopback_mechanism`]).
+    pub loopback: bool,
+    /// bubblewrap with [`RunPolicy::loopback`]: the loopback listeners to mirror into the
+    /// command's network namespace (read from `/proc/net` as the run starts).
+    pub forwarded: Vec<std::net::SocketAddr>,
     /// sayso's process id, whose `/proc` entry is hidden (0: none).
     pub own_pid: u32,
 }
@@ -45,6 +51,12 @@ impl RunPolicy {
         }
         let read_only = s.mode == Mode::ReadOnly || confine == Confinement::ReadOnly;
         let network = s.network || confine == Confinement::WithNetwork;
+        let loopback = !network && sandbox.loopback_mechanism().is_some();
+        let forwarded = if loopback && matches!(sandbox.backend, super::Backend::Bubblewrap(_)) {
+            super::loopback::ports::listening()
+        } else {
+            Vec::new()
+        };
         let p = &sandbox.places;
         let mut writable = Vec::new();
         if !read_only {
@@ -102,6 +114,8 @@ impl RunPolicy {
             protected_dirs,
             hidden,
             network,
+            loopback,
+            forwarded,
             own_pid: p.own_pid,
         })
     }
@@ -146,6 +160,9 @@ pub struct HelperPolicy {
     /// it already).
     #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
     pub own_pid: Option<u32>,
+    /// The helper's part in loopback access, if the run has it.
+    #[serde(rename = "lo", default, skip_serializing_if = "Option::is_none")]
+    pub loopback: Option<super::loopback::Loopback>,
 }
 
 impl HelperPolicy {
@@ -168,6 +185,13 @@ impl HelperPolicy {
                 Vec::new()
             },
             own_pid: (landlock && policy.own_pid != 0).then_some(policy.own_pid),
+            loopback: policy.loopback.then(|| {
+                if landlock {
+                    super::loopback::Loopback::Supervise
+                } else {
+                    super::loopback::Loopback::Listen(policy.forwarded.clone())
+                }
+            }),
         })
     }
 
@@ -193,6 +217,7 @@ mod tests {
             hidden: vec!["/home/u/.config/sayso".into()],
             network: false,
             own_pid: 42,
+            ..RunPolicy::default()
         };
         let bw = HelperPolicy::of(&run, false).unwrap();
         assert_eq!(bw.encode(), r#"{"l":false,"n":false}"#);

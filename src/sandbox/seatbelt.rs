@@ -100,6 +100,7 @@ mod tests {
             hidden: vec!["/Users/u/.config/sayso".into()],
             network: false,
             own_pid: 1,
+            ..RunPolicy::default()
         }
     }
 

@@ -112,8 +112,14 @@ fn sandbox(r: &SandboxReport) -> String {
     let mut out = vec![
         format!("sandbox: {} — {backend}", r.in_force.as_str()),
         format!("  network:          {network}"),
-        format!("  writable:         {}", paths(&r.writable)),
     ];
+    if !r.network {
+        out.push(match &r.loopback {
+            Some(how) => format!("  loopback:         reachable: {how}"),
+            None => "  loopback:         unreachable too (`[sandbox] allow_loopback = true` in your config opens it)".to_owned(),
+        });
+    }
+    out.push(format!("  writable:         {}", paths(&r.writable)));
     if !r.protected.is_empty() {
         out.push(format!("  kept read-only:   {}", paths(&r.protected)));
     }

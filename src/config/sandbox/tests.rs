@@ -69,6 +69,7 @@ fn settings(mode: Mode, network: bool, roots: Vec<PathBuf>, backend: BackendChoi
     Settings {
         mode,
         network,
+        allow_loopback: false,
         writable_roots: roots,
         backend,
     }
@@ -112,6 +113,13 @@ fn each_key_is_read_with_its_default() {
         (
             "[sandbox]\nbackend = \"landlock\"\n".into(),
             settings(Mode::WorkspaceWrite, false, vec![], BackendChoice::Landlock),
+        ),
+        (
+            "[sandbox]\nallow_loopback = true\n".into(),
+            Settings {
+                allow_loopback: true,
+                ..settings(Mode::WorkspaceWrite, false, vec![], BackendChoice::Auto)
+            },
         ),
         (
             "[sandbox]\nbackend = \"bubblewrap\"\n".into(),
@@ -232,6 +240,24 @@ fn a_project_file_may_tighten_the_mode_and_the_network() {
         ),
         ("mode = \"read-only\"", "", Mode::ReadOnly, false),
     ];
+    // A project may turn the user's loopback off, and may say it stays off.
+    for (user, project, want) in [
+        ("allow_loopback = true", "allow_loopback = false", false),
+        ("allow_loopback = true", "allow_loopback = true", true),
+        ("", "allow_loopback = false", false),
+    ] {
+        let s = Setup::new(
+            &format!("[sandbox]\n{user}\n"),
+            Some(&format!("[sandbox]\n{project}\n")),
+        );
+        let c = s.load(None).expect("loads");
+        assert_eq!(c.sandbox.allow_loopback, want, "{user} / {project}");
+        assert!(
+            c.warnings.is_empty(),
+            "{user} / {project}: {:?}",
+            c.warnings
+        );
+    }
     for (user, project, mode, network) in rows {
         let s = Setup::new(
             &format!("[sandbox]\n{user}\n"),
@@ -269,6 +295,11 @@ fn a_project_file_that_would_loosen_the_sandbox_is_ignored_with_its_line() {
             "",
             "network = true",
             "ignoring `sandbox.network = true`: it would let commands reach the network",
+        ),
+        (
+            "",
+            "allow_loopback = true",
+            "ignoring `sandbox.allow_loopback = true`: it would let commands reach the servers on this machine's loopback; a project config may tighten the sandbox, never loosen it",
         ),
         (
             "",

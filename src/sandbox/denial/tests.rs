@@ -36,6 +36,7 @@ fn policy(writes: bool, network: bool) -> RunPolicy {
         hidden: vec!["/home/u/.config/sayso".into(), "/p/.sayso/own".into()],
         network,
         own_pid: 1,
+        ..RunPolicy::default()
     }
 }
 
@@ -487,4 +488,38 @@ fn the_denial_serialises_what_a_program_keys_on() {
     // An older record without `kind` still reads.
     let old: Denial = serde_json::from_str(r#"{"what":"a write"}"#).unwrap();
     assert_eq!(old.kind, DenialKind::Write);
+}
+
+#[test]
+fn with_allow_loopback_a_failed_loopback_connection_is_the_servers() {
+    let run_policy = RunPolicy {
+        loopback: true,
+        ..policy(true, false)
+    };
+    let run = Run {
+        policy: &run_policy,
+        inner_paths: true,
+        cwd: Path::new("/p"),
+        command: "curl http://127.0.0.1:8000/",
+    };
+    let refused =
+        "curl: (7) Failed to connect to 127.0.0.1 port 8000 after 0 ms: Couldn't connect to server";
+    assert_eq!(attribute(refused, &run, &Fake), None);
+    // Anything else is still outside the sandbox's reach.
+    let remote =
+        "curl: (7) Failed to connect to 192.0.2.7 port 80 after 0 ms: Couldn't connect to server";
+    let Some(Attribution::Denied(d)) = attribute(remote, &run, &Fake) else {
+        panic!("a remote address stays the sandbox's doing");
+    };
+    assert_eq!(d.address.as_deref(), Some("192.0.2.7:80"));
+    // Without the setting, loopback is the sandbox's doing too.
+    let closed = policy(true, false);
+    let run = Run {
+        policy: &closed,
+        ..run
+    };
+    assert!(matches!(
+        attribute(refused, &run, &Fake),
+        Some(Attribution::Denied(_))
+    ));
 }

@@ -21,7 +21,9 @@
 //! - A timed-out or cancelled command leaves no process of its group alive: the whole group gets
 //!   SIGTERM, then SIGKILL after [`KILL_GRACE`]; `run_shell` returns as soon as the group is
 //!   gone (zombies left to a non-reaping init count as gone) and the child is reaped. The same
-//!   holds when the `run_shell` future is dropped mid-run: the group gets SIGKILL.
+//!   holds when the `run_shell` future is dropped mid-run: the group gets SIGKILL (SIGTERM
+//!   when the sandbox helper leads it: the helper then ends everything below it, sayso gone
+//!   or not).
 //! - `timed_out` is decided by our own timer only, never by an exit code (124 is just a code);
 //!   `cancelled` only by the token.
 //! - Signals go to a group only while we know it is ours; group ids 0 and 1 and sayso's own
@@ -222,7 +224,11 @@ async fn run_with(
 
     let mut child = cmd.spawn().map_err(|e| spawn_error(&label, &e))?;
     // In its own group, the group id is the child's pid.
-    let mut guard = KillOnDrop::new(child.id());
+    let mut guard = if supervised(spec) {
+        KillOnDrop::supervised(child.id())
+    } else {
+        KillOnDrop::new(child.id())
+    };
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let mut out = Captured::new(limits.max_bytes);
@@ -282,13 +288,20 @@ fn build_command(spec: &ShellSpec) -> Result<(Command, String), String> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true);
+        // The sandbox helper is stopped through its group (the guard), never killed alone.
+        .kill_on_drop(!supervised(spec));
     if spec.cwd.is_absolute() {
         cmd.env("PWD", &spec.cwd);
     }
     spec.env.apply_to(cmd.as_std_mut());
     process_group::own_group(&mut cmd);
     Ok((cmd, label))
+}
+
+/// Whether `spec` runs the sandbox helper (`sayso __sandbox-exec …`, as `Sandbox::wrap`
+/// makes it), which ends what the command leaves behind when it is told to stop.
+fn supervised(spec: &ShellSpec) -> bool {
+    matches!(&spec.program, ShellProgram::Argv(a) if a.get(1).is_some_and(|x| x == crate::sandbox::exec::ARG))
 }
 
 /// "cannot run `foo`: No such file or directory" (without the "(os error 2)" tail).

@@ -234,6 +234,7 @@ fn sandbox_report(in_force: crate::sandbox::Mode) -> SandboxReport {
         in_force,
         backend: Ok("bubblewrap (/usr/bin/bwrap)".into()),
         network: false,
+        loopback: None,
         writable: vec![PathBuf::from("/p"), PathBuf::from("/tmp")],
         protected: vec![PathBuf::from("/p/.git"), PathBuf::from("/p/.sayso")],
         hidden: vec![PathBuf::from("/h/.config/sayso")],
@@ -265,7 +266,7 @@ fn the_sandbox_answer_shows_the_policy_and_what_it_cannot_enforce() {
     let rows = [
         (
             ww,
-            "sandbox: workspace-write — bubblewrap (/usr/bin/bwrap)\n  network:          denied (an allow rule's `network = true` lets its commands reach it)\n  writable:         /p, /tmp\n  kept read-only:   /p/.git, /p/.sayso\n  hidden (sayso's): /h/.config/sayso\n  cannot enforce:   nothing: every part of the policy is enforced",
+            "sandbox: workspace-write — bubblewrap (/usr/bin/bwrap)\n  network:          denied (an allow rule's `network = true` lets its commands reach it)\n  loopback:         unreachable too (`[sandbox] allow_loopback = true` in your config opens it)\n  writable:         /p, /tmp\n  kept read-only:   /p/.git, /p/.sayso\n  hidden (sayso's): /h/.config/sayso\n  cannot enforce:   nothing: every part of the policy is enforced",
         ),
         (
             limited,

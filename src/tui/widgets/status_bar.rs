@@ -379,6 +379,7 @@ mod tests {
             in_force: mode,
             backend,
             network: false,
+            loopback: None,
             writable: vec![],
             protected: vec![],
             hidden: vec![],
